@@ -1,0 +1,23 @@
+# The two commands: `make run` starts the product, `make test` runs the whole suite.
+PY := .venv/bin/python
+
+.PHONY: run test lint install install-test stop
+
+run: install
+	$(PY) manage.py serve
+
+test: install-test
+	$(PY) -m ruff check .
+	$(PY) -m pytest; status=$$?; [ $$status -ne 5 ] || echo "make test: pytest collected no tests" >&2; exit $$status
+
+lint: install-test
+	$(PY) -m ruff check .
+
+install:
+	scripts/bootstrap run
+
+install-test:
+	scripts/bootstrap test
+
+stop:
+	$(PY) manage.py graphdb stop

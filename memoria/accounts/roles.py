@@ -1,0 +1,25 @@
+"""Roles, in increasing power: viewers read, curators also edit the graph, admins also see every group."""
+
+from __future__ import annotations
+
+import enum
+import re
+
+GROUP_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+class Role(enum.StrEnum):
+    VIEWER = "viewer"
+    CURATOR = "curator"
+    ADMIN = "admin"
+
+    @property
+    def rank(self) -> int:
+        return list(Role).index(self)
+
+
+def check_group_name(group: str) -> str:
+    """Group names appear in URLs and ids, so they are kept to a plain alphabet."""
+    if not isinstance(group, str) or not GROUP_PATTERN.match(group):
+        raise ValueError(f"group {group!r} must be 1–64 letters, digits, '_' or '-'")
+    return group

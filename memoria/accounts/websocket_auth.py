@@ -1,0 +1,40 @@
+"""Websocket authentication for programs: a DRF token in the `Authorization: Token …` header or `?token=`.
+
+Browsers arrive with their session cookie instead, handled by Channels' AuthMiddlewareStack.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from channels.middleware import BaseMiddleware
+from django.contrib.auth.models import AnonymousUser
+from rest_framework.authtoken.models import Token
+
+
+@database_sync_to_async
+def _user_for_token(key: str) -> Any:
+    token = Token.objects.select_related("user").filter(key=key).first()
+    return token.user if token and token.user.is_active else AnonymousUser()
+
+
+def _token_from_scope(scope: dict[str, Any]) -> str | None:
+    for name, value in scope.get("headers", []):
+        if name == b"authorization":
+            scheme, _, key = value.decode("latin-1").partition(" ")
+            if scheme.lower() == "token" and key.strip():
+                return key.strip()
+    query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+    return query.get("token", [None])[0]
+
+
+class TokenAuthMiddleware(BaseMiddleware):
+    """Sets scope['user'] from a token when one is given; otherwise leaves the session's user."""
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
+        key = _token_from_scope(scope)
+        if key is not None:
+            scope = dict(scope, user=await _user_for_token(key))
+        return await super().__call__(scope, receive, send)

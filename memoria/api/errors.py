@@ -1,0 +1,36 @@
+"""The one mapping from engine errors to HTTP answers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from memoria.errors import GraphUnavailable, GroupNotFound, InvalidInput
+
+
+def exception_handler(error: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(error, GraphUnavailable):
+        return Response(
+            {
+                "detail": "The graph server is unavailable; try again shortly.",
+                "code": "graph_unavailable",
+                "reason": str(error),
+            },
+            status=status.HTTP_503_SERVICE_UNAVAILABLE,
+            headers={"Retry-After": "5"},
+        )
+    if isinstance(error, InvalidInput):
+        return Response(
+            {"detail": str(error), "code": "invalid", "errors": error.problems}, status=status.HTTP_400_BAD_REQUEST
+        )
+    if isinstance(error, GroupNotFound):
+        return Response({"detail": str(error), "code": "not_found"}, status=status.HTTP_404_NOT_FOUND)
+    response = drf_exception_handler(error, context)
+    if response is not None and isinstance(response.data, dict) and "code" not in response.data:
+        codes = getattr(error, "get_codes", lambda: None)()
+        if isinstance(codes, str):
+            response.data["code"] = codes
+    return response

@@ -1,0 +1,15 @@
+"""URL map of the REST API."""
+
+from django.urls import path
+from drf_spectacular.views import SpectacularAPIView
+
+from memoria.api import views
+
+urlpatterns = [
+    path("health", views.HealthView.as_view(), name="api-health"),
+    path("me", views.MeView.as_view(), name="api-me"),
+    path("groups", views.GroupListView.as_view(), name="api-groups"),
+    path("groups/<str:group>/import", views.GroupImportView.as_view(), name="api-group-import"),
+    path("groups/<str:group>/export", views.GroupExportView.as_view(), name="api-group-export"),
+    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+]

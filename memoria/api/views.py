@@ -1,0 +1,98 @@
+"""REST endpoints: authenticate, check access, call a service, shape the answer. No Cypher here."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.parsers import JSONParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from memoria.accounts.services import check_group_access, user_groups, user_role
+from memoria.graph.health import graph_health
+from memoria.graph.selectors import group_summary, visible_groups
+from memoria.interchange.document import parse_graph_document
+from memoria.interchange.exporter import graph_document_export
+from memoria.interchange.importer import graph_document_import
+
+
+class HealthView(APIView):
+    """Graph server status; 503 while it is down so monitors see the outage."""
+
+    class Output(serializers.Serializer):
+        status = serializers.CharField()
+        graph = serializers.DictField()
+
+    @extend_schema(responses={200: Output, 503: Output})
+    def get(self, request: Request) -> Response:
+        health = graph_health()
+        return Response(
+            {"status": "ok" if health.up else "degraded", "graph": health.as_dict()},
+            status=status.HTTP_200_OK if health.up else status.HTTP_503_SERVICE_UNAVAILABLE,
+        )
+
+
+class MeView(APIView):
+    class Output(serializers.Serializer):
+        username = serializers.CharField()
+        role = serializers.CharField()
+        groups = serializers.ListField(child=serializers.CharField(), allow_null=True)
+
+    @extend_schema(responses=Output)
+    def get(self, request: Request) -> Response:
+        role = user_role(user=request.user)
+        return Response(
+            {
+                "username": request.user.get_username(),
+                "role": role.value if role else None,
+                "groups": user_groups(user=request.user),
+            }
+        )
+
+
+class GroupListView(APIView):
+    class Output(serializers.Serializer):
+        group = serializers.CharField()
+        episodes = serializers.IntegerField()
+        entities = serializers.IntegerField()
+        communities = serializers.IntegerField()
+        facts = serializers.IntegerField()
+
+    @extend_schema(responses=Output(many=True))
+    def get(self, request: Request) -> Response:
+        groups = visible_groups(allowed=user_groups(user=request.user))
+        return Response([asdict(group_summary(group=group)) for group in groups])
+
+
+class GroupImportView(APIView):
+    """Upsert a graph document (docs/import-format.md) into a group; all or nothing."""
+
+    parser_classes = [JSONParser]
+
+    class Output(serializers.Serializer):
+        group = serializers.CharField()
+        nodes_created = serializers.IntegerField()
+        nodes_updated = serializers.IntegerField()
+        edges_created = serializers.IntegerField()
+        edges_updated = serializers.IntegerField()
+        mentions = serializers.IntegerField()
+        memberships = serializers.IntegerField()
+        round_trips = serializers.IntegerField()
+        seconds = serializers.FloatField()
+
+    @extend_schema(request=dict, responses={200: Output})
+    def post(self, request: Request, group: str) -> Response:
+        check_group_access(user=request.user, group=group)
+        document = parse_graph_document(request.data, group=group)
+        report = graph_document_import(document=document, group=group)
+        return Response(asdict(report))
+
+
+class GroupExportView(APIView):
+    @extend_schema(responses=dict)
+    def get(self, request: Request, group: str) -> Response:
+        check_group_access(user=request.user, group=group)
+        return Response(graph_document_export(group=group))

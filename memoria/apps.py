@@ -1,0 +1,7 @@
+"""The `memoria` app itself: home of the management commands."""
+
+from django.apps import AppConfig
+
+
+class MemoriaConfig(AppConfig):
+    name = "memoria"

@@ -1,0 +1,33 @@
+"""Typed errors of the memory engine; HTTP and websocket layers map them in one place each."""
+
+from __future__ import annotations
+
+
+class MemoriaError(Exception):
+    """Base class: every error the engine raises on purpose."""
+
+
+class GraphUnavailable(MemoriaError):
+    """The graph server cannot be reached or stopped answering."""
+
+
+class EmbeddedServerError(MemoriaError):
+    """The embedded graph server could not be started or controlled."""
+
+
+class InvalidInput(MemoriaError):
+    """Input was rejected before anything was written; `problems` name each offending item."""
+
+    def __init__(self, problems: list[str] | str) -> None:
+        self.problems = [problems] if isinstance(problems, str) else list(problems)
+        shown = "; ".join(self.problems[:10])
+        more = len(self.problems) - 10
+        super().__init__(shown + (f"; and {more} more" if more > 0 else ""))
+
+
+class InvalidGraphDocument(InvalidInput):
+    """A graph document (import JSON) broke a rule of docs/import-format.md."""
+
+
+class GroupNotFound(MemoriaError):
+    """The group does not exist or the user may not see it (the two are not told apart)."""

@@ -1,0 +1,129 @@
+"""The process's Bolt drivers: one sync driver (commands, views, neomodel) and one async driver per event loop.
+
+Driver-level failures are translated to GraphUnavailable here, so no caller
+needs to know the neo4j driver's exception zoo.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+import weakref
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
+
+import neo4j
+from django.conf import settings
+from neo4j import exceptions as neo4j_errors
+
+from memoria.errors import GraphUnavailable
+
+T = TypeVar("T")
+
+# Errors that mean "the server is not there or went away", as opposed to a bad query.
+UNAVAILABLE_ERRORS: tuple[type[BaseException], ...] = (
+    neo4j_errors.ServiceUnavailable,
+    neo4j_errors.SessionExpired,
+    neo4j_errors.AuthError,
+    neo4j_errors.DriverError,
+    ConnectionError,
+    TimeoutError,
+)
+
+_lock = threading.Lock()
+_sync_driver: neo4j.Driver | None = None
+_async_drivers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, neo4j.AsyncDriver] = weakref.WeakKeyDictionary()
+
+
+def _driver_options() -> dict[str, Any]:
+    graph = settings.MEMORIA_GRAPH
+    timeout = graph["CONNECTION_TIMEOUT"]
+    return {
+        "auth": (graph["USER"], graph["PASSWORD"]),
+        "connection_timeout": timeout,
+        "connection_acquisition_timeout": timeout * 2,
+        # Short: a request should answer 503 quickly while the server is down; callers retry what matters.
+        "max_transaction_retry_time": graph["RETRY_SECONDS"],
+        "max_connection_pool_size": 100,
+        "liveness_check_timeout": 30.0,
+    }
+
+
+def database_name() -> str:
+    return settings.MEMORIA_GRAPH["DATABASE"]
+
+
+def graph_driver() -> neo4j.Driver:
+    """The shared sync driver, created on first use (creating it does not connect)."""
+    global _sync_driver
+    with _lock:
+        if _sync_driver is None:
+            _sync_driver = neo4j.GraphDatabase.driver(settings.MEMORIA_GRAPH["URL"], **_driver_options())
+        return _sync_driver
+
+
+def async_graph_driver() -> neo4j.AsyncDriver:
+    """The async driver of the running event loop (a process serving ASGI has exactly one)."""
+    loop = asyncio.get_running_loop()
+    driver = _async_drivers.get(loop)
+    if driver is None:
+        driver = neo4j.AsyncGraphDatabase.driver(settings.MEMORIA_GRAPH["URL"], **_driver_options())
+        _async_drivers[loop] = driver
+    return driver
+
+
+def close_sync_driver() -> None:
+    global _sync_driver
+    with _lock:
+        if _sync_driver is not None:
+            _sync_driver.close()
+            _sync_driver = None
+
+
+async def close_async_driver() -> None:
+    with contextlib.suppress(RuntimeError):
+        driver = _async_drivers.pop(asyncio.get_running_loop(), None)
+        if driver is not None:
+            await driver.close()
+
+
+@contextlib.contextmanager
+def graph_errors() -> Iterator[None]:
+    """Turn connection-level failures into GraphUnavailable with a message a user can act on."""
+    try:
+        yield
+    except neo4j_errors.AuthError as error:
+        raise GraphUnavailable(f"graph server refused our credentials: {error.message}") from error
+    except UNAVAILABLE_ERRORS as error:
+        raise GraphUnavailable(f"graph server at {settings.MEMORIA_GRAPH['URL']} is unavailable: {error}") from error
+
+
+def read(query: str, **parameters: Any) -> list[dict[str, Any]]:
+    """Run one read query in an auto-retried read transaction; rows come back as dicts."""
+    with graph_errors():
+        records, _, _ = graph_driver().execute_query(
+            query, parameters, database_=database_name(), routing_=neo4j.RoutingControl.READ
+        )
+    return [record.data() for record in records]
+
+
+def write(query: str, **parameters: Any) -> list[dict[str, Any]]:
+    """Run one write query in its own auto-retried transaction."""
+    with graph_errors():
+        records, _, _ = graph_driver().execute_query(
+            query, parameters, database_=database_name(), routing_=neo4j.RoutingControl.WRITE
+        )
+    return [record.data() for record in records]
+
+
+def write_transaction(work: Callable[[neo4j.ManagedTransaction], T]) -> T:
+    """Run several statements as one transaction: all of them land, or none does."""
+    with graph_errors(), graph_driver().session(database=database_name()) as session:
+        return session.execute_write(work)
+
+
+def server_agent() -> str:
+    """The server's self-description (e.g. 'Neo4j/5.26.0'), which the dialect is chosen from."""
+    with graph_errors():
+        return graph_driver().get_server_info().agent

@@ -1,0 +1,69 @@
+"""The graph schema: which constraints and indexes Memoria needs, installed through the dialect.
+
+Every statement is idempotent, so `python manage.py graph_schema` can run on every start.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from memoria.graph import kinds
+from memoria.graph.dialect import GraphDialect, IndexSpec, graph_dialect
+
+EMBEDDING_DIMENSIONS_DEFAULT = 384
+
+UNIQUE = (IndexSpec(kinds.MEMORY_LABEL, "id"),)
+RANGE = (
+    IndexSpec(kinds.MEMORY_LABEL, "group_id"),
+    IndexSpec(kinds.EPISODE, "group_id"),
+    IndexSpec(kinds.EPISODE, "valid_at"),
+    IndexSpec(kinds.ENTITY, "group_id"),
+    IndexSpec(kinds.COMMUNITY, "group_id"),
+    IndexSpec(kinds.RELATES, "id", relationship=True),
+    IndexSpec(kinds.RELATES, "group_id", relationship=True),
+)
+FULLTEXT = (
+    IndexSpec(kinds.ENTITY, "name"),
+    IndexSpec(kinds.ENTITY, "summary"),
+    IndexSpec(kinds.EPISODE, "name"),
+    IndexSpec(kinds.EPISODE, "content"),
+    IndexSpec(kinds.COMMUNITY, "name"),
+    IndexSpec(kinds.COMMUNITY, "summary"),
+    IndexSpec(kinds.RELATES, "fact", relationship=True),
+)
+VECTOR = (
+    IndexSpec(kinds.ENTITY, "name_embedding"),
+    IndexSpec(kinds.EPISODE, "embedding"),
+    IndexSpec(kinds.COMMUNITY, "name_embedding"),
+    IndexSpec(kinds.RELATES, "fact_embedding", relationship=True),
+)
+
+
+@dataclass(frozen=True)
+class SchemaReport:
+    dialect: str
+    constraints: int
+    range_indexes: int
+    fulltext_indexes: int
+    vector_indexes: int
+
+
+def embedding_dimensions() -> int:
+    return int(getattr(settings, "MEMORIA_EMBEDDING_DIMENSIONS", EMBEDDING_DIMENSIONS_DEFAULT))
+
+
+def schema_install(*, dialect: GraphDialect | None = None) -> SchemaReport:
+    """Create every constraint and index that is missing; existing ones are left as they are."""
+    dialect = dialect or graph_dialect()
+    for spec in UNIQUE:
+        dialect.unique_constraint(spec)
+    for spec in RANGE:
+        dialect.range_index(spec)
+    for spec in FULLTEXT:
+        dialect.fulltext_index(spec)
+    dimensions = embedding_dimensions()
+    for spec in VECTOR:
+        dialect.vector_index(spec, dimensions)
+    return SchemaReport(dialect.name, len(UNIQUE), len(RANGE), len(FULLTEXT), len(VECTOR))

@@ -1,0 +1,415 @@
+"""The graph document (docs/import-format.md): parsing and validation, before any write.
+
+Everything is checked over the whole document first, so a document with any
+error writes nothing; each problem names its item (`edges[12].weight`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from memoria.errors import InvalidGraphDocument
+from memoria.graph import kinds
+
+ID_PATTERN = re.compile(r"^[A-Za-z0-9._:/@#\-]{1,200}$")
+PROPERTY_KEY_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+MIN_WEIGHT = 0.25
+MAX_WEIGHT = 1.0
+MAX_TAGS = 32
+MAX_TAG_LENGTH = 64
+MAX_NAME_LENGTH = 500
+MAX_RELATION_LENGTH = 100
+MAX_TEXT_LENGTH = 100_000
+TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+
+NODE_KEYS = {
+    "id",
+    "name",
+    "labels",
+    "summary",
+    "properties",
+    "content",
+    "source",
+    "source_description",
+    "valid_at",
+}
+EDGE_KEYS = {
+    "id",
+    "source",
+    "target",
+    "relation",
+    "weight",
+    "tags",
+    "fact",
+    "category",
+    "valid_at",
+    "invalid_at",
+    "episodes",
+}
+TOP_KEYS = {"nodes", "edges", "mentions", "memberships"}
+EPISODE_ONLY_KEYS = ("content", "source", "source_description", "valid_at")
+
+
+@dataclass(frozen=True)
+class NodeRecord:
+    id: str
+    name: str
+    kind: str
+    extra_labels: tuple[str, ...] = ()
+    summary: str = ""
+    attributes: dict[str, Any] = field(default_factory=dict)
+    content: str | None = None
+    source: str | None = None
+    source_description: str | None = None
+    valid_at: str | None = None
+
+
+@dataclass(frozen=True)
+class EdgeRecord:
+    id: str
+    source: str
+    target: str
+    relation: str
+    weight: float
+    tags: tuple[str, ...]
+    fact: str = ""
+    category: str | None = None
+    valid_at: str | None = None
+    invalid_at: str | None = None
+    episodes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class LinkRecord:
+    """A MENTIONS (episode → entity) or HAS_MEMBER (community → entity) link."""
+
+    source: str
+    target: str
+
+
+@dataclass(frozen=True)
+class GraphDocument:
+    nodes: tuple[NodeRecord, ...]
+    edges: tuple[EdgeRecord, ...]
+    mentions: tuple[LinkRecord, ...] = ()
+    memberships: tuple[LinkRecord, ...] = ()
+
+    def node_ids(self) -> set[str]:
+        return {node.id for node in self.nodes}
+
+    def referenced_ids(self) -> set[str]:
+        """Ids the document points at; those not among its nodes must already be stored."""
+        ids: set[str] = set()
+        for edge in self.edges:
+            ids.update((edge.source, edge.target), edge.episodes)
+        for link in (*self.mentions, *self.memberships):
+            ids.update((link.source, link.target))
+        return ids
+
+
+def normalise_tag(tag: str) -> str:
+    """Tags compare as sets, so case and spacing must not make two tags differ."""
+    return re.sub(r"[\s\-]+", "_", tag.strip().lower())
+
+
+def normalise_timestamp(value: str) -> str:
+    """Parse an ISO 8601 date-time with a zone and render it in UTC, whole seconds.
+
+    One fixed-width UTC form makes string comparison in Cypher agree with time order.
+    """
+    text = value.strip()
+    if text.endswith("Z"):
+        text = text[:-1] + "+00:00"
+    parsed = datetime.fromisoformat(text)
+    if parsed.tzinfo is None:
+        raise ValueError("has no time zone (add Z or an offset such as +02:00)")
+    return parsed.astimezone(UTC).strftime(TIMESTAMP_FORMAT)
+
+
+def derived_edge_id(group: str, source: str, relation: str, target: str) -> str:
+    """A stable id for an edge given without one, so re-imports update it in place."""
+    digest = hashlib.sha256(f"{group}\x1f{source}\x1f{relation}\x1f{target}".encode()).hexdigest()
+    return f"rel-{digest[:24]}"
+
+
+class _Checker:
+    """Collects every problem of a document instead of stopping at the first."""
+
+    def __init__(self) -> None:
+        self.problems: list[str] = []
+
+    def fail(self, where: str, message: str) -> None:
+        self.problems.append(f"{where}: {message}")
+
+    def string(self, item: dict, key: str, where: str, *, required: bool, max_length: int) -> str | None:
+        value = item.get(key)
+        if value is None:
+            if required:
+                self.fail(f"{where}.{key}", "is required")
+            return None
+        if not isinstance(value, str):
+            self.fail(f"{where}.{key}", f"must be a string, not {type(value).__name__}")
+            return None
+        if required and not value.strip():
+            self.fail(f"{where}.{key}", "must not be empty")
+            return None
+        if len(value) > max_length:
+            self.fail(f"{where}.{key}", f"is longer than {max_length} characters")
+            return None
+        return value
+
+    def identifier(self, item: dict, key: str, where: str) -> str | None:
+        value = self.string(item, key, where, required=True, max_length=200)
+        if value is not None and not ID_PATTERN.match(value):
+            self.fail(f"{where}.{key}", f"{value!r} may hold only letters, digits and ._:/@#-")
+            return None
+        return value
+
+    def timestamp(self, item: dict, key: str, where: str) -> str | None:
+        value = item.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, str):
+            self.fail(f"{where}.{key}", "must be an ISO 8601 date-time string")
+            return None
+        try:
+            return normalise_timestamp(value)
+        except ValueError as error:
+            self.fail(f"{where}.{key}", f"{value!r} is not a usable ISO 8601 date-time: {error}")
+            return None
+
+    def object_keys(self, item: Any, allowed: set[str], where: str) -> bool:
+        if not isinstance(item, dict):
+            self.fail(where, f"must be an object, not {type(item).__name__}")
+            return False
+        unknown = sorted(set(item) - allowed)
+        if unknown:
+            self.fail(where, f"unknown key(s) {', '.join(map(repr, unknown))}")
+        return True
+
+
+def _scalar_ok(value: Any) -> bool:
+    if isinstance(value, bool | str):
+        return len(value) <= MAX_TEXT_LENGTH if isinstance(value, str) else True
+    if isinstance(value, int | float):
+        return math.isfinite(value)
+    return False
+
+
+def _parse_node(check: _Checker, item: Any, where: str) -> NodeRecord | None:
+    if not check.object_keys(item, NODE_KEYS, where):
+        return None
+    node_id = check.identifier(item, "id", where)
+    name = check.string(item, "name", where, required=True, max_length=MAX_NAME_LENGTH)
+    labels = item.get("labels", [])
+    kind = kinds.ENTITY
+    extra: list[str] = []
+    if not isinstance(labels, list) or not all(isinstance(label, str) for label in labels):
+        check.fail(f"{where}.labels", "must be a list of strings")
+        labels = []
+    kind_labels = [label for label in labels if label in kinds.NODE_KINDS]
+    allowed_extra = kinds.entity_labels()
+    if len(set(kind_labels)) > 1:
+        check.fail(f"{where}.labels", f"has more than one kind label {sorted(set(kind_labels))}")
+    elif kind_labels:
+        kind = kind_labels[0]
+    for label in labels:
+        if label in kinds.NODE_KINDS or label == kinds.MEMORY_LABEL:
+            continue
+        if label not in allowed_extra:
+            check.fail(f"{where}.labels", f"label {label!r} is not allowed (allowed: {', '.join(allowed_extra)})")
+        elif kind != kinds.ENTITY:
+            check.fail(f"{where}.labels", f"label {label!r} is only allowed on entities")
+        elif label not in extra:
+            extra.append(label)
+    summary = check.string(item, "summary", where, required=False, max_length=MAX_TEXT_LENGTH) or ""
+    attributes = item.get("properties", {})
+    if not isinstance(attributes, dict):
+        check.fail(f"{where}.properties", "must be an object")
+        attributes = {}
+    for key, value in attributes.items():
+        if not PROPERTY_KEY_PATTERN.match(key):
+            check.fail(f"{where}.properties", f"key {key!r} must match [a-z][a-z0-9_]* (≤ 64 characters)")
+        elif not (_scalar_ok(value) or (isinstance(value, list) and all(_scalar_ok(v) for v in value))):
+            check.fail(f"{where}.properties.{key}", "must be a string, number, boolean or a list of those")
+    episode_fields: dict[str, str | None] = {}
+    for key in EPISODE_ONLY_KEYS:
+        if key in item and item[key] is not None and kind != kinds.EPISODE:
+            check.fail(f"{where}.{key}", "is only allowed on episodes")
+    if kind == kinds.EPISODE:
+        episode_fields["content"] = check.string(item, "content", where, required=False, max_length=MAX_TEXT_LENGTH)
+        source = item.get("source")
+        if source is not None and source not in kinds.EPISODE_SOURCES:
+            check.fail(f"{where}.source", f"must be one of {', '.join(kinds.EPISODE_SOURCES)}")
+        episode_fields["source"] = source if source in kinds.EPISODE_SOURCES else kinds.EPISODE_SOURCES[1]
+        episode_fields["source_description"] = check.string(
+            item, "source_description", where, required=False, max_length=MAX_NAME_LENGTH
+        )
+        episode_fields["valid_at"] = check.timestamp(item, "valid_at", where)
+    if node_id is None or name is None:
+        return None
+    return NodeRecord(
+        id=node_id,
+        name=name,
+        kind=kind,
+        extra_labels=tuple(extra),
+        summary=summary,
+        attributes=dict(attributes),
+        **episode_fields,
+    )
+
+
+def _parse_edge(check: _Checker, item: Any, where: str, group: str) -> EdgeRecord | None:
+    if not check.object_keys(item, EDGE_KEYS, where):
+        return None
+    source = check.identifier(item, "source", where)
+    target = check.identifier(item, "target", where)
+    relation = check.string(item, "relation", where, required=True, max_length=MAX_RELATION_LENGTH)
+    weight = item.get("weight")
+    if isinstance(weight, bool) or not isinstance(weight, int | float) or not math.isfinite(weight):
+        check.fail(f"{where}.weight", "must be a number in [0.25, 1.0]")
+        weight = None
+    elif not MIN_WEIGHT <= weight <= MAX_WEIGHT:
+        check.fail(f"{where}.weight", f"{weight} is outside [0.25, 1.0]")
+        weight = None
+    raw_tags = item.get("tags", [])
+    tags: list[str] = []
+    if not isinstance(raw_tags, list) or not all(isinstance(tag, str) for tag in raw_tags):
+        check.fail(f"{where}.tags", "must be a list of strings")
+    elif len(raw_tags) > MAX_TAGS:
+        check.fail(f"{where}.tags", f"has {len(raw_tags)} tags; at most {MAX_TAGS} are allowed")
+    else:
+        for tag in raw_tags:
+            normal = normalise_tag(tag)
+            if not 1 <= len(normal) <= MAX_TAG_LENGTH:
+                check.fail(f"{where}.tags", f"tag {tag!r} must be 1–{MAX_TAG_LENGTH} characters")
+            elif normal not in tags:
+                tags.append(normal)
+    fact = check.string(item, "fact", where, required=False, max_length=MAX_TEXT_LENGTH) or ""
+    category = item.get("category")
+    if category is not None and category not in kinds.RELATION_CATEGORIES:
+        check.fail(f"{where}.category", f"must be one of {', '.join(kinds.RELATION_CATEGORIES)}")
+        category = None
+    valid_at = check.timestamp(item, "valid_at", where)
+    invalid_at = check.timestamp(item, "invalid_at", where)
+    if valid_at and invalid_at and invalid_at < valid_at:
+        check.fail(f"{where}.invalid_at", "is before valid_at")
+    episodes = item.get("episodes", [])
+    if not isinstance(episodes, list) or not all(isinstance(e, str) and ID_PATTERN.match(e) for e in episodes):
+        check.fail(f"{where}.episodes", "must be a list of episode ids")
+        episodes = []
+    edge_id = item.get("id")
+    if edge_id is not None:
+        edge_id = check.identifier(item, "id", where)
+    if None in (source, target, relation, weight):
+        return None
+    return EdgeRecord(
+        id=edge_id or derived_edge_id(group, source, relation, target),
+        source=source,
+        target=target,
+        relation=relation.strip(),
+        weight=float(weight),
+        tags=tuple(tags),
+        fact=fact,
+        category=category,
+        valid_at=valid_at,
+        invalid_at=invalid_at,
+        episodes=tuple(dict.fromkeys(episodes)),
+    )
+
+
+def _parse_links(check: _Checker, items: Any, name: str, keys: tuple[str, str]) -> list[LinkRecord]:
+    if items is None:
+        return []
+    if not isinstance(items, list):
+        check.fail(name, "must be a list")
+        return []
+    links = []
+    for index, item in enumerate(items):
+        where = f"{name}[{index}]"
+        if not check.object_keys(item, set(keys), where):
+            continue
+        source, target = (check.identifier(item, key, where) for key in keys)
+        if source and target:
+            links.append(LinkRecord(source=source, target=target))
+    return links
+
+
+def parse_graph_document(data: Any, *, group: str) -> GraphDocument:
+    """Validate a decoded JSON document; raise InvalidGraphDocument listing every problem."""
+    check = _Checker()
+    if not isinstance(data, dict):
+        raise InvalidGraphDocument(f"document: must be a JSON object, not {type(data).__name__}")
+    check.object_keys(data, TOP_KEYS, "document")
+    for key in ("nodes", "edges"):
+        if not isinstance(data.get(key), list):
+            check.fail(key, "is required and must be a list")
+    if check.problems:
+        raise InvalidGraphDocument(check.problems)
+
+    nodes: list[NodeRecord] = []
+    seen: set[str] = set()
+    for index, item in enumerate(data["nodes"]):
+        node = _parse_node(check, item, f"nodes[{index}]")
+        if node is None:
+            continue
+        if node.id in seen:
+            check.fail(f"nodes[{index}].id", f"{node.id!r} appears twice")
+        seen.add(node.id)
+        nodes.append(node)
+    edges = [
+        edge
+        for index, item in enumerate(data["edges"])
+        if (edge := _parse_edge(check, item, f"edges[{index}]", group)) is not None
+    ]
+    edge_ids: dict[str, int] = {}
+    for index, edge in enumerate(edges):
+        if edge.id in edge_ids:
+            check.fail(f"edges[{index}]", f"duplicates edge {edge_ids[edge.id]} (same id {edge.id!r})")
+        edge_ids.setdefault(edge.id, index)
+    mentions = _parse_links(check, data.get("mentions"), "mentions", ("episode", "entity"))
+    memberships = _parse_links(check, data.get("memberships"), "memberships", ("community", "entity"))
+    _check_local_kinds(check, nodes, edges, mentions, memberships)
+    if check.problems:
+        raise InvalidGraphDocument(check.problems)
+    return GraphDocument(tuple(nodes), tuple(edges), tuple(mentions), tuple(memberships))
+
+
+def _check_local_kinds(
+    check: _Checker,
+    nodes: list[NodeRecord],
+    edges: list[EdgeRecord],
+    mentions: list[LinkRecord],
+    memberships: list[LinkRecord],
+) -> None:
+    """Links whose ends are in the document must join the right kinds; stored ends are checked at write time."""
+    kind_of = {node.id: node.kind for node in nodes}
+    for index, edge in enumerate(edges):
+        for episode in edge.episodes:
+            if episode in kind_of and kind_of[episode] != kinds.EPISODE:
+                check.fail(f"edges[{index}].episodes", f"{episode!r} is not an episode")
+    for name, links, (source_kind, target_kind) in (
+        ("mentions", mentions, (kinds.EPISODE, kinds.ENTITY)),
+        ("memberships", memberships, (kinds.COMMUNITY, kinds.ENTITY)),
+    ):
+        for index, link in enumerate(links):
+            for end, expected in ((link.source, source_kind), (link.target, target_kind)):
+                if end in kind_of and kind_of[end] != expected:
+                    check.fail(f"{name}[{index}]", f"{end!r} is a {kind_of[end]}, expected {expected}")
+
+
+def load_graph_document(text: str | bytes, *, group: str) -> GraphDocument:
+    """Decode JSON text and validate it; malformed JSON is reported with its position."""
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise InvalidGraphDocument(f"document: malformed JSON: {error}") from error
+    except RecursionError as error:
+        raise InvalidGraphDocument("document: JSON nested too deeply") from error
+    return parse_graph_document(data, group=group)

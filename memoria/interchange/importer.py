@@ -1,0 +1,312 @@
+"""Writing a validated graph document into one group: checked against what is stored, then written atomically.
+
+Nodes and edges are upserted by id in UNWIND batches inside one transaction,
+so an import either lands whole or not at all.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+import neo4j
+
+from memoria.accounts.roles import check_group_name
+from memoria.errors import InvalidGraphDocument
+from memoria.graph import driver, kinds
+from memoria.graph.dialect import graph_dialect
+from memoria.interchange.document import (
+    TIMESTAMP_FORMAT,
+    EdgeRecord,
+    GraphDocument,
+    NodeRecord,
+    derived_edge_id,
+)
+
+DEFAULT_BATCH_SIZE = 2000
+T = TypeVar("T")
+
+STORED_NODES = """
+UNWIND $ids AS id
+MATCH (n:Memory {id: id})
+RETURN n.id AS id, n.group_id AS group_id, labels(n) AS labels
+"""
+STORED_EDGES = """
+UNWIND $sources AS source
+MATCH (a:Memory {id: source})-[r:RELATES]->(b:Memory)
+WHERE r.id IN $ids
+RETURN r.id AS id, r.group_id AS group_id, a.id AS source, b.id AS target
+"""
+STORED_EDGES_ANYWHERE = """
+MATCH ()-[r:RELATES]->()
+WHERE r.id IN $ids AND r.group_id <> $group
+RETURN r.id AS id, r.group_id AS group_id
+"""
+UPDATE_NODES = """
+UNWIND $rows AS row
+MATCH (n:Memory {id: row.id})
+SET n += row.props
+"""
+CREATE_EDGES = """
+UNWIND $rows AS row
+MATCH (a:Memory {id: row.source})
+MATCH (b:Memory {id: row.target})
+CREATE (a)-[r:RELATES]->(b)
+SET r = row.props, r.created_at = $now
+"""
+UPDATE_EDGES = """
+UNWIND $rows AS row
+MATCH (a:Memory {id: row.source})-[r:RELATES]->(b:Memory {id: row.target})
+WHERE r.id = row.id
+SET r += row.props
+"""
+DELETE_MOVED_EDGES = """
+UNWIND $rows AS row
+MATCH (a:Memory {id: row.source})-[r:RELATES]->(:Memory {id: row.target})
+WHERE r.id = row.id
+DELETE r
+"""
+MERGE_LINKS = """
+UNWIND $rows AS row
+MATCH (a:Memory {{id: row.source}})
+MATCH (b:Memory {{id: row.target}})
+MERGE (a)-[:{rel_type}]->(b)
+"""
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    group: str
+    nodes_created: int
+    nodes_updated: int
+    edges_created: int
+    edges_updated: int
+    mentions: int
+    memberships: int
+    round_trips: int
+    seconds: float
+
+
+def batched(items: list[T], size: int) -> Iterator[list[T]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime(TIMESTAMP_FORMAT)
+
+
+def _node_props(node: NodeRecord, group: str) -> dict[str, Any]:
+    props: dict[str, Any] = {"group_id": group, "name": node.name}
+    if node.kind in (kinds.ENTITY, kinds.COMMUNITY):
+        props["summary"] = node.summary
+    if node.kind == kinds.ENTITY:
+        props["attributes"] = json.dumps(node.attributes, sort_keys=True)
+    if node.kind == kinds.EPISODE:
+        props.update(
+            content=node.content or "",
+            source=node.source,
+            source_description=node.source_description or "",
+            valid_at=node.valid_at,
+        )
+        if node.attributes:
+            props["attributes"] = json.dumps(node.attributes, sort_keys=True)
+    return props
+
+
+def _edge_props(edge: EdgeRecord, group: str) -> dict[str, Any]:
+    return {
+        "id": edge.id,
+        "group_id": group,
+        "relation": edge.relation,
+        "relation_category": edge.category,
+        "fact": edge.fact,
+        "weight": edge.weight,
+        "tags": list(edge.tags),
+        "episodes": list(edge.episodes),
+        "valid_at": edge.valid_at,
+        "invalid_at": edge.invalid_at,
+    }
+
+
+def _labels_of(stored: dict[str, Any]) -> tuple[str, set[str]]:
+    labels = set(stored["labels"])
+    kind = next((k for k in kinds.NODE_KINDS if k in labels), kinds.ENTITY)
+    return kind, labels - {kinds.MEMORY_LABEL, kind}
+
+
+def _check_against_store(
+    document: GraphDocument, group: str
+) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+    """Find every conflict with stored data before writing: foreign ids, kind changes, unknown references."""
+    problems: list[str] = []
+    wanted = document.node_ids() | document.referenced_ids()
+    stored = {row["id"]: row for row in driver.read(STORED_NODES, ids=sorted(wanted))}
+    for index, node in enumerate(document.nodes):
+        row = stored.get(node.id)
+        if row is None:
+            continue
+        if row["group_id"] != group:
+            problems.append(f"nodes[{index}].id: {node.id!r} already belongs to another group")
+            continue
+        kind, _ = _labels_of(row)
+        if kind != node.kind:
+            problems.append(f"nodes[{index}]: {node.id!r} is stored as {kind}, not {node.kind}")
+    kind_of = {node.id: node.kind for node in document.nodes}
+    for row_id, row in stored.items():
+        if row_id not in kind_of and row["group_id"] == group:
+            kind_of[row_id] = _labels_of(row)[0]
+
+    def need(where: str, node_id: str, expected: str | None) -> None:
+        if node_id not in kind_of:
+            owner = stored.get(node_id)
+            reason = "belongs to another group" if owner else "is neither in the document nor stored in this group"
+            problems.append(f"{where}: node {node_id!r} {reason}")
+        elif expected and kind_of[node_id] != expected:
+            problems.append(f"{where}: {node_id!r} is a {kind_of[node_id]}, expected {expected}")
+
+    for index, edge in enumerate(document.edges):
+        need(f"edges[{index}].source", edge.source, None)
+        need(f"edges[{index}].target", edge.target, None)
+        for episode in edge.episodes:
+            need(f"edges[{index}].episodes", episode, kinds.EPISODE)
+    for name, links, ends in (
+        ("mentions", document.mentions, (kinds.EPISODE, kinds.ENTITY)),
+        ("memberships", document.memberships, (kinds.COMMUNITY, kinds.ENTITY)),
+    ):
+        for index, link in enumerate(links):
+            need(f"{name}[{index}]", link.source, ends[0])
+            need(f"{name}[{index}]", link.target, ends[1])
+
+    edge_ids = [edge.id for edge in document.edges]
+    stored_edges: dict[str, dict[str, Any]] = {}
+    # Derived ids hash the group in, so only ids the caller chose can collide with another group's.
+    chosen_ids = [
+        edge.id for edge in document.edges if edge.id != derived_edge_id(group, edge.source, edge.relation, edge.target)
+    ]
+    if chosen_ids:
+        for row in driver.read(STORED_EDGES_ANYWHERE, ids=chosen_ids, group=group):
+            index = edge_ids.index(row["id"])
+            problems.append(f"edges[{index}].id: {row['id']!r} already belongs to another group")
+    if edge_ids:
+        sources = sorted({edge.source for edge in document.edges if edge.source in stored})
+        for batch in batched(sources, DEFAULT_BATCH_SIZE):
+            for row in driver.read(STORED_EDGES, sources=batch, ids=edge_ids):
+                stored_edges[row["id"]] = row
+    if problems:
+        raise InvalidGraphDocument(problems)
+    return stored, stored_edges
+
+
+def graph_document_import(
+    *,
+    document: GraphDocument,
+    group: str,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    progress: Callable[[int], None] | None = None,
+) -> ImportReport:
+    """Upsert the document into `group`; raises InvalidGraphDocument (nothing written) on any conflict."""
+    check_group_name(group)
+    started = time.perf_counter()
+    stored_nodes, stored_edges = _check_against_store(document, group)
+    now = _now()
+
+    new_by_labels: dict[tuple[str, ...], list[dict[str, Any]]] = defaultdict(list)
+    updates: list[dict[str, Any]] = []
+    relabels: dict[tuple[tuple[str, ...], tuple[str, ...]], list[str]] = defaultdict(list)
+    for node in document.nodes:
+        props = _node_props(node, group)
+        if node.id in stored_nodes:
+            updates.append({"id": node.id, "props": props})
+            _, old_extra = _labels_of(stored_nodes[node.id])
+            add, remove = set(node.extra_labels) - old_extra, old_extra - set(node.extra_labels)
+            if add or remove:
+                relabels[(tuple(sorted(add)), tuple(sorted(remove & set(kinds.entity_labels()))))].append(node.id)
+        else:
+            labels = (kinds.MEMORY_LABEL, node.kind, *sorted(node.extra_labels))
+            new_by_labels[labels].append({"id": node.id, "props": {"id": node.id, "created_at": now, **props}})
+
+    new_edges, changed_edges, moved_edges = [], [], []
+    for edge in document.edges:
+        row = {"id": edge.id, "source": edge.source, "target": edge.target, "props": _edge_props(edge, group)}
+        old = stored_edges.get(edge.id)
+        if old is None:
+            new_edges.append(row)
+        elif (old["source"], old["target"]) == (edge.source, edge.target):
+            changed_edges.append(row)
+        else:
+            moved_edges.append({"id": edge.id, "source": old["source"], "target": old["target"]})
+            new_edges.append(row)
+
+    statements: list[tuple[str, dict[str, Any], int]] = []
+
+    def add(query: str, rows: list[dict[str, Any]], **extra: Any) -> None:
+        for batch in batched(rows, batch_size):
+            statements.append((query, {"rows": batch, **extra}, len(batch)))
+
+    for labels, rows in new_by_labels.items():
+        # Labels come from kinds' allow-list (validated in the document), never from raw input.
+        label_text = ":".join(labels)
+        add(f"UNWIND $rows AS row CREATE (n:{label_text}) SET n = row.props", rows)
+    add(UPDATE_NODES, updates)
+    # A label change moves the node's record on ArcadeDB, which allows one move per node per transaction:
+    # there, removals for nodes that also gain labels wait for a follow-up transaction.
+    single_move = graph_dialect().one_label_change_per_transaction
+    deferred: list[tuple[str, dict[str, Any], int]] = []
+    for (added, removed), ids in relabels.items():
+        rows = [{"id": node_id} for node_id in ids]
+        match = "UNWIND $rows AS row MATCH (n:Memory {id: row.id}) "
+        if added:
+            add(match + "SET n:" + ":".join(added), rows)
+        if removed:
+            removal = match + "REMOVE n:" + ":".join(removed)
+            if added and single_move:
+                deferred.extend((removal, {"rows": batch}, 0) for batch in batched(rows, batch_size))
+            else:
+                add(removal, rows)
+    add(DELETE_MOVED_EDGES, moved_edges)
+    add(CREATE_EDGES, new_edges, now=now)
+    add(UPDATE_EDGES, changed_edges)
+    add(
+        MERGE_LINKS.format(rel_type=kinds.MENTIONS),
+        [{"source": m.source, "target": m.target} for m in document.mentions],
+    )
+    add(
+        MERGE_LINKS.format(rel_type=kinds.HAS_MEMBER),
+        [{"source": m.source, "target": m.target} for m in document.memberships],
+    )
+
+    round_trips = len(statements) + len(deferred)
+
+    def work(tx: neo4j.ManagedTransaction) -> None:
+        for query, parameters, size in statements:
+            tx.run(query, parameters).consume()
+            if progress:
+                progress(size)
+
+    if statements:
+        driver.write_transaction(work)
+    if deferred:
+        statements = deferred
+        driver.write_transaction(work)
+    return ImportReport(
+        group=group,
+        nodes_created=sum(len(rows) for rows in new_by_labels.values()),
+        nodes_updated=len(updates),
+        edges_created=len(new_edges) - len(moved_edges),
+        edges_updated=len(changed_edges) + len(moved_edges),
+        mentions=len(document.mentions),
+        memberships=len(document.memberships),
+        round_trips=round_trips,
+        seconds=time.perf_counter() - started,
+    )
+
+
+def import_size(document: GraphDocument) -> int:
+    """How many rows an import writes, for progress bars."""
+    return len(document.nodes) + len(document.edges) + len(document.mentions) + len(document.memberships)

@@ -1,0 +1,22 @@
+"""`load_demo`: the generated inventory-planning memory, into group `demo` (re-running updates in place)."""
+
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand, CommandParser
+
+from memoria.datasets.demo import demo_document
+from memoria.interchange.document import parse_graph_document
+from memoria.management.commands._document_io import write_document
+
+
+class Command(BaseCommand):
+    help = "Load the demo memory (an inventory-planning agent's requests, actions, data sources and events)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--group", default="demo")
+        parser.add_argument("--seed", type=int, default=7)
+        parser.add_argument("--quiet", action="store_true")
+
+    def handle(self, *args: object, group: str, seed: int, quiet: bool, **options: object) -> None:
+        document = parse_graph_document(demo_document(seed=seed), group=group)
+        write_document(self, document=document, group=group, quiet=quiet)

@@ -1,0 +1,41 @@
+"""`serve`: what `make run` does after installing: graph server, schema, migrations, demo data, login, then daphne."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandParser
+
+from memoria.graph.selectors import group_summary
+
+
+class Command(BaseCommand):
+    help = (
+        "Start the embedded graph server if used, prepare schema, database and demo data, and serve HTTP + websockets."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--no-demo", action="store_true", help="do not load the demo group")
+        parser.add_argument("--prepare-only", action="store_true", help="prepare everything but do not serve")
+
+    def handle(self, *args: object, no_demo: bool, prepare_only: bool, **options: object) -> None:
+        if settings.MEMORIA_GRAPH["EMBEDDED"]:
+            call_command("graphdb", "start", stdout=self.stdout)
+        call_command("graph_schema", stdout=self.stdout)
+        call_command("migrate", "--noinput", verbosity=0)
+        if not no_demo:
+            if group_summary(group="demo").entities:
+                self.stdout.write("demo group already loaded")
+            else:
+                call_command("load_demo", stdout=self.stdout)
+        call_command("ensure_login", stdout=self.stdout)
+        if prepare_only:
+            return
+        from daphne.cli import CommandLineInterface
+
+        host, port = settings.MEMORIA_HOST, settings.MEMORIA_PORT
+        self.stdout.write(
+            f"serving HTTP and websockets on http://{host}:{port}/ (Ctrl-C stops; the graph server keeps running)"
+        )
+        self.stdout.flush()
+        CommandLineInterface().run(["-b", host, "-p", str(port), "--proxy-headers", "memoria.asgi:application"])

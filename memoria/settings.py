@@ -1,0 +1,178 @@
+"""Django settings: every value read from the environment here, with defaults that run locally.
+
+Production overrides come only from MEMORIA_* variables (see README and docker-compose.yml).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from django.core.exceptions import ImproperlyConfigured
+
+from memoria.config import env_bool, env_int, env_list, env_str, graph_url, local_secret
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(env_str("MEMORIA_VAR_DIR", str(BASE_DIR / "var"))).resolve()
+SECRETS_FILE = VAR_DIR / "secrets.json"
+
+SECRET_KEY = env_str("MEMORIA_SECRET_KEY", "") or local_secret(SECRETS_FILE, "django_secret_key", length=48)
+DEBUG = env_bool("MEMORIA_DEBUG", False)
+ALLOWED_HOSTS = env_list("MEMORIA_ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
+CSRF_TRUSTED_ORIGINS = env_list("MEMORIA_CSRF_TRUSTED_ORIGINS", [])
+
+# Where `python manage.py serve` listens: loopback unless configured otherwise.
+MEMORIA_HOST = env_str("MEMORIA_HOST", "127.0.0.1")
+MEMORIA_PORT = env_int("MEMORIA_PORT", 8000, minimum=1)
+
+INSTALLED_APPS = [
+    "daphne",  # first, so runserver serves websockets too
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "channels",
+    "memoria.graph",
+    "memoria.accounts",
+    "memoria.api",
+    "memoria",
+    "explorer",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "memoria.middleware.GraphUnavailableMiddleware",
+]
+
+ROOT_URLCONF = "memoria.urls"
+ASGI_APPLICATION = "memoria.asgi.application"
+WSGI_APPLICATION = None
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {
+    "default": {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": env_str("MEMORIA_SQLITE_PATH", str(VAR_DIR / "memoria.sqlite3")),
+    }
+}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "explorer:home"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = VAR_DIR / "static"
+WHITENOISE_USE_FINDERS = True
+
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SECURE = env_bool("MEMORIA_SECURE_COOKIES", False)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+X_FRAME_OPTIONS = "DENY"
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["memoria.api.permissions.ReadOrCurate"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "memoria.api.errors.exception_handler",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Memoria API",
+    "DESCRIPTION": "Memory graph for AI agents: import, export, search and retrieval.",
+    "VERSION": "0.1.0",
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
+}
+
+# Channel layer: in-process by default; Redis when MEMORIA_REDIS_URL is set (several app processes).
+REDIS_URL = env_str("MEMORIA_REDIS_URL", "")
+if REDIS_URL:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}}
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+# The graph server. Without MEMORIA_GRAPH_URL the embedded ArcadeDB server is used,
+# started by `python manage.py graphdb start` and bound to loopback.
+_external_graph_url = env_str("MEMORIA_GRAPH_URL", "")
+_embedded_bolt_port = env_int("MEMORIA_GRAPH_BOLT_PORT", 7687, minimum=1)
+MEMORIA_GRAPH = {
+    "EMBEDDED": not _external_graph_url,
+    "URL": graph_url(_external_graph_url) if _external_graph_url else f"bolt://127.0.0.1:{_embedded_bolt_port}",
+    "USER": env_str("MEMORIA_GRAPH_USER", "neo4j" if _external_graph_url else "root"),
+    "PASSWORD": env_str("MEMORIA_GRAPH_PASSWORD", ""),
+    "DATABASE": env_str("MEMORIA_GRAPH_DATABASE", "neo4j"),
+    "CONNECTION_TIMEOUT": float(env_int("MEMORIA_GRAPH_CONNECTION_TIMEOUT", 5, minimum=1, maximum=120)),
+    "RETRY_SECONDS": float(env_int("MEMORIA_GRAPH_RETRY_SECONDS", 1, minimum=0, maximum=300)),
+    # Embedded server only:
+    "DATA_DIR": Path(env_str("MEMORIA_GRAPH_DATA_DIR", str(VAR_DIR / "graphdb"))).resolve(),
+    "BOLT_HOST": env_str("MEMORIA_GRAPH_HOST", "127.0.0.1"),
+    "BOLT_PORT": _embedded_bolt_port,
+    "HTTP_PORT": env_int("MEMORIA_GRAPH_HTTP_PORT", 2480, minimum=1),
+    "JAVA_OPTS": env_list("MEMORIA_GRAPH_JAVA_OPTS", []),
+    "START_TIMEOUT": env_int("MEMORIA_GRAPH_START_TIMEOUT", 90, minimum=1, maximum=3600),
+}
+if not MEMORIA_GRAPH["PASSWORD"]:
+    if _external_graph_url:
+        raise ImproperlyConfigured("MEMORIA_GRAPH_URL is set but MEMORIA_GRAPH_PASSWORD is not")
+    MEMORIA_GRAPH["PASSWORD"] = local_secret(SECRETS_FILE, "graph_password", length=24)
+
+if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]{0,62}", MEMORIA_GRAPH["DATABASE"]):
+    raise ImproperlyConfigured(f"MEMORIA_GRAPH_DATABASE={MEMORIA_GRAPH['DATABASE']!r} must be a plain database name")
+
+MEMORIA_EXTRA_ENTITY_LABELS = env_list("MEMORIA_EXTRA_ENTITY_LABELS", [])
+for _label in MEMORIA_EXTRA_ENTITY_LABELS:
+    if not re.fullmatch(r"[A-Z][A-Za-z0-9]{0,63}", _label):
+        raise ImproperlyConfigured(
+            f"MEMORIA_EXTRA_ENTITY_LABELS: {_label!r} must be a CamelCase identifier (letters and digits)"
+        )
+
+# Largest request body accepted (imports are the big ones).
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MEMORIA_MAX_REQUEST_BYTES", 50 * 1024 * 1024, maximum=2**31)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("MEMORIA_LOG_LEVEL", "INFO")},
+    "loggers": {"neo4j": {"level": "WARNING"}},
+}

@@ -1,0 +1,53 @@
+"""Session-wide fixtures: a real ArcadeDB server over Bolt for the whole run, groups that clean up after themselves."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+from memoria.graph import driver
+from memoria.graph.embedded import EmbeddedServer, embedded_server_from_settings
+from memoria.graph.schema import schema_install
+
+E2E_MARK = "e2e"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Browser tests last: once Playwright has started, an event loop stays running in the process."""
+    items.sort(key=lambda item: item.get_closest_marker(E2E_MARK) is not None)
+
+
+@pytest.fixture(scope="session")
+def graph_server() -> Iterator[EmbeddedServer]:
+    """The test session's own graph server, emptied at the start and stopped at the end if we started it."""
+    server = embedded_server_from_settings()
+    was_running = server.status().answering
+    server.start()
+    server.http.recreate_database()
+    schema_install()
+    yield server
+    driver.close_sync_driver()
+    if not was_running:
+        server.stop()
+
+
+@pytest.fixture(autouse=True)
+def _graph(graph_server: EmbeddedServer) -> EmbeddedServer:
+    return graph_server
+
+
+@pytest.fixture
+def group() -> Iterator[str]:
+    """A fresh memory group, deleted afterwards, so tests never see each other's data."""
+    name = f"t-{uuid.uuid4().hex[:12]}"
+    yield name
+    driver.write("MATCH (n:Memory {group_id: $group}) DETACH DELETE n", group=name)
+
+
+def count_group(group: str) -> dict[str, int]:
+    """Nodes and RELATES edges stored in a group: what 'nothing was written' is checked against."""
+    nodes = driver.read("MATCH (n:Memory {group_id: $group}) RETURN count(n) AS c", group=group)[0]["c"]
+    edges = driver.read("MATCH (n:Memory {group_id: $group})-[r]->() RETURN count(r) AS c", group=group)[0]["c"]
+    return {"nodes": nodes, "edges": edges}

@@ -1,0 +1,29 @@
+"""Test settings: the production settings with a graph server of the test session's own (port and data folder).
+
+The values are forced, not defaulted, so a developer's exported MEMORIA_* variables
+can never point the suite at a real instance.
+"""
+
+import os
+from pathlib import Path
+
+_ROOT = Path(__file__).resolve().parent.parent
+os.environ["MEMORIA_GRAPH_BOLT_PORT"] = os.environ.get("MEMORIA_TEST_GRAPH_BOLT_PORT", "7787")
+os.environ["MEMORIA_GRAPH_HTTP_PORT"] = os.environ.get("MEMORIA_TEST_GRAPH_HTTP_PORT", "2580")
+os.environ["MEMORIA_VAR_DIR"] = str(_ROOT / "var" / "test")
+for _name in (
+    "MEMORIA_GRAPH_URL",
+    "MEMORIA_GRAPH_DATA_DIR",
+    "MEMORIA_GRAPH_PASSWORD",
+    "MEMORIA_REDIS_URL",
+    "MEMORIA_SQLITE_PATH",
+    "MEMORIA_GRAPH_JAVA_OPTS",
+):
+    os.environ.pop(_name, None)
+
+from memoria.settings import *  # noqa: E402,F403
+from memoria.settings import DATABASES, VAR_DIR  # noqa: E402
+
+# A file, not memory, so the daphne subprocess of the end-to-end tests sees the same users.
+DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-db.sqlite3")}
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast user creation in tests
