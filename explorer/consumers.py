@@ -17,6 +17,9 @@ class HealthConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
+            # Accept first: a close before accept is an HTTP 403 that browsers report only as 1006.
+            await self.accept()
+            await self.send_json({"type": "error", "code": "unauthenticated", "message": "sign in or send a token"})
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return
         await self.accept()

@@ -25,5 +25,8 @@ from memoria.settings import *  # noqa: E402,F403
 from memoria.settings import DATABASES, VAR_DIR  # noqa: E402
 
 # A file, not memory, so the daphne subprocess of the end-to-end tests sees the same users.
-DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-db.sqlite3")}
+TEST_DATABASE = str(VAR_DIR / "test-db.sqlite3")
+DATABASES["default"]["TEST"] = {"NAME": TEST_DATABASE}
+if os.environ.get("MEMORIA_E2E_SERVER") == "1":  # the daphne started by tests/e2e uses the test database itself
+    DATABASES["default"]["NAME"] = TEST_DATABASE
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast user creation in tests

@@ -1,0 +1,80 @@
+"""A person signs in through Chromium, sees their groups, and the websocket answers with their identity."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from playwright.sync_api import Page, expect
+
+from memoria.accounts.roles import Role
+from memoria.accounts.services import token_for, user_grant
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+# Opens a websocket from the page, keeps the first frame, closes from our side, and reports the close code
+# (1000 when we closed it, the server's code when it closed first).
+OPEN_SOCKET = """
+([path]) => new Promise((resolve) => {
+  const ws = new WebSocket(`ws://${location.host}${path}`);
+  let first = null;
+  ws.onmessage = (event) => {
+    if (first === null) { first = JSON.parse(event.data); setTimeout(() => ws.close(1000), 200); }
+  };
+  ws.onclose = (event) => resolve({data: first, closed: event.code});
+})
+"""
+
+
+@pytest.fixture
+def analyst(transactional_db: None, group: str) -> tuple[str, str]:
+    call_command("load_demo", "--group", group, "--quiet", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    user_grant(username="analyst", role=Role.VIEWER, groups=[group], password="correct horse battery")
+    return "analyst", "correct horse battery"
+
+
+def sign_in(page: Page, base: str, username: str, password: str) -> None:
+    page.goto(base + "/")
+    expect(page).to_have_url(base + "/accounts/login/?next=/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Sign in").click()
+
+
+def test_sign_in_and_see_groups(page: Page, daphne_url: str, analyst: tuple[str, str], group: str) -> None:
+    sign_in(page, daphne_url, *analyst)
+    expect(page.get_by_test_id("current-user")).to_contain_text("analyst · viewer")
+    row = page.locator(f"tr[data-group='{group}']")
+    expect(row).to_be_visible()
+    cells = row.locator("td").all_inner_texts()
+    assert cells[0] == group and int(cells[1]) > 0 and int(cells[2]) > 300 and int(cells[3]) > 900
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "groups.png"))
+
+    health = page.evaluate(OPEN_SOCKET, ["/ws/health/"])
+    assert health["data"]["type"] == "health"
+    assert health["data"]["user"] == "analyst"
+    assert health["data"]["graph"]["status"] == "up"
+
+
+def test_wrong_password_is_refused(page: Page, daphne_url: str, analyst: tuple[str, str]) -> None:
+    sign_in(page, daphne_url, analyst[0], "wrong password")
+    expect(page.get_by_role("alert")).to_contain_text("didn't match")
+
+
+def test_anonymous_websocket_is_closed(page: Page, daphne_url: str, transactional_db: None) -> None:
+    page.goto(daphne_url + "/accounts/login/")
+    answer = page.evaluate(OPEN_SOCKET, ["/ws/health/"])
+    assert answer == {
+        "data": {"type": "error", "code": "unauthenticated", "message": "sign in or send a token"},
+        "closed": 4401,
+    }
+
+
+def test_program_connects_with_a_token(page: Page, daphne_url: str, transactional_db: None) -> None:
+    token = token_for(user=user_grant(username="agent", role=Role.VIEWER))
+    page.goto(daphne_url + "/accounts/login/")
+    answer = page.evaluate(OPEN_SOCKET, [f"/ws/health/?token={token}"])
+    assert answer["data"]["user"] == "agent"
+    assert answer["closed"] == 1000
+    assert page.evaluate(OPEN_SOCKET, ["/ws/health/?token=forged"])["closed"] == 4401
