@@ -25,7 +25,7 @@ print(json.dumps({
 
 def load_settings(tmp_path: Path, **env: str) -> tuple[int, dict | str]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("MEMORIA_")}
-    clean.update(DJANGO_SETTINGS_MODULE="memoria.settings", MEMORIA_VAR_DIR=str(tmp_path), **env)
+    clean.update({"DJANGO_SETTINGS_MODULE": "memoria.settings", "MEMORIA_VAR_DIR": str(tmp_path), **env})
     done = subprocess.run(
         [sys.executable, "-c", PROBE], cwd=ROOT, env=clean, capture_output=True, text=True, timeout=60
     )
@@ -93,3 +93,29 @@ def test_bad_configuration_fails_with_a_message(tmp_path: Path, env: dict[str, s
     code, stderr = load_settings(tmp_path, **env)
     assert code != 0
     assert "ImproperlyConfigured" in stderr and message in stderr
+
+
+def test_compose_app_environment_configures_neo4j_and_redis(tmp_path: Path) -> None:
+    """The app service's variables in docker-compose.yml are the ones settings read, with usable values."""
+    import re
+
+    import yaml
+
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    assert {"neo4j", "redis", "app"} <= set(compose["services"])
+    assert compose["services"]["neo4j"]["image"].startswith("neo4j:5")
+    assert "healthcheck" in compose["services"]["neo4j"] and "volumes" in compose["services"]["neo4j"]
+    app = compose["services"]["app"]
+    assert all(port.startswith("127.0.0.1:") for port in app["ports"])
+    interpolated = {
+        key: re.sub(r"\$\{(\w+)(:[?-][^}]*)?\}", lambda m: {"NEO4J_PASSWORD": "pw-from-env"}.get(m[1], "x"), value)
+        for key, value in app["environment"].items()
+    }
+    source = (ROOT / "memoria" / "settings.py").read_text()
+    assert all(f'"{key}"' in source for key in interpolated), "a variable settings.py does not read"
+    interpolated["MEMORIA_VAR_DIR"] = str(tmp_path)
+    code, loaded = load_settings(tmp_path, **interpolated)
+    assert code == 0, loaded
+    assert loaded["graph"]["EMBEDDED"] == "False"
+    assert loaded["graph"]["URL"] == "neo4j://neo4j:7687" and loaded["graph"]["PASSWORD"] == "pw-from-env"
+    assert loaded["channels"]["BACKEND"] == "channels_redis.core.RedisChannelLayer"
