@@ -31,11 +31,27 @@ class Command(BaseCommand):
         call_command("ensure_login", stdout=self.stdout)
         if prepare_only:
             return
-        from daphne.cli import CommandLineInterface
+        from daphne.cli import CommandLineInterface  # installs Twisted's asyncio reactor
 
+        _close_drivers_on_shutdown()
         host, port = settings.MEMORIA_HOST, settings.MEMORIA_PORT
         self.stdout.write(
             f"serving HTTP and websockets on http://{host}:{port}/ (Ctrl-C stops; the graph server keeps running)"
         )
         self.stdout.flush()
         CommandLineInterface().run(["-b", host, "-p", str(port), "--proxy-headers", "memoria.asgi:application"])
+
+
+def _close_drivers_on_shutdown() -> None:
+    """Daphne has no ASGI lifespan events, so the drivers are closed from the reactor's shutdown hook."""
+    import asyncio
+
+    from twisted.internet import defer, reactor
+
+    from memoria.graph.driver import close_async_driver, close_sync_driver
+
+    def close() -> defer.Deferred:
+        close_sync_driver()
+        return defer.Deferred.fromFuture(asyncio.ensure_future(close_async_driver()))
+
+    reactor.addSystemEventTrigger("before", "shutdown", close)
