@@ -10,7 +10,8 @@ from pathlib import Path
 _ROOT = Path(__file__).resolve().parent.parent
 os.environ["MEMORIA_GRAPH_BOLT_PORT"] = os.environ.get("MEMORIA_TEST_GRAPH_BOLT_PORT", "7787")
 os.environ["MEMORIA_GRAPH_HTTP_PORT"] = os.environ.get("MEMORIA_TEST_GRAPH_HTTP_PORT", "2580")
-os.environ["MEMORIA_VAR_DIR"] = str(_ROOT / "var" / "test")
+# A second suite can run beside this one with its own MEMORIA_TEST_VAR_DIR and ports.
+os.environ["MEMORIA_VAR_DIR"] = os.environ.get("MEMORIA_TEST_VAR_DIR", str(_ROOT / "var" / "test"))
 for _name in (
     "MEMORIA_GRAPH_URL",
     "MEMORIA_GRAPH_DATA_DIR",

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -50,7 +51,8 @@ def daphne_url(django_db_setup: None, django_db_blocker: object) -> Iterator[str
     """A daphne process on a free loopback port, on the test database and the session's graph server."""
     port = _free_port()
     env = dict(os.environ, DJANGO_SETTINGS_MODULE="tests.settings", MEMORIA_E2E_SERVER="1", PYTHONPATH=str(ROOT))
-    log = open(ROOT / "var" / "test" / "daphne.log", "wb")  # noqa: SIM115 - closed below
+    log_path = settings.VAR_DIR / "daphne.log"
+    log = open(log_path, "wb")  # noqa: SIM115 - closed below
     process = subprocess.Popen(
         [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "memoria.asgi:application"],
         cwd=ROOT,
@@ -61,7 +63,7 @@ def daphne_url(django_db_setup: None, django_db_blocker: object) -> Iterator[str
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            pytest.fail(f"daphne exited with {process.returncode}; see var/test/daphne.log")
+            pytest.fail(f"daphne exited with {process.returncode}; see {log_path}")
         with socket.socket() as probe:
             if probe.connect_ex(("127.0.0.1", port)) == 0:
                 break
