@@ -296,6 +296,9 @@ def _parse_edge(check: _Checker, item: Any, where: str, group: str) -> EdgeRecor
     if category is not None and category not in kinds.RELATION_CATEGORIES:
         check.fail(f"{where}.category", f"must be one of {', '.join(kinds.RELATION_CATEGORIES)}")
         category = None
+    if source is not None and source == target:
+        # A loop would count twice in a node's degree on some servers; retrieval needs one meaning.
+        check.fail(f"{where}.target", "must differ from source (self-loops are not allowed)")
     valid_at = check.timestamp(item, "valid_at", where)
     invalid_at = check.timestamp(item, "invalid_at", where)
     if valid_at and invalid_at and invalid_at < valid_at:

@@ -69,6 +69,7 @@ def test_derived_edge_ids_differ_by_group() -> None:
         ({"valid_at": "2025-02-01T00:00:00Z", "invalid_at": "2025-01-01T00:00:00Z"}, "edges[0].invalid_at: is before"),
         ({"colour": "red"}, "edges[0]: unknown key(s) 'colour'"),
         ({"source": "a b"}, "edges[0].source: 'a b' may hold only"),
+        ({"target": "a"}, "edges[0].target: must differ from source"),
     ],
 )
 def test_bad_edges_are_named(edge_change: dict, expected: str) -> None:
