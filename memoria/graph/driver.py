@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import threading
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, TypeVar
 
 import neo4j
@@ -71,6 +71,31 @@ def async_graph_driver() -> neo4j.AsyncDriver:
         driver = neo4j.AsyncGraphDatabase.driver(settings.MEMORIA_GRAPH["URL"], **_driver_options())
         _async_drivers[loop] = driver
     return driver
+
+
+_long_lived_loops: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
+
+
+def adopt_running_loop() -> None:
+    """Mark the running loop as the process's long-lived one (daphne's, a benchmark's): its driver is shared."""
+    _long_lived_loops.add(asyncio.get_running_loop())
+
+
+@contextlib.asynccontextmanager
+async def async_driver_for_work() -> AsyncIterator[neo4j.AsyncDriver]:
+    """The shared async driver on a long-lived loop; elsewhere (a sync caller's temporary loop) a private one.
+
+    A driver belongs to the loop it was made on, and a temporary loop dies with its
+    call, so its driver must be closed before the loop goes.
+    """
+    if asyncio.get_running_loop() in _long_lived_loops:
+        yield async_graph_driver()
+        return
+    private = neo4j.AsyncGraphDatabase.driver(settings.MEMORIA_GRAPH["URL"], **_driver_options())
+    try:
+        yield private
+    finally:
+        await private.close()
 
 
 def close_sync_driver() -> None:

@@ -1,0 +1,448 @@
+"""The Activation Energy retriever (seed 000): level-by-level multi-branch BFS from each seed, as a stream of events.
+
+One batched Cypher round trip expands a whole frontier; the transfer energy is
+computed in Cypher and only candidates above MIN_ACTIVATION come back, at most
+`limit` per parent (fetched again in full for a parent that ran short, so the
+result is exactly the seed's). Seeds run concurrently, one session each, and
+their events are yielded as they happen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import neo4j
+from neo4j import exceptions as neo4j_errors
+
+from memoria.errors import GraphUnavailable
+from memoria.graph.driver import async_driver_for_work, database_name
+from memoria.retrieval.params import ActivationParams
+from memoria.retrieval.selection import Candidate, Decision, select_level
+
+SEED_FETCH = """
+MATCH (n:Memory {id: $seed_id})
+RETURN n.group_id AS group_id, n.name AS name, labels(n) AS labels
+"""
+
+# The seed's section 6.2, with `:Memory` lookups (indexed), neighbours kept inside the group, and rows slimmed:
+# one row per parent with its above-threshold candidates in selection order, cut at $limit.
+EXPAND_LEVEL = """
+UNWIND $frontier AS f
+MATCH (current:Memory {id: f.node_id})
+WITH current, f, COUNT { (current)-[:RELATES]-() } AS degree
+MATCH (current)-[r:RELATES]-(neighbor:Memory)
+WHERE NOT neighbor.id IN $visited_ids AND neighbor.group_id = $group
+WITH current, f, degree, r, neighbor, coalesce(r.tags, []) AS etags
+WITH current, f, degree, r, neighbor, etags, [t IN etags WHERE t IN $query_tags] AS shared
+WITH current, f, degree, r, neighbor, shared,
+     CASE
+         WHEN $query_tags_count = 0 THEN 1.0
+         WHEN size(etags) = 0 THEN $tag_sim_floor
+         ELSE $tag_sim_floor
+              + (1.0 - $tag_sim_floor) * toFloat(size(shared)) / (size(etags) + $query_tags_count - size(shared))
+     END AS tag_sim
+WITH current, f, degree, r, neighbor, shared, tag_sim,
+     (f.activation * coalesce(r.weight, 0.01) / sqrt(toFloat(degree))) * tag_sim AS transfer_energy
+ORDER BY transfer_energy DESC, neighbor.id, r.id
+WITH f.node_id AS parent_id, degree, count(*) AS candidates,
+     collect(CASE WHEN transfer_energy > $min_threshold THEN
+         [neighbor.id, r.id, startNode(r) = current, r.relation, r.weight, tag_sim, shared, transfer_energy,
+          neighbor.name, labels(neighbor)]
+     END) AS above
+RETURN parent_id, degree, candidates, size(above) AS above_count, above[0..$limit] AS top
+"""
+
+TRANSIENT_ERRORS = (neo4j_errors.TransientError, neo4j_errors.SessionExpired, neo4j_errors.ServiceUnavailable)
+MAX_ATTEMPTS = 4
+BACKOFF_SECONDS = 0.05  # the seed's 0.05 s · 2^attempt
+ROWS_PER_PARENT_FACTOR = 2  # ship MAX_BRANCHES × this per parent first; hubs need not send all their rows
+EXPLAIN_LIMIT = 10_000
+
+
+@dataclass(frozen=True)
+class Seed:
+    id: str
+    score: float
+
+
+@dataclass(frozen=True)
+class Hop:
+    source: str
+    target: str
+    edge_id: str
+    direction: str  # "out" when the stored edge points source → target
+    relation: str | None
+    weight: float | None
+    degree: int
+    tag_similarity: float
+    shared_tags: tuple[str, ...]
+    transfer_energy: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "target": self.target,
+            "edge_id": self.edge_id,
+            "direction": self.direction,
+            "relation": self.relation,
+            "weight": self.weight,
+            "degree": self.degree,
+            "tag_similarity": self.tag_similarity,
+            "shared_tags": list(self.shared_tags),
+            "transfer_energy": self.transfer_energy,
+        }
+
+
+@dataclass(frozen=True)
+class Branch:
+    """A frontier entry: where a path has got to, with the energy it carries."""
+
+    node_id: str
+    activation: float
+    hops: tuple[Hop, ...] = ()
+
+    def path(self, seed_id: str, end_reason: str) -> dict[str, Any]:
+        return {
+            "nodes": [seed_id, *(hop.target for hop in self.hops)],
+            "hops": [hop.as_dict() for hop in self.hops],
+            "depth": len(self.hops),
+            "energy": self.activation,
+            "end_reason": end_reason,
+        }
+
+
+@dataclass
+class SeedStats:
+    round_trips: int = 0
+    candidates: int = 0
+    levels: int = 0
+    started: float = field(default_factory=time.perf_counter)
+
+
+@dataclass(frozen=True)
+class LevelRow:
+    parent_id: str
+    degree: int
+    candidates: int  # unvisited neighbour edges, whatever their energy
+    above_count: int
+    top: tuple[Candidate, ...]
+
+
+def _row_to_level(row: dict[str, Any]) -> LevelRow:
+    parent = row["parent_id"]
+    top = tuple(
+        Candidate(
+            parent_id=parent,
+            neighbor_id=item[0],
+            edge_id=item[1],
+            outgoing=bool(item[2]),
+            relation=item[3],
+            weight=item[4],
+            degree=row["degree"],
+            tag_similarity=item[5],
+            shared_tags=tuple(item[6]),
+            transfer_energy=item[7],
+            neighbor_name=item[8],
+            neighbor_labels=tuple(label for label in item[9] if label != "Memory"),
+        )
+        for item in row["top"]
+    )
+    return LevelRow(parent, row["degree"], row["candidates"], row["above_count"], top)
+
+
+def _decision_dict(decision: Decision) -> dict[str, Any]:
+    candidate = decision.candidate
+    return {
+        "neighbor_id": candidate.neighbor_id,
+        "neighbor_name": candidate.neighbor_name,
+        "neighbor_labels": list(candidate.neighbor_labels),
+        "edge_id": candidate.edge_id,
+        "direction": "out" if candidate.outgoing else "in",
+        "relation": candidate.relation,
+        "weight": candidate.weight,
+        "degree": candidate.degree,
+        "tag_similarity": candidate.tag_similarity,
+        "shared_tags": list(candidate.shared_tags),
+        "transfer_energy": candidate.transfer_energy,
+        "selected": decision.selected,
+        "reason": decision.reason,
+        "claimed_by": decision.claimed_by,
+    }
+
+
+async def _read_with_retry(session: neo4j.AsyncSession, query: str, parameters: dict[str, Any]) -> list[dict]:
+    """execute_read, retried on transient failures with the seed's backoff; permanent errors surface at once."""
+
+    async def work(tx: neo4j.AsyncManagedTransaction) -> list[dict]:
+        result = await tx.run(query, parameters)
+        return [record.data() async for record in result]
+
+    for attempt in range(MAX_ATTEMPTS):
+        try:
+            return await session.execute_read(work)
+        except TRANSIENT_ERRORS as error:
+            if attempt == MAX_ATTEMPTS - 1:
+                raise GraphUnavailable(f"graph server failed {MAX_ATTEMPTS} times in a row: {error}") from error
+            await asyncio.sleep(BACKOFF_SECONDS * 2**attempt)
+    raise AssertionError("unreachable")
+
+
+class SeedExploration:
+    """Explores one seed level by level and reports each step through `emit`."""
+
+    def __init__(
+        self,
+        *,
+        retrieval_id: str,
+        group: str,
+        seed: Seed,
+        query_tags: Sequence[str],
+        params: ActivationParams,
+        explain: bool,
+        emit: Any,
+    ) -> None:
+        self.retrieval_id = retrieval_id
+        self.group = group
+        self.seed = seed
+        self.query_tags = sorted(set(query_tags))
+        self.params = params
+        self.explain = explain
+        self.emit = emit
+        self.stats = SeedStats()
+        self.paths: list[dict[str, Any]] = []
+
+    def _event(self, kind: str, **body: Any) -> dict[str, Any]:
+        return {"type": kind, "retrieval_id": self.retrieval_id, "seed_id": self.seed.id, **body}
+
+    async def run(self, session: neo4j.AsyncSession) -> dict[str, Any]:
+        await self.emit(self._event("seed_started", score=self.seed.score))
+        rows = await _read_with_retry(session, SEED_FETCH, {"seed_id": self.seed.id})
+        self.stats.round_trips += 1
+        if not rows or rows[0]["group_id"] != self.group:
+            return self._finished("seed_not_found")
+        seed_node = rows[0]
+        frontier = [Branch(self.seed.id, self.seed.score)]
+        visited = {self.seed.id}
+        for depth in range(self.params.max_depth):
+            if not frontier:
+                break
+            frontier = await self._expand(session, depth, frontier, visited)
+        for branch in frontier:  # survivors reached MAX_DEPTH
+            await self._complete(branch, "max_depth")
+        return self._finished(
+            "completed", name=seed_node["name"], labels=[label for label in seed_node["labels"] if label != "Memory"]
+        )
+
+    async def _fetch_level(
+        self, session: neo4j.AsyncSession, frontier: list[Branch], visited: set[str], limit: int
+    ) -> dict[str, LevelRow]:
+        parameters = {
+            "frontier": [{"node_id": b.node_id, "activation": b.activation} for b in frontier],
+            "visited_ids": sorted(visited),
+            "group": self.group,
+            "query_tags": self.query_tags,
+            "query_tags_count": len(self.query_tags),
+            "tag_sim_floor": self.params.tag_sim_floor,
+            "min_threshold": -1.0 if self.explain else self.params.min_activation,
+            "limit": limit,
+        }
+        rows = await _read_with_retry(session, EXPAND_LEVEL, parameters)
+        self.stats.round_trips += 1
+        return {row["parent_id"]: _row_to_level(row) for row in rows}
+
+    async def _expand(
+        self, session: neo4j.AsyncSession, depth: int, frontier: list[Branch], visited: set[str]
+    ) -> list[Branch]:
+        started = time.perf_counter()
+        limit = EXPLAIN_LIMIT if self.explain else self.params.max_branches * ROWS_PER_PARENT_FACTOR
+        levels = await self._fetch_level(session, frontier, visited, limit)
+        decisions = self._decide(levels)
+        if self._ran_short(levels, decisions):
+            # A parent lost rows to claims and had more we did not ship: fetch this level in full.
+            levels = await self._fetch_level(session, frontier, visited, EXPLAIN_LIMIT)
+            decisions = self._decide(levels)
+        self.stats.levels += 1
+        self.stats.candidates += sum(level.candidates for level in levels.values())
+
+        by_parent: dict[str, list[Decision]] = {}
+        for decision in decisions:
+            by_parent.setdefault(decision.candidate.parent_id, []).append(decision)
+        next_frontier: list[Branch] = []
+        parents_report = []
+        for branch in frontier:
+            level = levels.get(branch.node_id)
+            chosen = [d for d in by_parent.get(branch.node_id, []) if d.selected]
+            for decision in chosen:
+                candidate = decision.candidate
+                hop = Hop(
+                    source=branch.node_id,
+                    target=candidate.neighbor_id,
+                    edge_id=candidate.edge_id,
+                    direction="out" if candidate.outgoing else "in",
+                    relation=candidate.relation,
+                    weight=candidate.weight,
+                    degree=candidate.degree,
+                    tag_similarity=candidate.tag_similarity,
+                    shared_tags=candidate.shared_tags,
+                    transfer_energy=candidate.transfer_energy,
+                )
+                next_frontier.append(Branch(candidate.neighbor_id, candidate.transfer_energy, (*branch.hops, hop)))
+            end_reason = None if chosen else self._end_reason(level, by_parent.get(branch.node_id, []))
+            decided = by_parent.get(branch.node_id, [])
+            # Below-threshold rows are shipped only when explaining; otherwise Cypher just counts them.
+            below = sum(d.reason == "below_threshold" for d in decided) + (
+                level.candidates - level.above_count if level else 0
+            )
+            parents_report.append(
+                {
+                    "parent_id": branch.node_id,
+                    "activation": branch.activation,
+                    "degree": level.degree if level else None,
+                    "unvisited_edges": level.candidates if level else 0,
+                    "above_threshold": (level.candidates if level else 0) - below,
+                    "below_threshold": below,
+                    "candidates": [_decision_dict(d) for d in decided],
+                    "selected": len(chosen),
+                    "end_reason": end_reason,
+                }
+            )
+        visited.update(branch.node_id for branch in next_frontier)
+        await self.emit(
+            self._event(
+                "level_expanded",
+                depth=depth,
+                frontier_size=len(frontier),
+                parents=parents_report,
+                selected=len(next_frontier),
+                elapsed_ms=round((time.perf_counter() - started) * 1000, 3),
+            )
+        )
+        for branch, report in zip(frontier, parents_report, strict=True):
+            if report["end_reason"]:
+                await self._complete(branch, report["end_reason"])
+        return next_frontier
+
+    def _decide(self, levels: dict[str, LevelRow]) -> list[Decision]:
+        candidates = [candidate for level in levels.values() for candidate in level.top]
+        return select_level(
+            candidates, max_branches=self.params.max_branches, min_activation=self.params.min_activation
+        )
+
+    def _ran_short(self, levels: dict[str, LevelRow], decisions: list[Decision]) -> bool:
+        chosen: dict[str, int] = {}
+        for decision in decisions:
+            if decision.selected:
+                chosen[decision.candidate.parent_id] = chosen.get(decision.candidate.parent_id, 0) + 1
+        return any(
+            level.above_count > len(level.top) and chosen.get(parent, 0) < self.params.max_branches
+            for parent, level in levels.items()
+        )
+
+    @staticmethod
+    def _end_reason(level: LevelRow | None, decisions: list[Decision]) -> str:
+        if level is None or level.candidates == 0:
+            return "dead_end"
+        if level.above_count == 0 or all(d.reason == "below_threshold" for d in decisions):
+            return "below_threshold"
+        return "claimed"
+
+    async def _complete(self, branch: Branch, end_reason: str) -> None:
+        path = branch.path(self.seed.id, end_reason)
+        self.paths.append(path)
+        await self.emit(self._event("path_completed", path=path))
+
+    def _finished(self, status: str, **extra: Any) -> dict[str, Any]:
+        return self._event(
+            "seed_finished",
+            status=status,
+            score=self.seed.score,
+            paths=self.paths,
+            round_trips=self.stats.round_trips,
+            levels=self.stats.levels,
+            candidates=self.stats.candidates,
+            elapsed_ms=round((time.perf_counter() - self.stats.started) * 1000, 3),
+            **extra,
+        )
+
+
+async def activation_events(
+    *,
+    group: str,
+    seeds: Sequence[Seed],
+    query_tags: Sequence[str] = (),
+    params: ActivationParams | None = None,
+    explain: bool = False,
+    retrieval_id: str | None = None,
+    context: dict[str, Any] | None = None,
+) -> AsyncIterator[dict[str, Any]]:
+    """Run an Activation Energy retrieval and yield its events in the order they happen.
+
+    Seeds explore concurrently; each `seed_finished` is yielded as that seed
+    completes. Closing the generator (or cancelling its consumer) cancels the work.
+    """
+    params = params or ActivationParams()
+    retrieval_id = retrieval_id or uuid.uuid4().hex
+    started = time.perf_counter()
+    queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+    yield {
+        "type": "retrieval_started",
+        "retrieval_id": retrieval_id,
+        "algorithm": "activation",
+        "group": group,
+        "seeds": [{"id": seed.id, "score": seed.score} for seed in seeds],
+        "query_tags": sorted(set(query_tags)),
+        "params": params.as_dict(),
+        **(context or {}),
+    }
+    finished: list[dict[str, Any]] = []
+    failures: list[str] = []
+    async with async_driver_for_work() as driver:
+
+        async def explore(seed: Seed) -> None:
+            exploration = SeedExploration(
+                retrieval_id=retrieval_id,
+                group=group,
+                seed=seed,
+                query_tags=query_tags,
+                params=params,
+                explain=explain,
+                emit=queue.put,
+            )
+            try:
+                async with driver.session(database=database_name(), default_access_mode=neo4j.READ_ACCESS) as s:
+                    result = await exploration.run(s)
+            except GraphUnavailable as error:
+                result = exploration._finished("error", error=str(error))
+            except (neo4j_errors.Neo4jError, neo4j_errors.DriverError, OSError) as error:
+                result = exploration._finished("error", error=f"graph server unavailable: {error}")
+            await queue.put(result)
+
+        tasks = [asyncio.create_task(explore(seed)) for seed in seeds]
+        try:
+            while len(finished) < len(tasks):
+                event = await queue.get()
+                if event["type"] == "seed_finished":
+                    finished.append(event)
+                    if event["status"] == "error":
+                        failures.append(event["error"])
+                yield event
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+    yield {
+        "type": "retrieval_finished",
+        "retrieval_id": retrieval_id,
+        "status": "failed" if failures and len(failures) == len(tasks) else "completed",
+        "error": failures[0] if failures else None,
+        "elapsed_ms": round((time.perf_counter() - started) * 1000, 3),
+        "round_trips": sum(event["round_trips"] for event in finished),
+        "paths": sum(len(event["paths"]) for event in finished),
+        "seeds": {event["seed_id"]: event["status"] for event in finished},
+        "candidates": sum(event["candidates"] for event in finished),
+    }

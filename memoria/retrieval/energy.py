@@ -1,0 +1,27 @@
+"""The Activation Energy formulas of the seed (sections 3 and 4): floored-Jaccard tag similarity and transfer energy.
+
+The Cypher expansion computes the same expressions in the same order, so both
+sides produce bit-identical floats; keep the two in step.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection
+
+MISSING_WEIGHT = 0.01  # the seed's coalesce(r.weight, 0.01)
+
+
+def tag_similarity(edge_tags: Collection[str], query_tags: Collection[str], floor: float) -> float:
+    """Floored Jaccard: 1 without query tags, the floor for untagged edges, else floor + (1 − floor)·J."""
+    if not query_tags:
+        return 1.0
+    if not edge_tags:
+        return floor
+    shared = sum(1 for tag in edge_tags if tag in query_tags)
+    return floor + (1.0 - floor) * float(shared) / (len(edge_tags) + len(query_tags) - shared)
+
+
+def transfer_energy(activation: float, weight: float | None, degree: int, tag_sim: float) -> float:
+    """T(Mi→Mj) = R(Mi) · w / √d(Mi) · tag_sim, with a missing weight read as 0.01."""
+    return (activation * (MISSING_WEIGHT if weight is None else weight) / math.sqrt(float(degree))) * tag_sim
