@@ -31,3 +31,7 @@ class InvalidGraphDocument(InvalidInput):
 
 class GroupNotFound(MemoriaError):
     """The group does not exist or the user may not see it (the two are not told apart)."""
+
+
+class EmbeddingModelError(MemoriaError):
+    """The embedding model is missing, does not match its pinned weights, or has the wrong dimension."""

@@ -1,0 +1,110 @@
+"""The embedder with the real packaged model: shape, meaning, determinism, and refusal of weights that break the pin."""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from memoria import embeddings
+from memoria.embeddings import (
+    PACKAGED_WEIGHTS_SHA256,
+    WEIGHTS_FILE,
+    Embedder,
+    embedder,
+    embedder_load,
+    model_source,
+    packaged_model_folder,
+)
+from memoria.errors import EmbeddingModelError
+
+
+def cosine(a: list[float], b: list[float]) -> float:
+    return sum(x * y for x, y in zip(a, b, strict=True))  # the vectors are unit length
+
+
+@pytest.fixture(scope="module")
+def model() -> Embedder:
+    return embedder()
+
+
+def test_vectors_have_384_dimensions_and_unit_length(model: Embedder) -> None:
+    vectors = model.embed(["warehouse stock", "", "a much longer sentence about lead times of a supplier in Porto"])
+    assert [len(vector) for vector in vectors] == [384, 384, 384]
+    assert all(math.isclose(math.sqrt(sum(x * x for x in vector)), 1.0, abs_tol=1e-5) for vector in vectors)
+    assert model.embed([]) == []
+
+
+def test_similar_meanings_are_closer(model: Embedder) -> None:
+    stock, depot, party = model.embed(["warehouse stock", "inventory in the depot", "birthday party"])
+    assert cosine(stock, depot) > cosine(stock, party) + 0.3
+
+
+def test_deterministic_alone_or_in_a_batch(model: Embedder) -> None:
+    texts = ["Supplier delay at Nordbalt Metals", "Forecast Q3 demand", "x"]
+    assert model.embed(texts) == model.embed(texts)
+    alone = model.embed_one(texts[0])
+    assert cosine(alone, model.embed(texts)[0]) > 0.99999
+
+
+def test_shared_embedder_is_loaded_once(model: Embedder) -> None:
+    assert embedder() is model
+    assert model_source().sha256 == PACKAGED_WEIGHTS_SHA256
+    assert model.source.folder == packaged_model_folder()
+
+
+def test_threads_share_one_load_and_may_embed_at_once(model: Embedder, monkeypatch: pytest.MonkeyPatch) -> None:
+    loads: list[int] = []
+
+    def slow_load() -> Embedder:
+        loads.append(threading.get_ident())
+        time.sleep(0.2)
+        return model
+
+    monkeypatch.setattr(embeddings, "_embedder", None)
+    monkeypatch.setattr(embeddings, "embedder_load", slow_load)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        shared = list(pool.map(lambda _: embedder(), range(4)))
+        texts = [f"stock of SKU-{i} in Lyon" for i in range(40)]
+        results = list(pool.map(lambda _: model.embed(texts), range(4)))
+    assert len(loads) == 1 and all(item is model for item in shared)
+    assert all(result == results[0] for result in results)
+
+
+def test_changed_weights_are_refused_before_loading(settings, tmp_path: Path) -> None:
+    (tmp_path / WEIGHTS_FILE).write_bytes(b"not the pinned weights")
+    settings.MEMORIA_EMBEDDING_MODEL = str(tmp_path)
+    settings.MEMORIA_EMBEDDING_SHA256 = PACKAGED_WEIGHTS_SHA256
+    with pytest.raises(EmbeddingModelError, match="refusing to load other weights"):
+        embedder_load()
+
+
+def test_a_pinned_folder_without_weights_is_refused(settings, tmp_path: Path) -> None:
+    settings.MEMORIA_EMBEDDING_MODEL = str(tmp_path)
+    settings.MEMORIA_EMBEDDING_SHA256 = PACKAGED_WEIGHTS_SHA256
+    with pytest.raises(EmbeddingModelError, match=r"cannot read .* to check its pinned sha256"):
+        embedder_load()
+
+
+@pytest.mark.parametrize(
+    ("model_setting", "sha_setting", "message"),
+    [
+        ("/nonexistent/model", "", "does not exist"),
+        ("", "abc", "is not a sha256 hex digest"),
+    ],
+)
+def test_bad_configuration_is_a_typed_error(settings, model_setting: str, sha_setting: str, message: str) -> None:
+    settings.MEMORIA_EMBEDDING_MODEL = model_setting
+    settings.MEMORIA_EMBEDDING_SHA256 = sha_setting
+    with pytest.raises(EmbeddingModelError, match=message):
+        embedder_load()
+
+
+def test_a_dimension_other_than_the_indexes_is_refused(settings, model: Embedder) -> None:
+    settings.MEMORIA_EMBEDDING_DIMENSIONS = 768
+    with pytest.raises(EmbeddingModelError, match=r"makes 384-dimensional vectors, but .* hold 768"):
+        embedder_load()
