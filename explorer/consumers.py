@@ -1,36 +1,197 @@
-"""Websocket consumers. `HealthConsumer` lets a client check its connection and the graph's state."""
+"""Websocket consumers: thin adapters from frames to the engine's services and back (protocol: docs/websocket.md)."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+import logging
 from typing import Any
+from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from explorer.errors import error_frame
+from memoria.accounts.services import check_group_access
+from memoria.errors import GroupNotFound, InvalidInput
 from memoria.graph.health import graph_health
+from memoria.live import broadcast_events, publish_event, watch_channel_group
+from memoria.retrieval.request import RETRIEVAL_ID, parse_activation_request
+from memoria.retrieval.runs import activation_run, new_retrieval_id
+
+logger = logging.getLogger(__name__)
 
 # Close codes in the 4000 range are ours (documented in docs/websocket.md).
 CLOSE_UNAUTHENTICATED = 4401
+CLOSE_NOT_FOUND = 4404
+MAX_MESSAGE_BYTES = 64 * 1024
+MAX_RUNNING_PER_SOCKET = 4
+ALGORITHMS = ("activation",)
 
 
-class HealthConsumer(AsyncJsonWebsocketConsumer):
+class AuthenticatedConsumer(AsyncJsonWebsocketConsumer):
+    """Accepts only signed-in users (session or token); others get an error frame and close code 4401."""
+
     async def connect(self) -> None:
+        await self.accept()
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
-            # Accept first: a close before accept is an HTTP 403 that browsers report only as 1006.
-            await self.accept()
+            # Accepting first lets the client read why: a close before accept is an HTTP 403 seen only as 1006.
             await self.send_json({"type": "error", "code": "unauthenticated", "message": "sign in or send a token"})
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return
-        await self.accept()
+        await self.on_authenticated()
+
+    async def on_authenticated(self) -> None:
+        """Hook for subclasses, run once the user is known."""
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any) -> None:
+        """Bounded, decoded, and well-formed before any handler sees it; bad frames never close the socket."""
+        size = len(text_data.encode()) if text_data is not None else len(bytes_data or b"")
+        if size > MAX_MESSAGE_BYTES:
+            await self.send_json(
+                {"type": "error", "code": "too_large", "message": f"messages are limited to {MAX_MESSAGE_BYTES} bytes"}
+            )
+            return
+        if text_data is None:
+            await self.send_json({"type": "error", "code": "invalid", "message": "send JSON text frames"})
+            return
+        try:
+            content = json.loads(text_data)
+        except (json.JSONDecodeError, RecursionError) as error:
+            await self.send_json({"type": "error", "code": "invalid", "message": f"malformed JSON: {error}"})
+            return
+        if not isinstance(content, dict) or not isinstance(content.get("type"), str):
+            await self.send_json({"type": "error", "code": "invalid", "message": "a message is an object with a type"})
+            return
+        await self.receive_json(content)
+
+
+class HealthConsumer(AuthenticatedConsumer):
+    async def on_authenticated(self) -> None:
         await self.send_health()
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
-        if isinstance(content, dict) and content.get("type") == "ping":
+        if content.get("type") == "ping":
             await self.send_health()
         else:
-            await self.send_json({"type": "error", "message": 'expected {"type": "ping"}'})
+            await self.send_json({"type": "error", "code": "unknown_type", "message": 'expected {"type": "ping"}'})
 
     async def send_health(self) -> None:
         health = await database_sync_to_async(graph_health)()
         await self.send_json({"type": "health", "user": self.scope["user"].get_username(), "graph": health.as_dict()})
+
+
+class RetrievalConsumer(AuthenticatedConsumer):
+    """Runs retrievals for the client and streams their events; `cancel` stops one."""
+
+    async def on_authenticated(self) -> None:
+        self.running: dict[str, asyncio.Task[None]] = {}
+
+    async def disconnect(self, code: int) -> None:
+        for task in list(getattr(self, "running", {}).values()):
+            task.cancel()
+
+    async def receive_json(self, content: dict[str, Any], **kwargs: Any) -> None:
+        kind = content["type"]
+        if kind == "retrieve":
+            await self.start_retrieval(content)
+        elif kind == "cancel":
+            await self.cancel_retrieval(content.get("retrieval_id"))
+        else:
+            await self.send_json(
+                {"type": "error", "code": "unknown_type", "message": f"unknown type {kind!r}: use retrieve or cancel"}
+            )
+
+    async def start_retrieval(self, content: dict[str, Any]) -> None:
+        retrieval_id = content.get("retrieval_id")
+        if retrieval_id is not None and (not isinstance(retrieval_id, str) or not RETRIEVAL_ID.match(retrieval_id)):
+            await self.send_json(error_frame(InvalidInput("retrieval_id: 1–64 letters, digits, '_' or '-'")))
+            return
+        retrieval_id = retrieval_id or new_retrieval_id()
+        if retrieval_id in self.running:
+            await self.send_json(error_frame(InvalidInput(f"retrieval_id: {retrieval_id!r} is already running")))
+            return
+        if len(self.running) >= MAX_RUNNING_PER_SOCKET:
+            await self.send_json(
+                {
+                    "type": "error",
+                    "code": "busy",
+                    "retrieval_id": retrieval_id,
+                    "message": f"at most {MAX_RUNNING_PER_SOCKET} retrievals run at once per socket",
+                }
+            )
+            return
+        algorithm = content.get("algorithm", "activation")
+        if algorithm not in ALGORITHMS:
+            await self.send_json(
+                error_frame(
+                    InvalidInput(f"algorithm: {algorithm!r} is not one of {ALGORITHMS}"), retrieval_id=retrieval_id
+                )
+            )
+            return
+        body = {key: value for key, value in content.items() if key not in ("type", "algorithm", "retrieval_id")}
+        try:
+            request = parse_activation_request(body)
+            await database_sync_to_async(check_group_access)(user=self.scope["user"], group=request.group)
+        except (InvalidInput, GroupNotFound) as error:
+            await self.send_json(error_frame(error, retrieval_id=retrieval_id))
+            return
+        self.running[retrieval_id] = asyncio.create_task(self.stream(request, retrieval_id))
+
+    async def stream(self, request: Any, retrieval_id: str) -> None:
+        events = activation_run(request, retrieval_id=retrieval_id, requested_by=self.scope["user"].get_username())
+        try:
+            async for event in broadcast_events(request.group, events):
+                await self.send_json(event)
+        except asyncio.CancelledError:
+            cancelled = {"type": "retrieval_finished", "retrieval_id": retrieval_id, "status": "cancelled"}
+            await self.send_json(cancelled)
+            await publish_event(request.group, cancelled)
+        except Exception as error:
+            if not isinstance(error, InvalidInput | GroupNotFound):
+                logger.exception("retrieval %s failed", retrieval_id)
+            await self.send_json(error_frame(error, retrieval_id=retrieval_id))
+        finally:
+            self.running.pop(retrieval_id, None)
+
+    async def cancel_retrieval(self, retrieval_id: Any) -> None:
+        task = self.running.get(retrieval_id) if isinstance(retrieval_id, str) else None
+        if task is None:
+            await self.send_json(
+                {
+                    "type": "error",
+                    "code": "unknown_retrieval",
+                    "retrieval_id": retrieval_id,
+                    "message": "no retrieval with this id is running on this socket",
+                }
+            )
+            return
+        task.cancel()
+
+
+class WatchConsumer(AuthenticatedConsumer):
+    """Forwards every retrieval event of one memory group, whoever started it."""
+
+    async def on_authenticated(self) -> None:
+        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
+        group = query.get("group", [""])[0]
+        try:
+            await database_sync_to_async(check_group_access)(user=self.scope["user"], group=group)
+        except GroupNotFound as error:
+            await self.send_json(error_frame(error))
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
+        self.watched = watch_channel_group(group)
+        await self.channel_layer.group_add(self.watched, self.channel_name)
+        await self.send_json({"type": "watching", "group": group})
+
+    async def disconnect(self, code: int) -> None:
+        if getattr(self, "watched", None):
+            await self.channel_layer.group_discard(self.watched, self.channel_name)
+
+    async def receive_json(self, content: dict[str, Any], **kwargs: Any) -> None:
+        await self.send_json({"type": "error", "code": "unknown_type", "message": "a watch socket only listens"})
+
+    async def retrieval_event(self, message: dict[str, Any]) -> None:
+        await self.send_json(message["event"])

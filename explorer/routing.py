@@ -6,4 +6,6 @@ from explorer import consumers
 
 websocket_urlpatterns = [
     path("ws/health/", consumers.HealthConsumer.as_asgi()),
+    path("ws/retrievals/", consumers.RetrievalConsumer.as_asgi()),
+    path("ws/retrievals/watch/", consumers.WatchConsumer.as_asgi()),
 ]

@@ -9,16 +9,30 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402 - needs Django set up first
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from explorer.routing import websocket_urlpatterns  # noqa: E402
-from memoria.accounts.websocket_auth import TokenAuthMiddleware  # noqa: E402
+from memoria.accounts.websocket_auth import OriginCheck, TokenAuthMiddleware  # noqa: E402
+from memoria.graph.driver import adopt_running_loop  # noqa: E402
 
-application = ProtocolTypeRouter(
+
+class AdoptServerLoop:
+    """Marks the server's event loop as long-lived on the first call, so the process shares one async driver."""
+
+    def __init__(self, app: object) -> None:
+        self.app = app
+        self.adopted = False
+
+    async def __call__(self, scope: dict, receive: object, send: object) -> object:
+        if not self.adopted:
+            adopt_running_loop()
+            self.adopted = True
+        return await self.app(scope, receive, send)
+
+
+router = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(TokenAuthMiddleware(URLRouter(websocket_urlpatterns)))
-        ),
+        "websocket": OriginCheck(AuthMiddlewareStack(TokenAuthMiddleware(URLRouter(websocket_urlpatterns)))),
     }
 )
+application = AdoptServerLoop(router)

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
+import sys
+import time
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+from django.conf import settings
 
 from memoria.graph import driver
 from memoria.graph.embedded import EmbeddedServer, embedded_server_from_settings
 from memoria.graph.schema import schema_install
 
 E2E_MARK = "e2e"
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -51,3 +59,40 @@ def count_group(group: str) -> dict[str, int]:
     nodes = driver.read("MATCH (n:Memory {group_id: $group}) RETURN count(n) AS c", group=group)[0]["c"]
     edges = driver.read("MATCH (n:Memory {group_id: $group})-[r]->() RETURN count(r) AS c", group=group)[0]["c"]
     return {"nodes": nodes, "edges": edges}
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def daphne_url(django_db_setup: None, django_db_blocker: object) -> Iterator[str]:
+    """A daphne process on a free loopback port, on the test database and the session's graph server."""
+    port = _free_port()
+    env = dict(os.environ, DJANGO_SETTINGS_MODULE="tests.settings", MEMORIA_E2E_SERVER="1", PYTHONPATH=str(ROOT))
+    log_path = settings.VAR_DIR / "daphne.log"
+    log = open(log_path, "wb")  # noqa: SIM115 - closed below
+    process = subprocess.Popen(
+        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "memoria.asgi:application"],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"daphne exited with {process.returncode}; see {log_path}")
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                break
+        time.sleep(0.1)
+    else:
+        process.kill()
+        pytest.fail("daphne did not start listening within 30 s")
+    yield f"http://127.0.0.1:{port}"
+    process.terminate()
+    process.wait(timeout=10)
+    log.close()

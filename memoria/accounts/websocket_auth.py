@@ -10,6 +10,7 @@ from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.middleware import BaseMiddleware
+from channels.security.websocket import AllowedHostsOriginValidator
 from django.contrib.auth.models import AnonymousUser
 from rest_framework.authtoken.models import Token
 
@@ -38,3 +39,21 @@ class TokenAuthMiddleware(BaseMiddleware):
         if key is not None:
             scope = dict(scope, user=await _user_for_token(key))
         return await super().__call__(scope, receive, send)
+
+
+class OriginCheck:
+    """Browsers always send Origin, and only they carry session cookies: check it when present (allowed hosts).
+
+    A program sends no Origin; it is let through only with a token, so a missing
+    Origin can never smuggle a browser session in.
+    """
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.validated = AllowedHostsOriginValidator(app)
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
+        has_origin = any(name == b"origin" for name, _ in scope.get("headers", []))
+        if not has_origin and _token_from_scope(scope) is not None:
+            return await self.app(scope, receive, send)
+        return await self.validated(scope, receive, send)

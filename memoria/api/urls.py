@@ -11,5 +11,6 @@ urlpatterns = [
     path("groups", views.GroupListView.as_view(), name="api-groups"),
     path("groups/<str:group>/import", views.GroupImportView.as_view(), name="api-group-import"),
     path("groups/<str:group>/export", views.GroupExportView.as_view(), name="api-group-export"),
+    path("retrieval/activation", views.ActivationRetrievalView.as_view(), name="api-retrieval-activation"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
 ]

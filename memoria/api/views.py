@@ -4,19 +4,25 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
+from asgiref.sync import async_to_sync
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.parsers import JSONParser
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memoria.accounts.services import check_group_access, user_groups, user_role
+from memoria.errors import GraphUnavailable
 from memoria.graph.health import graph_health
 from memoria.graph.selectors import group_summary, visible_groups
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.exporter import graph_document_export
 from memoria.interchange.importer import graph_document_import
+from memoria.live import broadcast_events
+from memoria.retrieval.request import parse_activation_request
+from memoria.retrieval.runs import activation_response, activation_run
 
 
 class HealthView(APIView):
@@ -96,3 +102,25 @@ class GroupExportView(APIView):
     def get(self, request: Request, group: str) -> Response:
         check_group_access(user=request.user, group=group)
         return Response(graph_document_export(group=group))
+
+
+class ActivationRetrievalView(APIView):
+    """Run an Activation Energy retrieval and answer with every seed's paths (watchers see it live)."""
+
+    parser_classes = [JSONParser]
+    permission_classes = [IsAuthenticated]  # a POST, but it only reads: viewers may run it
+
+    @extend_schema(request=dict, responses=dict)
+    def post(self, request: Request) -> Response:
+        activation = parse_activation_request(request.data)
+        check_group_access(user=request.user, group=activation.group)
+
+        async def collect() -> list[dict]:
+            stream = activation_run(activation, requested_by=request.user.get_username())
+            return [event async for event in broadcast_events(activation.group, stream)]
+
+        events = async_to_sync(collect)()
+        finished = events[-1]
+        if finished["status"] == "failed":
+            raise GraphUnavailable(finished["error"] or "every seed failed")
+        return Response(activation_response(events))

@@ -1,0 +1,96 @@
+"""Running a validated retrieval request: resolve seeds and query tags, then stream the engine's events.
+
+The REST view, the websocket consumer and the benchmark all call this; none has its own copy of the algorithm.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+from memoria.retrieval.activation import Seed, activation_events
+from memoria.retrieval.query_tags import derive_query_tags
+from memoria.retrieval.request import ActivationRequest
+from memoria.retrieval.seeds import seeds_for_query
+
+
+def new_retrieval_id() -> str:
+    return uuid.uuid4().hex
+
+
+async def activation_run(
+    request: ActivationRequest, *, retrieval_id: str | None = None, requested_by: str | None = None
+) -> AsyncIterator[dict[str, Any]]:
+    """Events of one Activation Energy retrieval, from `retrieval_started` to `retrieval_finished`."""
+    retrieval_id = retrieval_id or new_retrieval_id()
+    seeds = request.seeds
+    seed_source = "caller"
+    if seeds is None:
+        # Embedding the query and reading two indexes block; keep them off the event loop.
+        found = await asyncio.to_thread(seeds_for_query, group=request.group, text=request.query or "")
+        seeds = tuple(Seed(seed.id, seed.score) for seed in found)
+        seed_source = "search"
+    query_tags = request.query_tags
+    tag_source = "caller"
+    if query_tags is None:
+        query_tags = tuple(
+            await asyncio.to_thread(derive_query_tags, group=request.group, text=request.query) if request.query else ()
+        )
+        tag_source = "query" if request.query else "none"
+    context = {
+        "query": request.query,
+        "seed_source": seed_source,
+        "tag_source": tag_source,
+        "requested_by": requested_by,
+        "explain": request.explain,
+    }
+    async for event in activation_events(
+        group=request.group,
+        seeds=seeds,
+        query_tags=query_tags,
+        params=request.params,
+        explain=request.explain,
+        retrieval_id=retrieval_id,
+        context=context,
+    ):
+        yield event
+
+
+def activation_response(events: list[dict[str, Any]]) -> dict[str, Any]:
+    """The REST answer collected from a finished event stream."""
+    started = events[0]
+    finished = events[-1]
+    seeds = [
+        {
+            "seed_id": event["seed_id"],
+            "status": event["status"],
+            "score": event["score"],
+            "name": event.get("name"),
+            "labels": event.get("labels", []),
+            "paths": [
+                {
+                    "nodes": path["nodes"],
+                    "hops": path["hops"],
+                    "energy": path["energy"],
+                    "end_reason": path["end_reason"],
+                }
+                for path in event["paths"]
+            ],
+            **({"error": event["error"]} if "error" in event else {}),
+        }
+        for event in events
+        if event["type"] == "seed_finished"
+    ]
+    order = {seed["id"]: index for index, seed in enumerate(started["seeds"])}
+    seeds.sort(key=lambda seed: order.get(seed["seed_id"], len(order)))
+    return {
+        "retrieval_id": started["retrieval_id"],
+        "group": started["group"],
+        "query_tags": started["query_tags"],
+        "params": started["params"],
+        "seed_source": started.get("seed_source"),
+        "seeds": seeds,
+        "stats": {key: finished[key] for key in ("status", "elapsed_ms", "round_trips", "paths", "candidates")},
+    }
