@@ -53,8 +53,10 @@ def test_answer_matches_the_reference_on_the_demo(client_for, demo_group: str) -
 
 def test_seeds_and_tags_come_from_the_query(client_for, demo_group: str) -> None:
     group_reindex(group=demo_group)
-    response = run(client_for("viewer", [demo_group]),
-                   {"group": demo_group, "query": "Why did stockouts hit the Lyon warehouse? safety stock"})
+    response = run(
+        client_for("viewer", [demo_group]),
+        {"group": demo_group, "query": "Why did stockouts hit the Lyon warehouse? safety stock"},
+    )
     assert response.status_code == 200, response.content
     answer = response.json()
     assert answer["seed_source"] == "search"

@@ -29,8 +29,12 @@ def token_for_role() -> Callable:
 
 
 def post_json(url: str, body: dict, token: str) -> tuple[int, dict]:
-    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST", headers={
-        "Authorization": f"Token {token}", "Content-Type": "application/json"})
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(body).encode(),
+        method="POST",
+        headers={"Authorization": f"Token {token}", "Content-Type": "application/json"},
+    )
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
             return response.status, json.loads(response.read())
@@ -74,8 +78,12 @@ async def test_stream_arrives_in_order_and_matches_rest(
     daphne_url: str, group: str, small_graph: list[str], token_for_role
 ) -> None:
     token = await token_for_role("agent", Role.VIEWER, [group])
-    body = {"group": group, "seeds": [{"id": small_graph[0], "score": 0.9}, {"id": small_graph[1], "score": 0.6}],
-            "query_tags": ["t1", "t2"], "params": {"max_branches": 2}}
+    body = {
+        "group": group,
+        "seeds": [{"id": small_graph[0], "score": 0.9}, {"id": small_graph[1], "score": 0.6}],
+        "query_tags": ["t1", "t2"],
+        "params": {"max_branches": 2},
+    }
     async with connect(daphne_url, "/ws/retrievals/", token) as socket:
         await socket.send(json.dumps({"type": "retrieve", "algorithm": "activation", "retrieval_id": "r-1", **body}))
         events = await until_finished(socket, "r-1")
@@ -93,7 +101,8 @@ async def test_stream_arrives_in_order_and_matches_rest(
     rest = {seed["seed_id"]: seed["paths"] for seed in answer["seeds"]}
     socket_paths = {
         e["seed_id"]: [{k: p[k] for k in ("nodes", "hops", "energy", "end_reason")} for p in e["paths"]]
-        for e in events if e["type"] == "seed_finished"
+        for e in events
+        if e["type"] == "seed_finished"
     }
     assert rest == socket_paths
 
@@ -101,9 +110,18 @@ async def test_stream_arrives_in_order_and_matches_rest(
 async def test_cancel_stops_the_work(daphne_url: str, group: str, small_graph: list[str], token_for_role) -> None:
     token = await token_for_role("agent", Role.VIEWER, [group])
     async with connect(daphne_url, "/ws/retrievals/", token) as socket:
-        await socket.send(json.dumps({"type": "retrieve", "retrieval_id": "long", "group": group, "explain": True,
-                                      "seeds": [{"id": n, "score": 1.0} for n in small_graph[:5]],
-                                      "params": {"max_depth": 10, "min_activation": 0.000001, "max_branches": 20}}))
+        await socket.send(
+            json.dumps(
+                {
+                    "type": "retrieve",
+                    "retrieval_id": "long",
+                    "group": group,
+                    "explain": True,
+                    "seeds": [{"id": n, "score": 1.0} for n in small_graph[:5]],
+                    "params": {"max_depth": 10, "min_activation": 0.000001, "max_branches": 20},
+                }
+            )
+        )
         assert (await receive(socket))["type"] == "retrieval_started"
         await socket.send(json.dumps({"type": "cancel", "retrieval_id": "long"}))
         events = await until_finished(socket, "long")
@@ -120,8 +138,11 @@ async def test_cancel_stops_the_work(daphne_url: str, group: str, small_graph: l
         ('{"type": "dance"}', "unknown_type", "unknown type 'dance'"),
         ('{"type": "retrieve", "group": "g"}', "invalid", "give seeds"),
         ('{"type": "retrieve", "group": "g", "seeds": [{"id": "x", "score": 2}]}', "invalid", "outside (0, 1]"),
-        ('{"type": "retrieve", "group": "g", "seeds": [{"id": "x", "score": 1}], "params": {"max_depth": 99}}',
-         "invalid", "params.max_depth: 99 is outside [1, 10]"),
+        (
+            '{"type": "retrieve", "group": "g", "seeds": [{"id": "x", "score": 1}], "params": {"max_depth": 99}}',
+            "invalid",
+            "params.max_depth: 99 is outside [1, 10]",
+        ),
         ('{"type": "retrieve", "algorithm": "magic", "group": "g", "seeds": []}', "invalid", "algorithm"),
         ('{"type": "retrieve", "group": "not-mine", "seeds": [{"id": "x", "score": 1}]}', "not_found", "not-mine"),
         ("x" * 70_000, "too_large", "limited to 65536 bytes"),
@@ -154,8 +175,16 @@ async def test_watchers_see_retrievals_of_their_group_only(
                 await receive(intruder)
             assert closed.value.rcvd.code == 4404
         async with connect(daphne_url, "/ws/retrievals/", agent) as socket:
-            await socket.send(json.dumps({"type": "retrieve", "retrieval_id": "seen", "group": group,
-                                          "seeds": [{"id": small_graph[2], "score": 1.0}]}))
+            await socket.send(
+                json.dumps(
+                    {
+                        "type": "retrieve",
+                        "retrieval_id": "seen",
+                        "group": group,
+                        "seeds": [{"id": small_graph[2], "score": 1.0}],
+                    }
+                )
+            )
             sent = await until_finished(socket, "seen")
         watched = await until_finished(watcher, "seen")
         assert [e["type"] for e in watched] == [e["type"] for e in sent]
