@@ -31,11 +31,11 @@ class ReferencePath:
 
 
 class ReferenceGraph:
-    def __init__(self, edges: Iterable[EdgeData]) -> None:
-        self.adjacency: dict[str, list[tuple[EdgeData, str]]] = defaultdict(list)
+    def __init__(self, edges: Iterable[EdgeData], nodes: Iterable[str] = ()) -> None:
+        self.adjacency: dict[str, list[tuple[EdgeData, str]]] = {node: [] for node in nodes}
         for edge in edges:
-            self.adjacency[edge.source].append((edge, edge.target))
-            self.adjacency[edge.target].append((edge, edge.source))
+            self.adjacency.setdefault(edge.source, []).append((edge, edge.target))
+            self.adjacency.setdefault(edge.target, []).append((edge, edge.source))
 
     def explore(
         self, seed_id: str, seed_score: float, query_tags: Sequence[str], params: ActivationParams

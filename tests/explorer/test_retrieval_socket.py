@@ -206,3 +206,43 @@ async def test_anonymous_and_forged_origin_are_refused(daphne_url: str, token_fo
         async with connect(daphne_url, "/ws/retrievals/"):
             pass
     assert no_origin_no_token.value.response.status_code == 403
+
+
+async def test_watch_command_prints_a_retrieval(
+    daphne_url: str, group: str, small_graph: list[str], token_for_role
+) -> None:
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    token = await token_for_role("analyst", Role.VIEWER, [group])
+    watcher = subprocess.Popen(
+        [sys.executable, "manage.py", "watch", "--group", group, "--token", token, "--url", daphne_url, "--count", "1"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**__import__("os").environ, "DJANGO_SETTINGS_MODULE": "tests.settings", "PYTHONPATH": str(ROOT)},
+    )
+    try:
+        for _ in range(100):  # until the watcher has subscribed
+            await asyncio.sleep(0.1)
+            status, _ = await asyncio.to_thread(
+                post_json,
+                daphne_url + "/api/retrieval/activation",
+                {"group": group, "seeds": [{"id": small_graph[3], "score": 0.8}]},
+                token,
+            )
+            assert status == 200
+            try:
+                out, err = watcher.communicate(timeout=0.5)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        else:
+            pytest.fail("the watch command printed nothing")
+    finally:
+        watcher.kill()
+    assert watcher.returncode == 0, err
+    assert "started by analyst" in out and f"{small_graph[3]} completed" in out and "finished completed" in out
