@@ -166,6 +166,12 @@ for _label in MEMORIA_EXTRA_ENTITY_LABELS:
             f"MEMORIA_EXTRA_ENTITY_LABELS: {_label!r} must be a CamelCase identifier (letters and digits)"
         )
 
+# The embedding model: unset → the packaged all-MiniLM-L6-v2 (its weights pinned in memoria/embeddings.py);
+# otherwise a local sentence-transformers folder, pinned when MEMORIA_EMBEDDING_SHA256 gives its weights' digest.
+MEMORIA_EMBEDDING_MODEL = env_str("MEMORIA_EMBEDDING_MODEL", "")
+MEMORIA_EMBEDDING_SHA256 = env_str("MEMORIA_EMBEDDING_SHA256", "").lower()
+MEMORIA_EMBEDDING_BATCH = env_int("MEMORIA_EMBEDDING_BATCH", 64, minimum=1, maximum=4096)
+
 # Largest request body accepted (imports are the big ones).
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MEMORIA_MAX_REQUEST_BYTES", 50 * 1024 * 1024, maximum=2**31)
 

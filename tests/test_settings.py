@@ -119,3 +119,15 @@ def test_compose_app_environment_configures_neo4j_and_redis(tmp_path: Path) -> N
     assert loaded["graph"]["EMBEDDED"] == "False"
     assert loaded["graph"]["URL"] == "neo4j://neo4j:7687" and loaded["graph"]["PASSWORD"] == "pw-from-env"
     assert loaded["channels"]["BACKEND"] == "channels_redis.core.RedisChannelLayer"
+
+
+def test_start_up_does_not_need_the_graph_server(tmp_path: Path) -> None:
+    """Django (and neomodel) start with no graph server listening; pages then answer 503 until it is back."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        unused = str(probe.getsockname()[1])
+    code, loaded = load_settings(tmp_path, MEMORIA_GRAPH_BOLT_PORT=unused)
+    assert code == 0, loaded
+    assert loaded["graph"]["URL"] == f"bolt://127.0.0.1:{unused}"

@@ -10,9 +10,12 @@ class GraphConfig(AppConfig):
     label = "graph"
 
     def ready(self) -> None:
-        from neomodel import db, get_config
+        from neomodel import get_config
 
         from memoria.graph.driver import database_name, graph_driver
 
-        get_config().database_name = database_name()
-        db.set_connection(driver=graph_driver())
+        # Handing neomodel the driver, not calling db.set_connection(): that asks the server for its version
+        # at once, and start-up must not need the graph server (pages answer 503 until it is back).
+        config = get_config()
+        config.database_name = database_name()
+        config.driver = graph_driver()

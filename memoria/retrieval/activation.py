@@ -3,13 +3,18 @@
 One batched Cypher round trip expands a whole frontier; the transfer energy is
 computed in Cypher and only candidates above MIN_ACTIVATION come back, at most
 `limit` per parent (fetched again in full for a parent that ran short, so the
-result is exactly the seed's). Seeds run concurrently, one session each, and
-their events are yielded as they happen.
+result is exactly the seed's). A frontier node whose best possible energy,
+R · w_max / √d, cannot exceed MIN_ACTIVATION is not expanded at all: only
+whether it has an unvisited neighbour is asked, to tell a dead end from a
+branch below threshold. Seeds run concurrently, one session each, and their
+events are yielded as they happen.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import math
 import time
 import uuid
 from collections.abc import AsyncIterator, Sequence
@@ -21,12 +26,13 @@ from neo4j import exceptions as neo4j_errors
 
 from memoria.errors import GraphUnavailable
 from memoria.graph.driver import async_driver_for_work, database_name
+from memoria.interchange.document import MAX_WEIGHT
 from memoria.retrieval.params import ActivationParams
 from memoria.retrieval.selection import Candidate, Decision, select_level
 
 SEED_FETCH = """
 MATCH (n:Memory {id: $seed_id})
-RETURN n.group_id AS group_id, n.name AS name, labels(n) AS labels
+RETURN n.group_id AS group_id, n.name AS name, labels(n) AS labels, COUNT { (n)-[:RELATES]-() } AS degree
 """
 
 # The seed's section 6.2, with `:Memory` lookups (indexed), neighbours kept inside the group, and rows slimmed:
@@ -52,16 +58,30 @@ ORDER BY transfer_energy DESC, neighbor.id, r.id
 WITH f.node_id AS parent_id, degree, count(*) AS candidates,
      collect(CASE WHEN transfer_energy > $min_threshold THEN
          [neighbor.id, r.id, startNode(r) = current, r.relation, r.weight, tag_sim, shared, transfer_energy,
-          neighbor.name, labels(neighbor)]
+          neighbor.name, labels(neighbor), COUNT { (neighbor)-[:RELATES]-() }]
      END) AS above
 RETURN parent_id, degree, candidates, size(above) AS above_count, above[0..$limit] AS top
 """
+
+# For frontier nodes that cannot pass the threshold: is there any unvisited neighbour in the group?
+OPEN_NEIGHBOURS = """
+UNWIND $node_ids AS node_id
+MATCH (current:Memory {id: node_id})
+RETURN node_id, EXISTS {
+    (current)-[:RELATES]-(neighbor:Memory) WHERE NOT neighbor.id IN $visited_ids AND neighbor.group_id = $group
+} AS open
+"""
+
+logger = logging.getLogger(__name__)
 
 TRANSIENT_ERRORS = (neo4j_errors.TransientError, neo4j_errors.SessionExpired, neo4j_errors.ServiceUnavailable)
 MAX_ATTEMPTS = 4
 BACKOFF_SECONDS = 0.05  # the seed's 0.05 s · 2^attempt
 ROWS_PER_PARENT_FACTOR = 2  # ship MAX_BRANCHES × this per parent first; hubs need not send all their rows
 EXPLAIN_LIMIT = 10_000
+# Every write path keeps weights in [0.25, 1.0] (memoria.interchange.document), so no edge can carry more than
+# R / √d; a missing weight reads as 0.01.
+MAX_EDGE_WEIGHT = MAX_WEIGHT
 
 
 @dataclass(frozen=True)
@@ -104,7 +124,12 @@ class Branch:
 
     node_id: str
     activation: float
+    degree: int
     hops: tuple[Hop, ...] = ()
+
+    def can_pass(self, min_activation: float) -> bool:
+        """Whether any edge of this node could carry more than the threshold (the pruning bound)."""
+        return self.degree > 0 and self.activation * MAX_EDGE_WEIGHT / math.sqrt(float(self.degree)) > min_activation
 
     def path(self, seed_id: str, end_reason: str) -> dict[str, Any]:
         return {
@@ -128,13 +153,17 @@ class SeedStats:
 class LevelRow:
     parent_id: str
     degree: int
-    candidates: int  # unvisited neighbour edges, whatever their energy
+    candidates: int | None  # unvisited neighbour edges, whatever their energy (None: not counted, pruned)
     above_count: int
     top: tuple[Candidate, ...]
+    pruned: bool = False
 
 
-def _row_to_level(row: dict[str, Any]) -> LevelRow:
-    parent = row["parent_id"]
+def _row_to_level(row: list[Any], neighbour_degrees: dict[str, int]) -> LevelRow:
+    """A row of EXPAND_LEVEL: parent_id, degree, candidates, above_count, top (neighbours' degrees noted aside)."""
+    parent, degree, candidates, above_count, top_rows = row
+    for item in top_rows:
+        neighbour_degrees[item[0]] = item[10]
     top = tuple(
         Candidate(
             parent_id=parent,
@@ -143,16 +172,16 @@ def _row_to_level(row: dict[str, Any]) -> LevelRow:
             outgoing=bool(item[2]),
             relation=item[3],
             weight=item[4],
-            degree=row["degree"],
+            degree=degree,
             tag_similarity=item[5],
             shared_tags=tuple(item[6]),
             transfer_energy=item[7],
             neighbor_name=item[8],
             neighbor_labels=tuple(label for label in item[9] if label != "Memory"),
         )
-        for item in row["top"]
+        for item in top_rows
     )
-    return LevelRow(parent, row["degree"], row["candidates"], row["above_count"], top)
+    return LevelRow(parent, degree, candidates, above_count, top)
 
 
 def _decision_dict(decision: Decision) -> dict[str, Any]:
@@ -175,12 +204,15 @@ def _decision_dict(decision: Decision) -> dict[str, Any]:
     }
 
 
-async def _read_with_retry(session: neo4j.AsyncSession, query: str, parameters: dict[str, Any]) -> list[dict]:
-    """execute_read, retried on transient failures with the seed's backoff; permanent errors surface at once."""
+async def _read_with_retry(session: neo4j.AsyncSession, *statements: tuple[str, dict[str, Any]]) -> list[list[list]]:
+    """Statements in one execute_read, retried on transient failures with the seed's backoff.
 
-    async def work(tx: neo4j.AsyncManagedTransaction) -> list[dict]:
-        result = await tx.run(query, parameters)
-        return [record.data() async for record in result]
+    Permanent errors surface at once. Rows come back as plain value lists:
+    `record.data()` would walk every nested list again.
+    """
+
+    async def work(tx: neo4j.AsyncManagedTransaction) -> list[list[list]]:
+        return [await (await tx.run(query, parameters)).values() for query, parameters in statements]
 
     for attempt in range(MAX_ATTEMPTS):
         try:
@@ -215,18 +247,19 @@ class SeedExploration:
         self.emit = emit
         self.stats = SeedStats()
         self.paths: list[dict[str, Any]] = []
+        self.neighbour_degrees: dict[str, int] = {}
 
     def _event(self, kind: str, **body: Any) -> dict[str, Any]:
         return {"type": kind, "retrieval_id": self.retrieval_id, "seed_id": self.seed.id, **body}
 
     async def run(self, session: neo4j.AsyncSession) -> dict[str, Any]:
         await self.emit(self._event("seed_started", score=self.seed.score))
-        rows = await _read_with_retry(session, SEED_FETCH, {"seed_id": self.seed.id})
+        (rows,) = await _read_with_retry(session, (SEED_FETCH, {"seed_id": self.seed.id}))
         self.stats.round_trips += 1
-        if not rows or rows[0]["group_id"] != self.group:
+        if not rows or rows[0][0] != self.group:
             return self._finished("seed_not_found")
-        seed_node = rows[0]
-        frontier = [Branch(self.seed.id, self.seed.score)]
+        _, seed_name, seed_labels, seed_degree = rows[0]
+        frontier = [Branch(self.seed.id, self.seed.score, seed_degree)]
         visited = {self.seed.id}
         for depth in range(self.params.max_depth):
             if not frontier:
@@ -234,26 +267,52 @@ class SeedExploration:
             frontier = await self._expand(session, depth, frontier, visited)
         for branch in frontier:  # survivors reached MAX_DEPTH
             await self._complete(branch, "max_depth")
-        return self._finished(
-            "completed", name=seed_node["name"], labels=[label for label in seed_node["labels"] if label != "Memory"]
-        )
+        return self._finished("completed", name=seed_name, labels=[label for label in seed_labels if label != "Memory"])
 
     async def _fetch_level(
         self, session: neo4j.AsyncSession, frontier: list[Branch], visited: set[str], limit: int
     ) -> dict[str, LevelRow]:
-        parameters = {
-            "frontier": [{"node_id": b.node_id, "activation": b.activation} for b in frontier],
-            "visited_ids": sorted(visited),
-            "group": self.group,
-            "query_tags": self.query_tags,
-            "query_tags_count": len(self.query_tags),
-            "tag_sim_floor": self.params.tag_sim_floor,
-            "min_threshold": -1.0 if self.explain else self.params.min_activation,
-            "limit": limit,
-        }
-        rows = await _read_with_retry(session, EXPAND_LEVEL, parameters)
+        """One round trip (two statements when some nodes are pruned) for the whole frontier."""
+        min_threshold = -1.0 if self.explain else self.params.min_activation
+        expand = [b for b in frontier if self.explain or b.can_pass(self.params.min_activation)]
+        pruned = [b for b in frontier if b not in expand]
+        visited_ids = sorted(visited)
+        statements = []
+        if expand:
+            statements.append(
+                (
+                    EXPAND_LEVEL,
+                    {
+                        "frontier": [{"node_id": b.node_id, "activation": b.activation} for b in expand],
+                        "visited_ids": visited_ids,
+                        "group": self.group,
+                        "query_tags": self.query_tags,
+                        "query_tags_count": len(self.query_tags),
+                        "tag_sim_floor": self.params.tag_sim_floor,
+                        "min_threshold": min_threshold,
+                        "limit": limit,
+                    },
+                )
+            )
+        if pruned:
+            statements.append(
+                (
+                    OPEN_NEIGHBOURS,
+                    {
+                        "node_ids": [b.node_id for b in pruned],
+                        "visited_ids": visited_ids,
+                        "group": self.group,
+                    },
+                )
+            )
+        results = await _read_with_retry(session, *statements)
         self.stats.round_trips += 1
-        return {row["parent_id"]: _row_to_level(row) for row in rows}
+        levels = {row[0]: _row_to_level(row, self.neighbour_degrees) for row in (results[0] if expand else [])}
+        degree_of = {b.node_id: b.degree for b in pruned}
+        for node_id, has_open in results[-1] if pruned else []:
+            # Nothing can pass; an unvisited neighbour makes it "below threshold", none makes it a dead end.
+            levels[node_id] = LevelRow(node_id, degree_of[node_id], None if has_open else 0, 0, (), pruned=True)
+        return levels
 
     async def _expand(
         self, session: neo4j.AsyncSession, depth: int, frontier: list[Branch], visited: set[str]
@@ -267,7 +326,7 @@ class SeedExploration:
             levels = await self._fetch_level(session, frontier, visited, EXPLAIN_LIMIT)
             decisions = self._decide(levels)
         self.stats.levels += 1
-        self.stats.candidates += sum(level.candidates for level in levels.values())
+        self.stats.candidates += sum(level.candidates or 0 for level in levels.values())
 
         by_parent: dict[str, list[Decision]] = {}
         for decision in decisions:
@@ -291,20 +350,34 @@ class SeedExploration:
                     shared_tags=candidate.shared_tags,
                     transfer_energy=candidate.transfer_energy,
                 )
-                next_frontier.append(Branch(candidate.neighbor_id, candidate.transfer_energy, (*branch.hops, hop)))
+                next_frontier.append(
+                    Branch(
+                        candidate.neighbor_id,
+                        candidate.transfer_energy,
+                        self.neighbour_degrees[candidate.neighbor_id],
+                        (*branch.hops, hop),
+                    )
+                )
             end_reason = None if chosen else self._end_reason(level, by_parent.get(branch.node_id, []))
             decided = by_parent.get(branch.node_id, [])
-            # Below-threshold rows are shipped only when explaining; otherwise Cypher just counts them.
-            below = sum(d.reason == "below_threshold" for d in decided) + (
-                level.candidates - level.above_count if level else 0
+            pruned = bool(level and level.pruned)
+            # Below-threshold rows are shipped only when explaining; otherwise Cypher just counts them,
+            # and a pruned parent's are not counted at all.
+            unvisited = level.candidates if level else 0
+            below = (
+                None
+                if pruned
+                else sum(d.reason == "below_threshold" for d in decided)
+                + (level.candidates - level.above_count if level else 0)
             )
             parents_report.append(
                 {
                     "parent_id": branch.node_id,
                     "activation": branch.activation,
-                    "degree": level.degree if level else None,
-                    "unvisited_edges": level.candidates if level else 0,
-                    "above_threshold": (level.candidates if level else 0) - below,
+                    "degree": level.degree if level else branch.degree,
+                    "pruned": pruned,
+                    "unvisited_edges": unvisited,
+                    "above_threshold": 0 if pruned else (unvisited or 0) - below,
                     "below_threshold": below,
                     "candidates": [_decision_dict(d) for d in decided],
                     "selected": len(chosen),
@@ -339,7 +412,7 @@ class SeedExploration:
             if decision.selected:
                 chosen[decision.candidate.parent_id] = chosen.get(decision.candidate.parent_id, 0) + 1
         return any(
-            level.above_count > len(level.top) and chosen.get(parent, 0) < self.params.max_branches
+            not level.pruned and level.above_count > len(level.top) and chosen.get(parent, 0) < self.params.max_branches
             for parent, level in levels.items()
         )
 
@@ -347,6 +420,8 @@ class SeedExploration:
     def _end_reason(level: LevelRow | None, decisions: list[Decision]) -> str:
         if level is None or level.candidates == 0:
             return "dead_end"
+        if level.pruned:
+            return "below_threshold"
         if level.above_count == 0 or all(d.reason == "below_threshold" for d in decisions):
             return "below_threshold"
         return "claimed"
@@ -420,6 +495,9 @@ async def activation_events(
                 result = exploration._finished("error", error=str(error))
             except (neo4j_errors.Neo4jError, neo4j_errors.DriverError, OSError) as error:
                 result = exploration._finished("error", error=f"graph server unavailable: {error}")
+            except Exception:  # a bug must end this seed, not leave the stream waiting for it forever
+                logger.exception("exploration of seed %s failed", seed.id)
+                result = exploration._finished("error", error="internal error while exploring this seed")
             await queue.put(result)
 
         tasks = [asyncio.create_task(explore(seed)) for seed in seeds]

@@ -28,6 +28,8 @@ class Command(BaseCommand):
                 self.stdout.write("demo group already loaded")
             else:
                 call_command("load_demo", stdout=self.stdout)
+            # Embeddings for query seeds; only what is missing, so a second start does nothing here.
+            call_command("reindex", "--group", "demo", "--quiet", stdout=self.stdout)
         call_command("ensure_login", stdout=self.stdout)
         if prepare_only:
             return
