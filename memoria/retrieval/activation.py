@@ -204,6 +204,33 @@ def _decision_dict(decision: Decision) -> dict[str, Any]:
     }
 
 
+def _parent_report(
+    branch: Branch, level: LevelRow | None, decided: list[Decision], selected: int, end_reason: str | None
+) -> dict[str, Any]:
+    """One parent's part of a level_expanded event: its counts, every decided candidate, and why it ended."""
+    pruned = bool(level and level.pruned)
+    unvisited = level.candidates if level else 0
+    # Below-threshold rows are shipped only when explaining; otherwise Cypher just counts them,
+    # and a pruned parent's are not counted at all.
+    below = None
+    if not pruned:
+        below = sum(d.reason == "below_threshold" for d in decided) + (
+            level.candidates - level.above_count if level else 0
+        )
+    return {
+        "parent_id": branch.node_id,
+        "activation": branch.activation,
+        "degree": level.degree if level else branch.degree,
+        "pruned": pruned,
+        "unvisited_edges": unvisited,
+        "above_threshold": 0 if pruned else (unvisited or 0) - below,
+        "below_threshold": below,
+        "candidates": [_decision_dict(d) for d in decided],
+        "selected": selected,
+        "end_reason": end_reason,
+    }
+
+
 async def _read_with_retry(session: neo4j.AsyncSession, *statements: tuple[str, dict[str, Any]]) -> list[list[list]]:
     """Statements in one execute_read, retried on transient failures with the seed's backoff.
 
@@ -274,8 +301,10 @@ class SeedExploration:
     ) -> dict[str, LevelRow]:
         """One round trip (two statements when some nodes are pruned) for the whole frontier."""
         min_threshold = -1.0 if self.explain else self.params.min_activation
-        expand = [b for b in frontier if self.explain or b.can_pass(self.params.min_activation)]
-        pruned = [b for b in frontier if b not in expand]
+        expand: list[Branch] = []
+        pruned: list[Branch] = []
+        for branch in frontier:
+            (expand if self.explain or branch.can_pass(self.params.min_activation) else pruned).append(branch)
         visited_ids = sorted(visited)
         statements = []
         if expand:
@@ -335,55 +364,11 @@ class SeedExploration:
         parents_report = []
         for branch in frontier:
             level = levels.get(branch.node_id)
-            chosen = [d for d in by_parent.get(branch.node_id, []) if d.selected]
-            for decision in chosen:
-                candidate = decision.candidate
-                hop = Hop(
-                    source=branch.node_id,
-                    target=candidate.neighbor_id,
-                    edge_id=candidate.edge_id,
-                    direction="out" if candidate.outgoing else "in",
-                    relation=candidate.relation,
-                    weight=candidate.weight,
-                    degree=candidate.degree,
-                    tag_similarity=candidate.tag_similarity,
-                    shared_tags=candidate.shared_tags,
-                    transfer_energy=candidate.transfer_energy,
-                )
-                next_frontier.append(
-                    Branch(
-                        candidate.neighbor_id,
-                        candidate.transfer_energy,
-                        self.neighbour_degrees[candidate.neighbor_id],
-                        (*branch.hops, hop),
-                    )
-                )
-            end_reason = None if chosen else self._end_reason(level, by_parent.get(branch.node_id, []))
             decided = by_parent.get(branch.node_id, [])
-            pruned = bool(level and level.pruned)
-            # Below-threshold rows are shipped only when explaining; otherwise Cypher just counts them,
-            # and a pruned parent's are not counted at all.
-            unvisited = level.candidates if level else 0
-            below = (
-                None
-                if pruned
-                else sum(d.reason == "below_threshold" for d in decided)
-                + (level.candidates - level.above_count if level else 0)
-            )
-            parents_report.append(
-                {
-                    "parent_id": branch.node_id,
-                    "activation": branch.activation,
-                    "degree": level.degree if level else branch.degree,
-                    "pruned": pruned,
-                    "unvisited_edges": unvisited,
-                    "above_threshold": 0 if pruned else (unvisited or 0) - below,
-                    "below_threshold": below,
-                    "candidates": [_decision_dict(d) for d in decided],
-                    "selected": len(chosen),
-                    "end_reason": end_reason,
-                }
-            )
+            chosen = [decision.candidate for decision in decided if decision.selected]
+            next_frontier.extend(self._step(branch, candidate) for candidate in chosen)
+            end_reason = None if chosen else self._end_reason(level, decided)
+            parents_report.append(_parent_report(branch, level, decided, len(chosen), end_reason))
         visited.update(branch.node_id for branch in next_frontier)
         await self.emit(
             self._event(
@@ -399,6 +384,23 @@ class SeedExploration:
             if report["end_reason"]:
                 await self._complete(branch, report["end_reason"])
         return next_frontier
+
+    def _step(self, branch: Branch, candidate: Candidate) -> Branch:
+        """The branch extended by one selected candidate; its energy becomes the new node's activation."""
+        hop = Hop(
+            source=branch.node_id,
+            target=candidate.neighbor_id,
+            edge_id=candidate.edge_id,
+            direction="out" if candidate.outgoing else "in",
+            relation=candidate.relation,
+            weight=candidate.weight,
+            degree=candidate.degree,
+            tag_similarity=candidate.tag_similarity,
+            shared_tags=candidate.shared_tags,
+            transfer_energy=candidate.transfer_energy,
+        )
+        degree = self.neighbour_degrees[candidate.neighbor_id]
+        return Branch(candidate.neighbor_id, candidate.transfer_energy, degree, (*branch.hops, hop))
 
     def _decide(self, levels: dict[str, LevelRow]) -> list[Decision]:
         candidates = [candidate for level in levels.values() for candidate in level.top]
