@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -39,6 +40,7 @@ def graph_server() -> Iterator[EmbeddedServer]:
     driver.close_sync_driver()
     if not was_running:
         server.stop()
+        shutil.rmtree(server.data_dir, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)

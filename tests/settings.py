@@ -1,20 +1,36 @@
 """Test settings: the production settings with a graph server of the test session's own (port and data folder).
 
 The values are forced, not defaulted, so a developer's exported MEMORIA_* variables
-can never point the suite at a real instance.
+can never point the suite at a real instance. Ports are free ones picked for the
+session (or MEMORIA_TEST_GRAPH_BOLT_PORT / _HTTP_PORT), and written back to the
+environment so the daphne subprocess of the end-to-end tests uses the same.
 """
 
 import os
+import socket
 from pathlib import Path
 
 _ROOT = Path(__file__).resolve().parent.parent
-os.environ["MEMORIA_GRAPH_BOLT_PORT"] = os.environ.get("MEMORIA_TEST_GRAPH_BOLT_PORT", "7787")
-os.environ["MEMORIA_GRAPH_HTTP_PORT"] = os.environ.get("MEMORIA_TEST_GRAPH_HTTP_PORT", "2580")
-# A second suite can run beside this one with its own MEMORIA_TEST_VAR_DIR and ports.
-os.environ["MEMORIA_VAR_DIR"] = os.environ.get("MEMORIA_TEST_VAR_DIR", str(_ROOT / "var" / "test"))
+
+
+def _free_port() -> str:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return str(probe.getsockname()[1])
+
+
+os.environ.setdefault("MEMORIA_TEST_GRAPH_BOLT_PORT", _free_port())
+os.environ.setdefault("MEMORIA_TEST_GRAPH_HTTP_PORT", _free_port())
+os.environ.setdefault("MEMORIA_TEST_VAR_DIR", str(_ROOT / "var" / "test"))
+os.environ["MEMORIA_GRAPH_BOLT_PORT"] = os.environ["MEMORIA_TEST_GRAPH_BOLT_PORT"]
+os.environ["MEMORIA_GRAPH_HTTP_PORT"] = os.environ["MEMORIA_TEST_GRAPH_HTTP_PORT"]
+os.environ["MEMORIA_VAR_DIR"] = os.environ["MEMORIA_TEST_VAR_DIR"]
+# One data folder per server port: two suites never share a graph, and each run starts from an empty one.
+os.environ["MEMORIA_GRAPH_DATA_DIR"] = str(
+    Path(os.environ["MEMORIA_VAR_DIR"]) / f"graphdb-{os.environ['MEMORIA_GRAPH_BOLT_PORT']}"
+)
 for _name in (
     "MEMORIA_GRAPH_URL",
-    "MEMORIA_GRAPH_DATA_DIR",
     "MEMORIA_GRAPH_PASSWORD",
     "MEMORIA_REDIS_URL",
     "MEMORIA_SQLITE_PATH",
