@@ -13,7 +13,7 @@ from typing import Any
 from memoria.retrieval.activation import Seed, activation_events
 from memoria.retrieval.query_tags import derive_query_tags
 from memoria.retrieval.request import ActivationRequest
-from memoria.retrieval.seeds import seeds_for_query
+from memoria.search.service import search_seeds
 
 
 def new_retrieval_id() -> str:
@@ -29,8 +29,8 @@ async def activation_run(
     seed_source = "caller"
     if seeds is None:
         # Embedding the query and reading two indexes block; keep them off the event loop.
-        found = await asyncio.to_thread(seeds_for_query, group=request.group, text=request.query or "")
-        seeds = tuple(Seed(seed.id, seed.score) for seed in found)
+        found = await asyncio.to_thread(search_seeds, group=request.group, query=request.query or "")
+        seeds = tuple(Seed(node_id, score) for node_id, score in found)
         seed_source = "search"
     query_tags = request.query_tags
     tag_source = "caller"
@@ -73,6 +73,7 @@ def activation_response(events: list[dict[str, Any]]) -> dict[str, Any]:
                 {
                     "nodes": path["nodes"],
                     "hops": path["hops"],
+                    "depth": path["depth"],
                     "energy": path["energy"],
                     "end_reason": path["end_reason"],
                 }

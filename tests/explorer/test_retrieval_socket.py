@@ -100,7 +100,7 @@ async def test_stream_arrives_in_order_and_matches_rest(
     assert status == 200, answer
     rest = {seed["seed_id"]: seed["paths"] for seed in answer["seeds"]}
     socket_paths = {
-        e["seed_id"]: [{k: p[k] for k in ("nodes", "hops", "energy", "end_reason")} for p in e["paths"]]
+        e["seed_id"]: [{k: p[k] for k in ("nodes", "hops", "depth", "energy", "end_reason")} for p in e["paths"]]
         for e in events
         if e["type"] == "seed_finished"
     }

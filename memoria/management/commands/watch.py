@@ -80,6 +80,8 @@ def describe(event: dict[str, Any]) -> str:
     if kind == "retrieval_started":
         seeds = ", ".join(f"{s['id']} ({s['score']:.2f})" for s in event["seeds"])
         return f"[{rid}] started by {event.get('requested_by')}: seeds {seeds or '-'}; tags {event['query_tags']}"
+    if kind == "seed_started":
+        return f"[{rid}] {event['seed_id']} started (score {event['score']:.2f})"
     if kind == "level_expanded":
         return f"[{rid}] {event['seed_id']} depth {event['depth']}: {event['frontier_size']} → {event['selected']}"
     if kind == "path_completed":
