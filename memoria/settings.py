@@ -171,6 +171,8 @@ for _label in MEMORIA_EXTRA_ENTITY_LABELS:
 MEMORIA_EMBEDDING_MODEL = env_str("MEMORIA_EMBEDDING_MODEL", "")
 MEMORIA_EMBEDDING_SHA256 = env_str("MEMORIA_EMBEDDING_SHA256", "").lower()
 MEMORIA_EMBEDDING_BATCH = env_int("MEMORIA_EMBEDDING_BATCH", 64, minimum=1, maximum=4096)
+# Optional: a local sentence-transformers cross-encoder folder for the search reranker `cross_encoder`.
+MEMORIA_CROSS_ENCODER_MODEL = env_str("MEMORIA_CROSS_ENCODER_MODEL", "")
 
 # Largest request body accepted (imports are the big ones).
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MEMORIA_MAX_REQUEST_BYTES", 50 * 1024 * 1024, maximum=2**31)

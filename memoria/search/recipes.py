@@ -1,0 +1,80 @@
+"""Named search configurations for the common cases, as Graphiti's search_config_recipes.py names its own.
+
+`recipe(name, ...)` fills in what only the caller knows: how many results, the center node, BFS origins.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from memoria.errors import InvalidInput
+from memoria.search.config import DEFAULT_LIMIT, Reranker, ScopeConfig, SearchConfig, search_config_check
+from memoria.search.config import SearchMethod as M
+
+HYBRID = (M.BM25, M.COSINE)
+HYBRID_BFS = (M.BM25, M.COSINE, M.BFS)
+
+
+def _scoped(reranker: Reranker, methods: tuple[M, ...] = HYBRID) -> ScopeConfig:
+    return ScopeConfig(methods=methods, reranker=reranker)
+
+
+RECIPES: dict[str, SearchConfig] = {
+    "combined_hybrid_rrf": SearchConfig(
+        facts=_scoped(Reranker.RRF),
+        entities=_scoped(Reranker.RRF),
+        episodes=_scoped(Reranker.RRF),
+        communities=_scoped(Reranker.RRF),
+    ),
+    "combined_hybrid_mmr": SearchConfig(
+        facts=_scoped(Reranker.MMR),
+        entities=_scoped(Reranker.MMR),
+        episodes=_scoped(Reranker.MMR),
+        communities=_scoped(Reranker.MMR),
+    ),
+    "combined_hybrid_cross_encoder": SearchConfig(
+        facts=_scoped(Reranker.CROSS_ENCODER, HYBRID_BFS),
+        entities=_scoped(Reranker.CROSS_ENCODER, HYBRID_BFS),
+        episodes=_scoped(Reranker.CROSS_ENCODER),
+        communities=_scoped(Reranker.CROSS_ENCODER),
+    ),
+    "facts_hybrid_rrf": SearchConfig(facts=_scoped(Reranker.RRF)),
+    "facts_hybrid_mmr": SearchConfig(facts=_scoped(Reranker.MMR)),
+    "facts_node_distance": SearchConfig(facts=_scoped(Reranker.NODE_DISTANCE)),
+    "facts_episode_mentions": SearchConfig(facts=_scoped(Reranker.EPISODE_MENTIONS)),
+    "facts_hybrid_cross_encoder": SearchConfig(facts=_scoped(Reranker.CROSS_ENCODER, HYBRID_BFS)),
+    "entities_hybrid_rrf": SearchConfig(entities=_scoped(Reranker.RRF)),
+    "entities_hybrid_mmr": SearchConfig(entities=_scoped(Reranker.MMR)),
+    "entities_node_distance": SearchConfig(entities=_scoped(Reranker.NODE_DISTANCE)),
+    "entities_episode_mentions": SearchConfig(entities=_scoped(Reranker.EPISODE_MENTIONS)),
+    "entities_hybrid_cross_encoder": SearchConfig(entities=_scoped(Reranker.CROSS_ENCODER, HYBRID_BFS)),
+    "episodes_hybrid_rrf": SearchConfig(episodes=_scoped(Reranker.RRF)),
+    "episodes_hybrid_cross_encoder": SearchConfig(episodes=_scoped(Reranker.CROSS_ENCODER)),
+    "communities_hybrid_rrf": SearchConfig(communities=_scoped(Reranker.RRF)),
+    "communities_hybrid_mmr": SearchConfig(communities=_scoped(Reranker.MMR)),
+    "communities_hybrid_cross_encoder": SearchConfig(communities=_scoped(Reranker.CROSS_ENCODER)),
+}
+
+
+def recipe(
+    name: str,
+    *,
+    limit: int = DEFAULT_LIMIT,
+    center_node_id: str | None = None,
+    origin_ids: tuple[str, ...] = (),
+    where: str = "recipe",
+) -> SearchConfig:
+    """The named recipe with the caller's limit, center and BFS origins applied to each of its scopes."""
+    base = RECIPES.get(name)
+    if base is None:
+        raise InvalidInput(f"{where}: {name!r} is not one of {', '.join(RECIPES)}")
+    scoped = {
+        scope.value: replace(
+            config,
+            limit=limit,
+            center_node_id=center_node_id or config.center_node_id,
+            bfs_origin_ids=origin_ids or config.bfs_origin_ids,
+        )
+        for scope, config in base.scopes().items()
+    }
+    return search_config_check(SearchConfig(**scoped))

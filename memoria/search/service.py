@@ -1,0 +1,269 @@
+"""Hybrid search over a memory: run a config's methods per scope, fuse or rerank them, keep the best.
+
+The REST API, the Activation retriever's seeds and the benchmark all come through `search`.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from memoria.accounts.roles import GROUP_PATTERN
+from memoria.embeddings import embedder
+from memoria.errors import InvalidInput
+from memoria.interchange.document import normalise_timestamp
+from memoria.search import methods, rerankers
+from memoria.search.config import (
+    Reranker,
+    Scope,
+    ScopeConfig,
+    SearchConfig,
+    SearchMethod,
+    parse_query,
+    search_config_check,
+)
+from memoria.search.methods import Candidate
+from memoria.search.recipes import recipe
+
+# Each method is asked for twice the results wanted, so fusion has something to choose from (as Graphiti does).
+METHOD_DEPTH = 2
+# A BFS without origins starts from the endpoints of this many of each other method's best candidates.
+BFS_ORIGINS_PER_METHOD = 3
+MAX_GROUPS = 50
+SEED_RECIPE = "entities_hybrid_rrf"
+
+# Searches are mostly waiting on the graph server: a few threads let methods and scopes overlap.
+_pool = concurrent.futures.ThreadPoolExecutor(max_workers=8, thread_name_prefix="memoria-search")
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One result: `score` from the scope's reranker, `scores` from each method that found it."""
+
+    id: str
+    name: str
+    text: str
+    score: float
+    scores: dict[str, float] = field(default_factory=dict)
+    source: str | None = None
+    target: str | None = None
+    valid_at: str | None = None
+    invalid_at: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        if self.source is None:  # only facts have endpoints and validity
+            for key in ("source", "target", "valid_at", "invalid_at"):
+                data.pop(key)
+        return data
+
+
+@dataclass(frozen=True)
+class SearchResults:
+    facts: tuple[SearchHit, ...] = ()
+    entities: tuple[SearchHit, ...] = ()
+    episodes: tuple[SearchHit, ...] = ()
+    communities: tuple[SearchHit, ...] = ()
+
+    @property
+    def size(self) -> int:
+        return len(self.facts) + len(self.entities) + len(self.episodes) + len(self.communities)
+
+    def as_dict(self) -> dict[str, list[dict[str, Any]]]:
+        return {scope.value: [hit.as_dict() for hit in getattr(self, scope.value)] for scope in Scope}
+
+
+@dataclass(frozen=True)
+class _Request:
+    """What every method of one search shares."""
+
+    query: str
+    groups: tuple[str, ...]
+    valid_at: str | None
+    vector: concurrent.futures.Future | None
+
+    def query_vector(self) -> list[float]:
+        assert self.vector is not None  # the config said it needs one
+        return self.vector.result()
+
+
+def _checked_groups(groups: Sequence[str]) -> tuple[str, ...]:
+    if isinstance(groups, str) or not groups or len(groups) > MAX_GROUPS:
+        raise InvalidInput(f"groups: give 1–{MAX_GROUPS} group names")
+    bad = [group for group in groups if not isinstance(group, str) or not GROUP_PATTERN.match(group)]
+    if bad:
+        raise InvalidInput(f"groups: {bad[0]!r} must be 1–64 letters, digits, '_' or '-'")
+    return tuple(dict.fromkeys(groups))
+
+
+def checked_valid_at(valid_at: datetime | str | None, *, where: str = "valid_at") -> str | None:
+    """The stored timestamp form (fixed-width UTC), so it compares with facts' times as text."""
+    if valid_at is None:
+        return None
+    if isinstance(valid_at, datetime):
+        if valid_at.tzinfo is None:
+            raise InvalidInput(f"{where}: has no time zone")
+        valid_at = valid_at.astimezone(UTC).isoformat()
+    try:
+        return normalise_timestamp(valid_at)
+    except (TypeError, ValueError, AttributeError) as error:
+        raise InvalidInput(f"{where}: {valid_at!r} is not an ISO 8601 date-time with a zone ({error})") from error
+
+
+def _run_method(scope: Scope, method: SearchMethod, config: ScopeConfig, request: _Request) -> list[Candidate]:
+    limit = METHOD_DEPTH * config.limit
+    extra: dict[str, Any] = {"valid_at": request.valid_at} if scope is Scope.FACTS else {}
+    if method is SearchMethod.BM25:
+        return methods.BM25_BY_SCOPE[scope](text=request.query, groups=request.groups, limit=limit, **extra)
+    if method is SearchMethod.COSINE:
+        return methods.COSINE_BY_SCOPE[scope](
+            vector=request.query_vector(),
+            groups=request.groups,
+            limit=limit,
+            min_similarity=config.sim_min_score,
+            **extra,
+        )
+    raise ValueError(f"{method} is run by _run_bfs")
+
+
+def _bfs_origins(scope: Scope, config: ScopeConfig, found: dict[SearchMethod, list[Candidate]]) -> list[str]:
+    if config.bfs_origin_ids:
+        return list(config.bfs_origin_ids)
+    origins: list[str] = []
+    for candidates in found.values():
+        for candidate in candidates[:BFS_ORIGINS_PER_METHOD]:
+            origins.extend((candidate.source, candidate.target) if scope is Scope.FACTS else (candidate.id,))
+    return list(dict.fromkeys(origin for origin in origins if origin))
+
+
+def _run_bfs(scope: Scope, config: ScopeConfig, request: _Request, origins: list[str]) -> list[Candidate]:
+    if not origins:
+        return []
+    limit = METHOD_DEPTH * config.limit
+    if scope is Scope.FACTS:
+        return methods.facts_bfs(
+            origin_ids=origins, groups=request.groups, depth=config.bfs_depth, limit=limit, valid_at=request.valid_at
+        )
+    return methods.entities_bfs(origin_ids=origins, groups=request.groups, depth=config.bfs_depth, limit=limit)
+
+
+def _candidate_vectors(scope: Scope, candidates: dict[str, Candidate]) -> dict[str, list[float]]:
+    vectors = {item: candidate.vector for item, candidate in candidates.items() if candidate.vector}
+    missing = [candidate for item, candidate in candidates.items() if item not in vectors]
+    if missing and scope is Scope.FACTS:
+        vectors.update(methods.fact_vectors(facts=missing))
+    elif missing:
+        prop = methods.NODE_SCOPES[scope].vector_property
+        vectors.update(methods.node_vectors(ids=[candidate.id for candidate in missing], vector_property=prop))
+    return vectors
+
+
+def _rerank_text(scope: Scope, candidate: Candidate) -> str:
+    if scope in (Scope.ENTITIES, Scope.COMMUNITIES) and candidate.text:
+        return f"{candidate.name}: {candidate.text}"
+    return candidate.text or candidate.name
+
+
+def _rerank(
+    scope: Scope,
+    config: ScopeConfig,
+    request: _Request,
+    found: dict[SearchMethod, list[Candidate]],
+    candidates: dict[str, Candidate],
+) -> rerankers.Ranked:
+    fused = rerankers.rrf([[candidate.id for candidate in ranked] for ranked in found.values()])
+    order = [item for item, _ in fused]
+    if config.reranker is Reranker.RRF:
+        return fused
+    if config.reranker is Reranker.MMR:
+        vectors = _candidate_vectors(scope, candidates)
+        ordered = {item: vectors[item] for item in order if item in vectors}
+        return rerankers.mmr(request.query_vector(), ordered, mmr_lambda=config.mmr_lambda)
+    if config.reranker is Reranker.CROSS_ENCODER:
+        texts = {item: _rerank_text(scope, candidates[item]) for item in order}
+        return rerankers.cross_encoder_rank(query=request.query, texts=texts)
+    if scope is Scope.FACTS:
+        ends = {item: (candidates[item].source, candidates[item].target) for item in order}
+        nodes = list(dict.fromkeys(node for pair in ends.values() for node in pair if node))
+    else:
+        nodes = order
+    if config.reranker is Reranker.NODE_DISTANCE:
+        assert config.center_node_id is not None  # checked with the config
+        hops = rerankers.node_distances(center=config.center_node_id, nodes=nodes, groups=request.groups)
+        if scope is Scope.FACTS:
+            hops = {item: min(hops[end] for end in ends[item]) for item in order}
+        return rerankers.by_node_distance(order, hops)
+    mentions = methods.entity_mentions(ids=nodes)
+    if scope is Scope.FACTS:
+        mentions = {item: sum(mentions.get(end, 0) for end in ends[item]) for item in order}
+    return rerankers.by_mentions(order, mentions)
+
+
+def _search_scope(scope: Scope, config: ScopeConfig, request: _Request) -> tuple[SearchHit, ...]:
+    primary = [method for method in config.methods if method is not SearchMethod.BFS]
+    running = {method: _pool.submit(_run_method, scope, method, config, request) for method in primary}
+    found = {method: future.result() for method, future in running.items()}
+    if SearchMethod.BFS in config.methods:
+        found[SearchMethod.BFS] = _run_bfs(scope, config, request, _bfs_origins(scope, config, found))
+    candidates: dict[str, Candidate] = {}
+    scores: dict[str, dict[str, float]] = {}
+    for method, ranked in found.items():
+        for candidate in ranked:
+            seen = candidates.get(candidate.id)
+            if seen is None or (seen.vector is None and candidate.vector is not None):
+                candidates[candidate.id] = candidate
+            scores.setdefault(candidate.id, {})[method.value] = candidate.score
+    ranked = _rerank(scope, config, request, found, candidates) if candidates else []
+    hits = []
+    for item, score in ranked:
+        if config.min_score is not None and score < config.min_score:
+            continue
+        candidate = candidates[item]
+        hits.append(
+            SearchHit(
+                id=item,
+                name=candidate.name,
+                text=candidate.text,
+                score=score,
+                scores=scores[item],
+                source=candidate.source,
+                target=candidate.target,
+                valid_at=candidate.valid_at,
+                invalid_at=candidate.invalid_at,
+            )
+        )
+        if len(hits) == config.limit:
+            break
+    return tuple(hits)
+
+
+def search(
+    *, query: str, groups: Sequence[str], config: SearchConfig, valid_at: datetime | str | None = None
+) -> SearchResults:
+    """Search the groups' memories; facts can be restricted to those that hold at `valid_at`."""
+    query = parse_query(query)
+    request_groups = _checked_groups(groups)
+    moment = checked_valid_at(valid_at)
+    scoped = search_config_check(config).scopes()
+    for scope, scope_config in scoped.items():
+        if scope_config.reranker is Reranker.CROSS_ENCODER:
+            rerankers.cross_encoder_model(where=f"{scope.value}.reranker")  # unavailable: say so before searching
+    vector = _pool.submit(embedder().embed_one, query) if config.needs_query_vector() else None
+    request = _Request(query, request_groups, moment, vector)
+    if len(scoped) == 1:
+        ((scope, scope_config),) = scoped.items()
+        return SearchResults(**{scope.value: _search_scope(scope, scope_config, request)})
+    # Scopes run side by side on threads of their own, so their method tasks never wait for a free pool thread.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(scoped)) as scopes:
+        running = {scope: scopes.submit(_search_scope, scope, c, request) for scope, c in scoped.items()}
+        return SearchResults(**{scope.value: future.result() for scope, future in running.items()})
+
+
+def search_seeds(*, group: str, query: str, limit: int = 5) -> list[tuple[str, float]]:
+    """Seeds for the Activation retriever: hybrid RRF over entities, scores divided by the best into (0, 1]."""
+    hits = search(query=query, groups=[group], config=recipe(SEED_RECIPE, limit=limit)).entities
+    best = hits[0].score if hits else 0.0
+    return [(hit.id, hit.score / best) for hit in hits] if best > 0 else []

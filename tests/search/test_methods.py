@@ -1,0 +1,177 @@
+"""Each search method on the small memory: what it finds, in which order, with which score, and only in the group."""
+
+from __future__ import annotations
+
+import pytest
+
+from memoria.embeddings import embedder
+from memoria.graph import driver
+from memoria.search import methods
+from memoria.search.methods import cosine_similarities, lucene_query
+from tests.search.memory import node_id
+
+SET_EXPIRED = "MATCH ()-[r:RELATES]->() WHERE r.id = $id SET r.expired_at = $at"
+
+
+def ids(candidates: list, group: str) -> list[str]:
+    return [candidate.id.removeprefix(f"{group}-") for candidate in candidates]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Lyon gloves", "lyon OR gloves"),
+        ('gloves AND "Lyon" (stock*) NOT x:y', "gloves OR lyon OR stock OR x OR y"),
+        ("What did the warehouse report about gloves?", "warehouse OR report OR gloves"),
+        ("the OR and", "the OR or OR and"),  # nothing but stop words: searched as they are, lower-cased
+        ("?!", ""),
+    ],
+)
+def test_lucene_query_is_never_lucene_syntax(text: str, expected: str) -> None:
+    assert lucene_query(text) == expected
+
+
+def test_facts_bm25_finds_words_best_first_and_survives_lucene_syntax(searched: str) -> None:
+    found = methods.facts_bm25(text='gloves AND "stockout" (March*)', groups=[searched], limit=10)
+    assert ids(found, searched)[0] == "stockout"
+    assert {"ran-out", "stocks", "arrive"} <= set(ids(found, searched))
+    assert [c.score for c in found] == sorted((c.score for c in found), reverse=True)
+    top = found[0]
+    assert (top.source, top.target, top.name) == (node_id(searched, "lyon"), node_id(searched, "gloves"), "stockout_of")
+    assert top.valid_at == "2024-03-02T00:00:00Z" and top.invalid_at is None
+
+
+def test_facts_cosine_ranks_by_exact_cosine(searched: str) -> None:
+    vector = embedder().embed_one("Lyon warehouse gloves shortage in March")
+    found = methods.facts_cosine(vector=vector, groups=[searched], limit=3)
+    assert set(ids(found, searched)[:2]) == {"ran-out", "stockout"}
+    exact = cosine_similarities(vector, [embedder().embed_one(c.text) for c in found])
+    assert [c.score for c in found] == pytest.approx(exact, abs=1e-5)
+    assert [c.score for c in found] == sorted((c.score for c in found), reverse=True)
+
+
+def test_the_date_filter_keeps_facts_that_hold_then(searched: str) -> None:
+    vector = embedder().embed_one("Bob Novak truck driver")
+    for method, kwargs in (
+        (methods.facts_bm25, {"text": "Bob Novak truck driver"}),
+        (methods.facts_cosine, {"vector": vector}),
+    ):
+        then = ids(method(groups=[searched], limit=20, valid_at="2021-01-01T00:00:00Z", **kwargs), searched)
+        assert "drove" in then and "drives" not in then  # drives began in 2022
+        now = ids(method(groups=[searched], limit=20, valid_at="2025-01-01T00:00:00Z", **kwargs), searched)
+        assert "drives" in now and "drove" not in now  # drove ended in 2022
+        assert {"drove", "drives"} <= set(ids(method(groups=[searched], limit=20, **kwargs), searched))
+
+
+def test_an_expired_fact_never_holds(searched: str) -> None:
+    fact = node_id(searched, "supplies")
+    driver.write(SET_EXPIRED, id=fact, at="2024-01-01T00:00:00Z")
+    try:
+        at = "2025-01-01T00:00:00Z"
+        assert fact not in [c.id for c in methods.facts_bm25(text="Nordbalt", groups=[searched], limit=10, valid_at=at)]
+        assert fact in [c.id for c in methods.facts_bm25(text="Nordbalt", groups=[searched], limit=10)]
+    finally:
+        driver.write(SET_EXPIRED, id=fact, at=None)
+
+
+def test_entity_bm25_adds_the_name_and_summary_scores(searched: str) -> None:
+    found = methods.entities_bm25(text="Lyon", groups=[searched], limit=10)
+    assert set(ids(found, searched)) == {"lyon", "alice"}  # lyon by name, alice by summary
+    both = methods.entities_bm25(text="safety gloves", groups=[searched], limit=10)
+    assert ids(both, searched)[0] == "gloves"  # in its name and its summary
+    assert both[0].text == "Nitrile safety gloves, size L" and both[0].name == "Safety gloves"
+
+
+def test_node_scopes_by_words_and_by_meaning(searched: str) -> None:
+    model = embedder()
+    assert ids(methods.entities_cosine(vector=model.embed_one("a harbour"), groups=[searched], limit=1), searched) == [
+        "rotterdam"
+    ]
+    episodes = methods.episodes_bm25(text="Nordbalt delayed", groups=[searched], limit=5)
+    assert ids(episodes, searched) == ["ep3"] and episodes[0].text.startswith("Nordbalt Metals delayed")
+    late = methods.episodes_cosine(vector=model.embed_one("a supplier was late"), groups=[searched], limit=1)
+    assert ids(late, searched) == ["ep3"]
+    assert ids(methods.communities_bm25(text="bolts", groups=[searched], limit=5), searched) == ["metal"]
+    metal = methods.communities_cosine(vector=model.embed_one("logistics of metal parts"), groups=[searched], limit=1)
+    assert ids(metal, searched) == ["metal"]
+
+
+def test_cosine_drops_candidates_at_or_below_the_minimum(searched: str) -> None:
+    vector = embedder().embed_one("a harbour")
+    everything = methods.entities_cosine(vector=vector, groups=[searched], limit=20, min_similarity=-1.0)
+    assert len(everything) == 8
+    kept = methods.entities_cosine(vector=vector, groups=[searched], limit=20, min_similarity=0.3)
+    assert kept and all(c.score > 0.3 for c in kept) and len(kept) < 8
+
+
+def test_bfs_walks_relates_and_mentions_nearest_first(searched: str) -> None:
+    origin = [node_id(searched, "alice")]
+    one = methods.facts_bfs(origin_ids=origin, groups=[searched], depth=1, limit=50)
+    assert sorted(ids(one, searched)) == ["party", "works"] and all(c.score == 1.0 for c in one)
+    two = methods.facts_bfs(origin_ids=origin, groups=[searched], depth=2, limit=50)
+    assert ids(two, searched)[:2] == ["party", "works"]
+    # hop 2: the facts leaving lyon (the episodes alice is mentioned in hold no facts)
+    assert set(ids(two, searched)[2:]) == {"stocks", "ran-out", "stockout"}
+    assert all(c.score == 0.5 for c in two[2:])
+    entities = methods.entities_bfs(origin_ids=origin, groups=[searched], depth=1, limit=50)
+    assert sorted(ids(entities, searched)) == ["lyon", "party"]  # episodes are walked through, never returned
+    entities = methods.entities_bfs(origin_ids=origin, groups=[searched], depth=2, limit=50)
+    assert sorted(ids(entities, searched)) == ["gloves", "lyon", "party", "rotterdam"]
+
+
+def test_bfs_keeps_to_facts_that_hold(searched: str) -> None:
+    origin = [node_id(searched, "bob")]
+    then = methods.facts_bfs(origin_ids=origin, groups=[searched], depth=1, limit=10, valid_at="2021-01-01T00:00:00Z")
+    assert ids(then, searched) == ["drove"]
+
+
+def test_node_hops_are_true_shortest_distances(searched: str) -> None:
+    keys = ("alice", "lyon", "party", "gloves", "rotterdam", "bolts", "bob", "nordbalt")
+    hops = methods.node_hops(
+        center=node_id(searched, "alice"), nodes=[node_id(searched, k) for k in keys], groups=[searched]
+    )
+    found = {key: hops.get(node_id(searched, key)) for key in keys}
+    assert found == {
+        "alice": 0,
+        "lyon": 1,
+        "party": 1,
+        "gloves": 2,
+        "rotterdam": 3,
+        "bolts": 4,
+        "bob": 4,
+        "nordbalt": None,  # 5 hops: beyond the bound
+    }
+
+
+def test_mentions_and_vectors_are_read_for_candidates(searched: str) -> None:
+    mentions = methods.entity_mentions(ids=[node_id(searched, k) for k in ("alice", "lyon", "party")])
+    assert mentions == {node_id(searched, "alice"): 2, node_id(searched, "lyon"): 1, node_id(searched, "party"): 0}
+    facts = methods.facts_bm25(text="Nordbalt", groups=[searched], limit=5)
+    vectors = methods.fact_vectors(facts=facts)
+    assert set(vectors) == {c.id for c in facts} and all(len(v) == 384 for v in vectors.values())
+    nodes = methods.node_vectors(ids=[node_id(searched, "ep1")], vector_property="embedding")
+    assert len(nodes[node_id(searched, "ep1")]) == 384
+
+
+def test_no_method_ever_returns_another_group(searched: str, other: str) -> None:
+    model = embedder()
+    text = "Lyon warehouse safety gloves Rotterdam port Nordbalt bolts Alice Bob party"
+    vector = model.embed_one(text)
+    found = [
+        *methods.facts_bm25(text=text, groups=[searched], limit=100),
+        *methods.facts_cosine(vector=vector, groups=[searched], limit=100, min_similarity=-1.0),
+        *methods.facts_bfs(origin_ids=[node_id(searched, "lyon")], groups=[searched], depth=3, limit=100),
+        *methods.entities_bm25(text=text, groups=[searched], limit=100),
+        *methods.entities_cosine(vector=vector, groups=[searched], limit=100, min_similarity=-1.0),
+        *methods.entities_bfs(origin_ids=[node_id(searched, "lyon")], groups=[searched], depth=3, limit=100),
+        *methods.episodes_bm25(text=text, groups=[searched], limit=100),
+        *methods.episodes_cosine(vector=vector, groups=[searched], limit=100, min_similarity=-1.0),
+        *methods.communities_bm25(text=text, groups=[searched], limit=100),
+        *methods.communities_cosine(vector=vector, groups=[searched], limit=100, min_similarity=-1.0),
+    ]
+    assert len(found) > 40
+    assert all(c.id.startswith(f"{searched}-") for c in found)
+    # a walk started in the other group finds nothing of ours
+    assert methods.facts_bfs(origin_ids=[node_id(other, "lyon")], groups=[searched], depth=3, limit=100) == []
+    both = methods.entities_bm25(text="Lyon", groups=[searched, other], limit=10)
+    assert {c.id for c in both} == {node_id(g, k) for g in (searched, other) for k in ("lyon", "alice")}
