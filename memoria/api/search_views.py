@@ -1,0 +1,46 @@
+"""REST endpoints of hybrid search: validate, check group access, call the search service. No Cypher here."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.parsers import JSONParser
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from memoria.accounts.services import check_group_access
+from memoria.search.request import SearchRequest, parse_search_body, parse_search_parameters
+from memoria.search.service import search
+
+
+def _answer(request: Request, wanted: SearchRequest) -> Response:
+    check_group_access(user=request.user, group=wanted.group)
+    found = search(query=wanted.query, groups=[wanted.group], config=wanted.config, valid_at=wanted.valid_at)
+    return Response(found.as_dict())
+
+
+class SearchView(APIView):
+    """Search one group's facts, entities, episodes and communities: a named recipe (GET) or a full config (POST)."""
+
+    parser_classes = [JSONParser]
+    permission_classes = [IsAuthenticated]  # the POST only reads: viewers may run it
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("q", str, required=True),
+            OpenApiParameter("group", str, required=True),
+            OpenApiParameter("scope", str, enum=["facts", "entities", "episodes", "communities", "all"]),
+            OpenApiParameter("limit", int),
+            OpenApiParameter("recipe", str),
+            OpenApiParameter("valid_at", str, description="ISO 8601; only facts that hold then"),
+            OpenApiParameter("center", str, description="node id, for node_distance recipes"),
+        ],
+        responses=dict,
+    )
+    def get(self, request: Request) -> Response:
+        return _answer(request, parse_search_parameters(request.query_params))
+
+    @extend_schema(request=dict, responses=dict)
+    def post(self, request: Request) -> Response:
+        return _answer(request, parse_search_body(request.data))
