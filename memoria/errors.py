@@ -35,3 +35,11 @@ class GroupNotFound(MemoriaError):
 
 class EmbeddingModelError(MemoriaError):
     """The embedding model is missing, does not match its pinned weights, or has the wrong dimension."""
+
+
+class LlmUnavailable(MemoriaError):
+    """No LLM is configured, or it cannot be reached, or it kept failing after bounded retries."""
+
+
+class LlmInvalidAnswer(LlmUnavailable):
+    """The LLM answered, but not with JSON of the asked shape: nothing of such an answer is used."""
