@@ -1,0 +1,135 @@
+"""What an episode is on the way in: one validated shape for the API, the commands and the pipeline.
+
+Every problem names its field (`episodes[3].valid_at`), and ids are derived when absent,
+so re-adding the same input finds the episode already stored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from memoria.errors import InvalidInput
+from memoria.graph import kinds
+from memoria.interchange.document import MAX_NAME_LENGTH, MAX_TEXT_LENGTH, TIMESTAMP_FORMAT, _Checker
+
+EPISODE_KEYS = frozenset({"id", "name", "content", "source", "source_description", "valid_at"})
+DEFAULT_SOURCE = "message"
+NAME_FROM_CONTENT = 80  # characters of the content that name an episode given without a name
+
+
+@dataclass(frozen=True)
+class EpisodeInput:
+    """An episode as given: only `content` is required; `valid_at` is a normalised UTC timestamp when present."""
+
+    content: str
+    id: str | None = None
+    name: str | None = None
+    source: str = DEFAULT_SOURCE
+    source_description: str = ""
+    valid_at: str | None = None
+
+
+@dataclass(frozen=True)
+class Episode:
+    """An episode ready for the pipeline: id, name and reference time are always set."""
+
+    id: str
+    name: str
+    content: str
+    source: str
+    source_description: str
+    reference_time: str
+
+
+def _episode_problems(raw: Any, where: str) -> tuple[EpisodeInput | None, list[str]]:
+    # The graph document's field checker: the same rules and messages as an import's episode nodes.
+    check = _Checker()
+    if not check.object_keys(raw, EPISODE_KEYS, where):
+        return None, check.problems
+    content = check.string(raw, "content", where, required=True, max_length=MAX_TEXT_LENGTH)
+    episode_id = check.identifier(raw, "id", where) if raw.get("id") is not None else None
+    name = check.string(raw, "name", where, required=False, max_length=MAX_NAME_LENGTH)
+    source = raw.get("source", DEFAULT_SOURCE)
+    if source not in kinds.EPISODE_SOURCES:
+        check.fail(f"{where}.source", f"must be one of {', '.join(kinds.EPISODE_SOURCES)}")
+    description = check.string(raw, "source_description", where, required=False, max_length=MAX_NAME_LENGTH)
+    valid_at = check.timestamp(raw, "valid_at", where)
+    if check.problems:
+        return None, check.problems
+    episode = EpisodeInput(
+        content=content,
+        id=episode_id,
+        name=name.strip() if name and name.strip() else None,
+        source=source,
+        source_description=description or "",
+        valid_at=valid_at,
+    )
+    return episode, []
+
+
+def episode_input_parse(raw: Any, *, where: str = "episode") -> EpisodeInput:
+    """Validate one decoded episode object; InvalidInput names every bad field."""
+    episode, problems = _episode_problems(raw, where)
+    if problems:
+        raise InvalidInput(problems)
+    return episode
+
+
+def episodes_parse_at(items: Iterable[tuple[str, Any]]) -> list[EpisodeInput]:
+    """Validate episode objects, each with the place it came from (`episodes[3]`, `chat.jsonl:12`).
+
+    The problems of all of them are reported at once; an id given twice is one of them.
+    """
+    episodes: list[EpisodeInput] = []
+    problems: list[str] = []
+    seen: dict[str, str] = {}
+    for where, raw in items:
+        episode, found = _episode_problems(raw, where)
+        problems.extend(found)
+        if episode is None:
+            continue
+        if episode.id is not None:
+            if episode.id in seen:
+                problems.append(f"{where}.id: {episode.id!r} repeats {seen[episode.id]}")
+            seen.setdefault(episode.id, where)
+        episodes.append(episode)
+    if problems:
+        raise InvalidInput(problems)
+    return episodes
+
+
+def episode_inputs_parse(items: list[Any], *, where: str = "episodes") -> list[EpisodeInput]:
+    """Validate a list of episode objects, reporting the problems of all of them at once."""
+    return episodes_parse_at((f"{where}[{index}]", raw) for index, raw in enumerate(items))
+
+
+def derived_episode_id(group: str, episode: EpisodeInput) -> str:
+    """A stable id for an episode given without one: the same input in the same group gets the same id."""
+    parts = (group, episode.name or "", episode.content, episode.valid_at or "", episode.source)
+    return "ep-" + hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:24]
+
+
+def default_name(content: str) -> str:
+    """The first words of the content, cut at a word boundary."""
+    line = " ".join(content.split())
+    if len(line) <= NAME_FROM_CONTENT:
+        return line
+    cut = line[:NAME_FROM_CONTENT].rsplit(" ", 1)[0]
+    return cut + "…"
+
+
+def episode_prepare(*, group: str, episode: EpisodeInput, now: datetime | None = None) -> Episode:
+    """Fill in what was left out: an id derived from the input, a name from the content, now as reference time."""
+    moment = (now or datetime.now(UTC)).strftime(TIMESTAMP_FORMAT)
+    return Episode(
+        id=episode.id or derived_episode_id(group, episode),
+        name=episode.name or default_name(episode.content),
+        content=episode.content,
+        source=episode.source,
+        source_description=episode.source_description,
+        reference_time=episode.valid_at or moment,
+    )
