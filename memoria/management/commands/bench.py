@@ -1,14 +1,28 @@
-"""`bench activation --nodes N --edges E`: measured speed, printed as medians, p95 and ratios (docs/benchmarks.md)."""
+"""`bench activation --nodes N --edges E` and `bench search --facts N`: measured speed, printed as medians, p95
+and ratios (docs/benchmarks.md).
+"""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import platform
+from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from memoria.errors import GraphUnavailable
 from memoria.graph.health import graph_health
+
+CPUINFO = Path("/proc/cpuinfo")
+
+
+def machine_line() -> str:
+    """What the figures were measured on, so a pasted result carries its context."""
+    cpuinfo = CPUINFO.read_text().splitlines() if CPUINFO.exists() else []
+    models = [line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name")]
+    cpu = models[0] if models else platform.processor() or "unknown CPU"
+    return f"machine: {platform.machine()}, {cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
 
 
 class Command(BaseCommand):
@@ -22,18 +36,25 @@ class Command(BaseCommand):
         activation.add_argument("--runs", type=int, default=100, help="timed explorations per series")
         activation.add_argument("--warmup", type=int, default=10)
         activation.add_argument("--clients", type=int, default=20, help="concurrent clients (0 to skip)")
+        search = sub.add_parser("search", help="hybrid search recipes on synthetic sentence-like facts")
+        search.add_argument("--facts", type=int, default=10_000)
+        search.add_argument("--runs", type=int, default=100, help="timed searches per recipe")
+        search.add_argument("--warmup", type=int, default=10)
 
     def handle(self, *args: object, suite: str, **options: int) -> None:
-        for name in ("nodes", "edges", "runs", "clients"):
-            if options[name] < (1 if name != "clients" else 0):
-                raise CommandError(f"--{name} must be positive")
-        if options["edges"] < options["nodes"]:
-            raise CommandError("--edges must be at least --nodes")
+        if suite == "activation":
+            for name in ("nodes", "edges", "runs", "clients"):
+                if options[name] < (1 if name != "clients" else 0):
+                    raise CommandError(f"--{name} must be positive")
+            if options["edges"] < options["nodes"]:
+                raise CommandError("--edges must be at least --nodes")
+        elif min(options["facts"], options["runs"]) < 1:
+            raise CommandError("--facts and --runs must be positive")
         health = graph_health()
         if not health.up:
             raise CommandError(f"graph server down: {health.detail}")
         try:
-            self.activation(**options)
+            getattr(self, suite)(**options)
         except GraphUnavailable as error:
             raise CommandError(str(error)) from error
 
@@ -42,7 +63,7 @@ class Command(BaseCommand):
         from memoria.retrieval.params import ActivationParams
 
         say = self.stdout.write
-        say(f"machine: {platform.machine()}, {__import__('os').cpu_count()} cores, Python {platform.python_version()}")
+        say(machine_line())
         group, reference = build_graph(nodes=nodes, edges=edges, say=say)
         results = asyncio.run(
             activation_benchmark(
@@ -72,3 +93,14 @@ class Command(BaseCommand):
             )
         if any(results[name]["mismatches"] for name in ("with_tags", "without_tags")):
             raise CommandError("the engine and the reference disagreed; see mismatches above")
+
+    def search(self, *, facts: int, runs: int, warmup: int, **_: object) -> None:
+        from memoria.bench.search import build_memory, search_benchmark
+
+        say = self.stdout.write
+        say(machine_line())
+        group, memory = build_memory(facts=facts, say=say)
+        results = search_benchmark(group=group, memory=memory, runs=runs, warmup=warmup)
+        say(f"search, {facts} facts, limit 10, query embedding included, {runs} timed searches per recipe")
+        for name, r in results.items():
+            say(f"  {name:27s} p50 {r['p50_ms']:7.2f} ms  p95 {r['p95_ms']:7.2f} ms | hits {r['hits']:5.1f}")

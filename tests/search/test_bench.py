@@ -1,0 +1,46 @@
+"""The search benchmark's synthetic memory and command, at a size a test can afford."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from memoria.bench.search import BENCH_RECIPES, bench_group, synthetic_memory
+from memoria.graph import driver
+from memoria.interchange.document import parse_graph_document
+
+
+def test_the_synthetic_memory_is_deterministic_and_valid() -> None:
+    memory = synthetic_memory(group="b", facts=200)
+    assert memory == synthetic_memory(group="b", facts=200)
+    document = parse_graph_document(memory.document, group="b")
+    kinds = [node.kind for node in document.nodes]
+    assert len(document.edges) == 200
+    assert (kinds.count("Entity"), kinds.count("Episode"), kinds.count("Community")) == (40, 20, 1)
+    assert document.mentions and document.memberships
+    assert all(edge.fact and edge.valid_at for edge in document.edges)
+    assert len(set(memory.queries)) > 50
+
+
+@pytest.fixture
+def tiny_bench() -> Iterator[int]:
+    yield 60
+    driver.write("MATCH (n:Memory {group_id: $group}) DETACH DELETE n", group=bench_group(60))
+
+
+def test_the_command_times_every_recipe(tiny_bench: int) -> None:
+    out = io.StringIO()
+    call_command("bench", "search", "--facts", str(tiny_bench), "--runs", "3", "--warmup", "1", stdout=out)
+    printed = out.getvalue()
+    assert printed.startswith("machine: ") and "cores" in printed
+    assert "search, 60 facts, limit 10, query embedding included, 3 timed searches per recipe" in printed
+    for name in BENCH_RECIPES:
+        assert f"  {name} " in printed
+    again = io.StringIO()
+    call_command("bench", "search", "--facts", str(tiny_bench), "--runs", "1", "--warmup", "0", stdout=again)
+    assert "reusing group bench-search-60" in again.getvalue()
+    with pytest.raises(CommandError, match="--facts and --runs must be positive"):
+        call_command("bench", "search", "--facts", "0")
