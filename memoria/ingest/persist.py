@@ -1,0 +1,179 @@
+"""Step 7: write what a batch of episodes learned in one transaction, so a failure leaves nothing half-written.
+
+Everything is MERGEd by id in UNWIND batches: episodes, entities (extra kind labels only from
+kinds.entity_labels()), RELATES facts and MENTIONS links. A guard at the start of the transaction
+refuses an episode that is already stored, so adding it twice changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import neo4j
+
+from memoria.errors import InvalidInput, MemoriaError
+from memoria.graph import driver, kinds
+from memoria.interchange.importer import DEFAULT_BATCH_SIZE, MERGE_LINKS, UPDATE_EDGES, batched
+
+STORED_IDS = f"""
+UNWIND $ids AS id
+MATCH (n:{kinds.MEMORY_LABEL} {{id: id}})
+RETURN n.id AS id, n.group_id AS group_id, labels(n) AS labels
+"""
+MERGE_EPISODES = f"""
+UNWIND $rows AS row
+MERGE (e:{kinds.MEMORY_LABEL}:{kinds.EPISODE} {{id: row.id}})
+ON CREATE SET e += row.props
+"""
+# {labels} is spliced from kinds only (checked in entity_labels_text); every value is a parameter.
+MERGE_ENTITIES = """
+UNWIND $rows AS row
+MERGE (n:{labels} {{id: row.id}})
+ON CREATE SET n += row.create
+SET n += row.update
+"""
+UPDATE_ENTITIES = f"""
+UNWIND $rows AS row
+MATCH (n:{kinds.MEMORY_LABEL} {{id: row.id}})
+SET n += row.update
+"""
+MERGE_FACTS = f"""
+UNWIND $rows AS row
+MATCH (a:{kinds.MEMORY_LABEL} {{id: row.source}})
+MATCH (b:{kinds.MEMORY_LABEL} {{id: row.target}})
+MERGE (a)-[r:{kinds.RELATES} {{id: row.id}}]->(b)
+ON CREATE SET r += row.props, r.created_at = $now
+"""
+MERGE_MENTIONS = MERGE_LINKS.format(rel_type=kinds.MENTIONS)
+
+
+class EpisodeConflict(MemoriaError):
+    """An episode of the batch was stored by someone else meanwhile; the batch is planned again."""
+
+
+@dataclass(frozen=True)
+class EpisodeRow:
+    id: str
+    props: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class EntityRow:
+    id: str
+    labels: tuple[str, ...]  # extra kind labels, for new entities
+    create: dict[str, Any]  # set only when the node is created
+    update: dict[str, Any]  # set every time
+    is_new: bool
+
+
+@dataclass(frozen=True)
+class FactRow:
+    id: str
+    source: str
+    target: str
+    props: dict[str, Any]
+    is_new: bool
+
+
+@dataclass(frozen=True)
+class WritePlan:
+    group: str
+    now: str
+    episodes: tuple[EpisodeRow, ...]
+    entities: tuple[EntityRow, ...] = ()
+    facts: tuple[FactRow, ...] = ()
+    mentions: tuple[tuple[str, str], ...] = ()  # (episode id, entity id)
+
+
+@dataclass(frozen=True)
+class PersistReport:
+    episodes: int
+    entities_created: int
+    entities_updated: int
+    facts_created: int
+    facts_updated: int
+    mentions: int
+    statements: int
+
+
+@dataclass
+class _Statements:
+    items: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+    def add(self, query: str, rows: list[dict[str, Any]], batch_size: int, **extra: Any) -> None:
+        for batch in batched(rows, batch_size):
+            self.items.append((query, {"rows": batch, **extra}))
+
+
+def entity_labels_text(extra: tuple[str, ...]) -> str:
+    """The label expression of a new entity; a label outside the allow-list fails the whole plan."""
+    allowed = kinds.entity_labels()
+    refused = [label for label in extra if label not in allowed]
+    if refused:
+        raise InvalidInput(
+            [f"entity label {label!r} is not allowed (allowed: {', '.join(allowed)})" for label in refused]
+        )
+    return ":".join((kinds.MEMORY_LABEL, kinds.ENTITY, *sorted(set(extra))))
+
+
+def attributes_json(attributes: dict[str, Any]) -> str:
+    return json.dumps(attributes, sort_keys=True)
+
+
+def _guard(tx: neo4j.ManagedTransaction, plan: WritePlan) -> None:
+    """Inside the transaction: no episode may exist yet, and no entity id may belong to another group or kind."""
+    episode_ids = {row.id for row in plan.episodes}
+    ids = sorted(episode_ids | {row.id for row in plan.entities})
+    problems: list[str] = []
+    for record in tx.run(STORED_IDS, ids=ids):
+        if record["id"] in episode_ids:
+            if record["group_id"] == plan.group and kinds.EPISODE in record["labels"]:
+                raise EpisodeConflict(f"episode {record['id']!r} was stored meanwhile")
+            problems.append(f"episode id {record['id']!r} already belongs to another group or kind of node")
+        elif record["group_id"] != plan.group or kinds.ENTITY not in record["labels"]:
+            problems.append(f"entity id {record['id']!r} already belongs to another group or kind of node")
+    if problems:
+        raise InvalidInput(problems)
+
+
+def plan_persist(*, plan: WritePlan, batch_size: int = DEFAULT_BATCH_SIZE) -> PersistReport:
+    """Write the plan in one transaction; InvalidInput or EpisodeConflict roll all of it back."""
+    statements = _Statements()
+    statements.add(MERGE_EPISODES, [{"id": row.id, "props": row.props} for row in plan.episodes], batch_size)
+    new_by_labels: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in plan.entities:
+        if row.is_new:
+            new_by_labels[entity_labels_text(row.labels)].append(
+                {"id": row.id, "create": row.create, "update": row.update}
+            )
+    for labels, rows in sorted(new_by_labels.items()):
+        statements.add(MERGE_ENTITIES.format(labels=labels), rows, batch_size)
+    updates = [{"id": row.id, "update": row.update} for row in plan.entities if not row.is_new and row.update]
+    statements.add(UPDATE_ENTITIES, updates, batch_size)
+    fact_rows = [{"id": f.id, "source": f.source, "target": f.target, "props": f.props} for f in plan.facts]
+    statements.add(
+        MERGE_FACTS, [row for row, f in zip(fact_rows, plan.facts, strict=True) if f.is_new], batch_size, now=plan.now
+    )
+    statements.add(
+        UPDATE_EDGES, [row for row, f in zip(fact_rows, plan.facts, strict=True) if not f.is_new], batch_size
+    )
+    statements.add(MERGE_MENTIONS, [{"source": e, "target": n} for e, n in plan.mentions], batch_size)
+
+    def work(tx: neo4j.ManagedTransaction) -> None:
+        _guard(tx, plan)
+        for query, parameters in statements.items:
+            tx.run(query, parameters).consume()
+
+    driver.write_transaction(work)
+    return PersistReport(
+        episodes=len(plan.episodes),
+        entities_created=sum(len(rows) for rows in new_by_labels.values()),
+        entities_updated=len(updates),
+        facts_created=sum(1 for f in plan.facts if f.is_new),
+        facts_updated=sum(1 for f in plan.facts if not f.is_new),
+        mentions=len(plan.mentions),
+        statements=len(statements.items) + 1,
+    )

@@ -1,0 +1,444 @@
+"""add_episode: the steps of ingestion run over one episode or a batch, and written in one transaction.
+
+Graphiti's phases 1–7 (seed 004): context, entity extraction, entity resolution, fact extraction,
+fact resolution, summaries and embeddings, persistence. Phase 8, the incremental community update,
+belongs to the communities work: each result names its `touched_entities` for it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Protocol
+
+from neo4j import exceptions as neo4j_errors
+
+from memoria.accounts.roles import check_group_name
+from memoria.errors import InvalidInput
+from memoria.graph import driver, kinds
+from memoria.graph.dialect import graph_dialect
+from memoria.ingest.context import CONTEXT_EPISODES, ContextRequest, PriorEpisode, context_fetch
+from memoria.ingest.episodes import Episode, EpisodeInput, episode_prepare
+from memoria.ingest.extract_entities import (
+    EntityExtraction,
+    EntityExtractionInput,
+    EntityExtractor,
+    ExtractedEntity,
+    OfflineEntityExtractor,
+)
+from memoria.ingest.extract_facts import FactExtractionInput, FactExtractor, OfflineFactExtractor
+from memoria.ingest.persist import (
+    STORED_IDS,
+    EntityRow,
+    EpisodeConflict,
+    EpisodeRow,
+    FactRow,
+    WritePlan,
+    attributes_json,
+    plan_persist,
+)
+from memoria.ingest.resolve_entities import (
+    EntityResolution,
+    EntityResolver,
+    EntityState,
+    OfflineEntityResolver,
+    ResolveEntitiesInput,
+    entities_resolve,
+)
+from memoria.ingest.resolve_facts import (
+    FactState,
+    FactWorkingSet,
+    NewFact,
+    ResolveFactsInput,
+    facts_fetch,
+    facts_resolve,
+)
+from memoria.ingest.summaries import SummaryInput, sentences_about, summary_update
+from memoria.ingest.temporal import format_timestamp
+
+DEFAULT_BATCH_SIZE = 32
+MAX_ATTEMPTS = 3  # a batch is planned again when a concurrent writer stored one of its episodes or names first
+NAME_CACHE_SIZE = 20_000
+
+
+class TextEmbedder(Protocol):
+    def embed(self, texts: list[str]) -> list[list[float]]: ...
+
+
+@dataclass(frozen=True)
+class Extractors:
+    """The pluggable steps: offline by default, an LLM's where one is configured."""
+
+    entities: EntityExtractor = field(default_factory=OfflineEntityExtractor)
+    facts: FactExtractor = field(default_factory=OfflineFactExtractor)
+    resolver: EntityResolver = field(default_factory=OfflineEntityResolver)
+
+
+@dataclass(frozen=True)
+class EpisodeResult:
+    episode_id: str
+    name: str
+    added: bool  # False: the episode was already stored (or repeated in the input), and nothing changed
+    entities: tuple[str, ...] = ()  # every entity the episode mentions
+    entities_created: tuple[str, ...] = ()
+    facts_created: tuple[str, ...] = ()
+    facts_merged: tuple[str, ...] = ()
+    facts_invalidated: tuple[str, ...] = ()
+    # The hook of the incremental community update (step 8, not done here): entities whose facts or
+    # summary this episode changed.
+    touched_entities: tuple[str, ...] = ()
+
+
+class _Vectors:
+    """Embeds in one call per batch; names repeat across a conversation, so their vectors are remembered."""
+
+    def __init__(self, embedder: TextEmbedder, names: OrderedDict[str, list[float]]) -> None:
+        self.embedder = embedder
+        self.names = names
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        unique = list(dict.fromkeys(texts))
+        vectors = dict(zip(unique, self.embedder.embed(unique), strict=True)) if unique else {}
+        return [vectors[item] for item in texts]
+
+    def embed_names(self, names: list[str]) -> list[list[float]]:
+        missing = [name for name in dict.fromkeys(names) if name not in self.names]
+        for name, vector in zip(missing, self.embedder.embed(missing) if missing else [], strict=True):
+            self.names[name] = vector
+        while len(self.names) > NAME_CACHE_SIZE:
+            self.names.popitem(last=False)
+        return [self.names[name] for name in names]
+
+
+_shared_names: OrderedDict[str, list[float]] = OrderedDict()
+
+
+def _vectors_for(embedder: TextEmbedder | None) -> _Vectors:
+    if embedder is None:
+        from memoria.embeddings import embedder as shared_embedder  # the model loads on first use only
+
+        return _Vectors(shared_embedder(), _shared_names)
+    return _Vectors(embedder, OrderedDict())
+
+
+def _now() -> str:
+    return format_timestamp(datetime.now(UTC))
+
+
+def stored_episodes(*, group: str, ids: Sequence[str]) -> set[str]:
+    """Which of these episode ids the group holds already; an id held elsewhere is refused, naming it."""
+    stored: set[str] = set()
+    problems: list[str] = []
+    for row in driver.read(STORED_IDS, ids=list(ids)) if ids else []:
+        if row["group_id"] == group and kinds.EPISODE in row["labels"]:
+            stored.add(row["id"])
+        else:
+            problems.append(f"episode id {row['id']!r} already belongs to another group or kind of node")
+    if problems:
+        raise InvalidInput(problems)
+    return stored
+
+
+def episode_add(
+    *,
+    group: str,
+    episode: EpisodeInput,
+    extractors: Extractors | None = None,
+    embedder: TextEmbedder | None = None,
+    context_size: int = CONTEXT_EPISODES,
+) -> EpisodeResult:
+    """Add one episode in one transaction; adding it again (same id) changes nothing."""
+    return episodes_add(
+        group=group,
+        episodes=[episode],
+        extractors=extractors,
+        embedder=embedder,
+        context_size=context_size,
+        batch_size=1,
+    )[0]
+
+
+def episodes_add(
+    *,
+    group: str,
+    episodes: Iterable[EpisodeInput],
+    extractors: Extractors | None = None,
+    embedder: TextEmbedder | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    context_size: int = CONTEXT_EPISODES,
+    progress: Callable[[list[EpisodeResult]], None] | None = None,
+) -> list[EpisodeResult]:
+    """Add episodes in order, `batch_size` at a time: one embedding call per kind and one transaction per batch.
+
+    A batch is all or nothing; an interrupted run resumes where it stopped, because stored episodes are skipped.
+    """
+    check_group_name(group)
+    if batch_size < 1:
+        raise ValueError(f"batch_size={batch_size} must be at least 1")
+    extractors = extractors or Extractors()
+    vectors = _vectors_for(embedder)
+    results: list[EpisodeResult] = []
+    seen: set[str] = set()
+    batch: list[Episode] = []
+
+    def flush() -> None:
+        if batch:
+            done = _batch_add(group, batch, extractors, vectors, context_size)
+            results.extend(done)
+            if progress:
+                progress(done)
+            batch.clear()
+
+    for item in episodes:
+        prepared = episode_prepare(group=group, episode=item)
+        if prepared.id in seen:
+            batch_results = [EpisodeResult(prepared.id, prepared.name, added=False)]
+            results.extend(batch_results)
+            if progress:
+                progress(batch_results)
+            continue
+        seen.add(prepared.id)
+        batch.append(prepared)
+        if len(batch) >= batch_size:
+            flush()
+    flush()
+    return results
+
+
+def _batch_add(
+    group: str, batch: list[Episode], extractors: Extractors, vectors: _Vectors, context_size: int
+) -> list[EpisodeResult]:
+    for attempt in range(MAX_ATTEMPTS):
+        stored = stored_episodes(group=group, ids=[episode.id for episode in batch])
+        fresh = [episode for episode in batch if episode.id not in stored]
+        added: dict[str, EpisodeResult] = {}
+        if fresh:
+            plan, planned = _batch_plan(group, fresh, extractors, vectors, context_size)
+            try:
+                plan_persist(plan=plan)
+            except EpisodeConflict:
+                continue
+            except neo4j_errors.Neo4jError as error:
+                # Two writers created the same new name at once: the loser plans again and finds it stored.
+                if attempt + 1 < MAX_ATTEMPTS and graph_dialect().is_constraint_violation(error):
+                    time.sleep(0.05 * (attempt + 1))
+                    continue
+                raise
+            added = {result.episode_id: result for result in planned}
+        return [added.get(episode.id) or EpisodeResult(episode.id, episode.name, added=False) for episode in batch]
+    raise EpisodeConflict(f"episodes of group {group!r} kept being stored concurrently; try again")
+
+
+@dataclass
+class _EpisodeWork:
+    episode: Episode
+    extraction: EntityExtraction
+    facts: list[NewFact] = field(default_factory=list)
+    created: tuple[str, ...] = ()
+    merged: tuple[str, ...] = ()
+    invalidated: tuple[str, ...] = ()
+
+
+def _batch_plan(
+    group: str, batch: list[Episode], extractors: Extractors, vectors: _Vectors, context_size: int
+) -> tuple[WritePlan, list[EpisodeResult]]:
+    now = _now()
+    # 1. context
+    stored_context = context_fetch(
+        request=ContextRequest(group, tuple(episode.reference_time for episode in batch), context_size)
+    )
+    work: list[_EpisodeWork] = []
+    earlier: list[PriorEpisode] = []
+    for episode in batch:
+        context = stored_context.for_episode(
+            reference_time=episode.reference_time, episode_id=episode.id, earlier_in_batch=earlier
+        )
+        # 2. entities
+        request = EntityExtractionInput(episode.content, episode.source, episode.reference_time, context)
+        work.append(_EpisodeWork(episode, extractors.entities.extract_entities(request)))
+        earlier.append(PriorEpisode(episode.id, episode.name, episode.content, episode.source, episode.reference_time))
+    # 3. entity resolution, over the batch's distinct names in the order they came
+    mentions: dict[str, ExtractedEntity] = {}
+    for item in work:
+        for entity in item.extraction.entities:
+            mentions.setdefault(entity.key, entity)
+    resolution = entities_resolve(
+        request=ResolveEntitiesInput(group, tuple(mentions.values()), vectors.embed_names),
+        resolver=extractors.resolver,
+    )
+    # 4. facts, their ends mapped to resolved ids; one embedding call for every fact text and episode content
+    for item in work:
+        extracted = extractors.facts.extract_facts(
+            FactExtractionInput(item.episode.content, item.episode.reference_time, item.extraction)
+        )
+        for fact in extracted.facts:
+            source, target = resolution.resolved.get(fact.source), resolution.resolved.get(fact.target)
+            if source is None or target is None or source == target:
+                continue
+            item.facts.append(
+                NewFact(
+                    source,
+                    target,
+                    fact.stored_relation,
+                    fact.category,
+                    fact.fact,
+                    fact.valid_at,
+                    fact.weight,
+                    fact.tags,
+                )
+            )
+    fact_texts = [fact.fact for item in work for fact in item.facts]
+    embedded = vectors.embed([*fact_texts, *(item.episode.content for item in work)])
+    fact_vectors, episode_vectors = embedded[: len(fact_texts)], embedded[len(fact_texts) :]
+    position = 0
+    for item in work:
+        item.facts = [replace(fact, vector=fact_vectors[position + index]) for index, fact in enumerate(item.facts)]
+        position += len(item.facts)
+    # 5. fact resolution, episode after episode, against stored facts read once for the batch
+    new_entities = {entity.id for entity in resolution.entities.by_id.values() if entity.is_new}
+    facts = facts_fetch(group=group, facts=[fact for item in work for fact in item.facts], new_entities=new_entities)
+    for item in work:
+        resolved = facts_resolve(request=ResolveFactsInput(group, item.episode.id, tuple(item.facts), facts, now))
+        facts = resolved.facts
+        item.created, item.merged, item.invalidated = resolved.created, resolved.merged, resolved.invalidated
+    # 6. summaries (name vectors of new entities were made during resolution)
+    entities = _summarised(work, resolution, facts)
+    plan = _write_plan(group, now, work, episode_vectors, resolution, entities, facts)
+    return plan, _results(work, resolution, facts)
+
+
+def _summarised(
+    work: list[_EpisodeWork], resolution: EntityResolution, facts: FactWorkingSet
+) -> dict[str, EntityState]:
+    entities = dict(resolution.entities.by_id)
+    for item in work:
+        fact_texts: dict[str, list[str]] = {}
+        for fact_id in (*item.created, *item.merged):
+            fact = facts.by_id[fact_id]
+            for end in (fact.source, fact.target):
+                fact_texts.setdefault(end, []).append(fact.fact)
+        for mention in item.extraction.entities:
+            entity_id = resolution.resolved[mention.key]
+            sentences = sentences_about(
+                sentences=item.extraction.sentences, spans=mention.spans, fact_texts=fact_texts.get(entity_id, [])
+            )
+            updated = summary_update(request=SummaryInput(entities[entity_id].summary, sentences))
+            if updated.changed:
+                entities[entity_id] = replace(entities[entity_id], summary=updated.summary)
+    return entities
+
+
+def _fact_props(fact: FactState, group: str) -> dict:
+    props = {
+        "episodes": list(fact.episodes),
+        "weight": fact.weight,
+        "tags": list(fact.tags),
+        "invalid_at": fact.invalid_at,
+        "expired_at": fact.expired_at,
+    }
+    if fact.is_new:
+        props.update(
+            id=fact.id,
+            group_id=group,
+            relation=fact.relation,
+            relation_category=fact.category,
+            fact=fact.fact,
+            fact_embedding=fact.vector,
+            valid_at=fact.valid_at,
+        )
+    return props
+
+
+def _write_plan(
+    group: str,
+    now: str,
+    work: list[_EpisodeWork],
+    episode_vectors: list[list[float]],
+    resolution: EntityResolution,
+    entities: dict[str, EntityState],
+    facts: FactWorkingSet,
+) -> WritePlan:
+    episodes = tuple(
+        EpisodeRow(
+            item.episode.id,
+            {
+                "id": item.episode.id,
+                "group_id": group,
+                "name": item.episode.name,
+                "content": item.episode.content,
+                "source": item.episode.source,
+                "source_description": item.episode.source_description,
+                "valid_at": item.episode.reference_time,
+                "embedding": vector,
+                "created_at": now,
+            },
+        )
+        for item, vector in zip(work, episode_vectors, strict=True)
+    )
+    entity_rows = []
+    touched = {resolution.resolved[m.key] for item in work for m in item.extraction.entities}
+    for entity_id in sorted(touched):
+        entity = entities[entity_id]
+        before = resolution.entities.by_id[entity_id]
+        attributes = {**entity.attributes, "aliases": list(entity.aliases)} if entity.aliases else entity.attributes
+        update: dict = {}
+        if entity.summary != before.summary or entity.is_new:
+            update["summary"] = entity.summary
+        if entity.is_new or entity.aliases != tuple(entity.attributes.get("aliases", ())):
+            update["attributes"] = attributes_json(attributes)
+        create = {}
+        if entity.is_new:
+            create = {
+                "id": entity.id,
+                "group_id": group,
+                "name": entity.name,
+                "name_embedding": resolution.entities.vectors.get(entity.id),
+                "created_at": now,
+            }
+        if entity.is_new or update:
+            entity_rows.append(EntityRow(entity.id, entity.labels, create, update, entity.is_new))
+    fact_rows = tuple(
+        FactRow(fact.id, fact.source, fact.target, _fact_props(fact, group), fact.is_new)
+        for fact in (facts.by_id[fact_id] for fact_id in sorted(facts.changed))
+    )
+    mentions = tuple(
+        dict.fromkeys(
+            (item.episode.id, resolution.resolved[mention.key]) for item in work for mention in item.extraction.entities
+        )
+    )
+    return WritePlan(group, now, episodes, tuple(entity_rows), fact_rows, mentions)
+
+
+def _results(work: list[_EpisodeWork], resolution: EntityResolution, facts: FactWorkingSet) -> list[EpisodeResult]:
+    results = []
+    created_entities: set[str] = set()
+    for item in work:
+        mentioned = tuple(dict.fromkeys(resolution.resolved[m.key] for m in item.extraction.entities))
+        new = tuple(
+            entity_id
+            for entity_id in mentioned
+            if resolution.entities.by_id[entity_id].is_new and entity_id not in created_entities
+        )
+        created_entities.update(new)
+        ends = [
+            end
+            for fact_id in (*item.created, *item.merged, *item.invalidated)
+            for end in (facts.by_id[fact_id].source, facts.by_id[fact_id].target)
+        ]
+        results.append(
+            EpisodeResult(
+                episode_id=item.episode.id,
+                name=item.episode.name,
+                added=True,
+                entities=mentioned,
+                entities_created=new,
+                facts_created=item.created,
+                facts_merged=item.merged,
+                facts_invalidated=item.invalidated,
+                touched_entities=tuple(dict.fromkeys((*mentioned, *ends))),
+            )
+        )
+    return results

@@ -1,0 +1,118 @@
+"""Step 3 on the real server: stored candidates by full text and by vector, fused, then the offline rules."""
+
+from __future__ import annotations
+
+import pytest
+
+from memoria.embeddings import embedder
+from memoria.errors import InvalidInput
+from memoria.graph import driver
+from memoria.ingest.extract_entities import PHRASE, PROPER, ExtractedEntity
+from memoria.ingest.reindex import group_reindex
+from memoria.ingest.resolve_entities import (
+    Candidate,
+    EntityState,
+    OfflineEntityResolver,
+    ResolveEntitiesInput,
+    entities_resolve,
+    entity_candidates,
+    entity_id,
+    rrf,
+)
+from memoria.ingest.text import name_key
+from memoria.interchange.document import parse_graph_document
+from memoria.interchange.importer import graph_document_import
+
+STORED = ["Northwind Freight Logistics", "Ilse Varga", "Melisande", "color palette", "Berlin Marathon"]
+
+
+def mention(name: str, kind: str = PROPER) -> ExtractedEntity:
+    return ExtractedEntity(name=name, key=name_key(name), kind=kind, confidence=0.8)
+
+
+def embed(names: list[str]) -> list[list[float]]:
+    return embedder().embed(names)
+
+
+@pytest.fixture
+def stored(group: str) -> str:
+    nodes = [{"id": f"{group}-{index}", "name": name} for index, name in enumerate(STORED)]
+    graph_document_import(document=parse_graph_document({"nodes": nodes, "edges": []}, group=group), group=group)
+    group_reindex(group=group)
+    return group
+
+
+def test_rrf_sums_reciprocal_ranks() -> None:
+    assert rrf([["a", "b"], ["b", "c"]]) == {"a": 1.0, "b": 1.5, "c": 0.5}
+
+
+def test_candidates_come_from_both_indexes_and_stay_in_the_group(stored: str) -> None:
+    names = {"northwind": "Northwind", "palette": "colour palette"}
+    vectors = dict(zip(names, embed(list(names.values())), strict=True))
+    found = entity_candidates(group=stored, names=names, vectors=vectors)
+    assert found["northwind"][0].entity.name == "Northwind Freight Logistics"
+    palette = next(c for c in found["palette"] if c.entity.name == "color palette")
+    assert palette.vector_score >= 0.6  # found by meaning: the full-text index does not know "colour"
+    assert all(c.vector_score is None or c.vector_score >= 0.6 for cs in found.values() for c in cs)
+    assert entity_candidates(group="someone-else", names=names, vectors={}) == {"northwind": [], "palette": []}
+
+
+@pytest.mark.parametrize(
+    ("name", "kind", "expected", "reason"),
+    [
+        ("northwind freight logistics", PHRASE, "Northwind Freight Logistics", "same name"),
+        ("Varga", PROPER, "Ilse Varga", "part of the name"),
+        ("Mel", PROPER, "Melisande", "nickname"),
+        ("colour palette", PHRASE, "color palette", "same meaning"),
+        ("Berlin", PROPER, None, "new"),
+    ],
+)
+def test_offline_rules(stored: str, name: str, kind: str, expected: str | None, reason: str) -> None:
+    resolution = entities_resolve(request=ResolveEntitiesInput(stored, (mention(name, kind),), embed))
+    entity = resolution.entity(name_key(name))
+    assert resolution.reasons[name_key(name)] == reason
+    if expected is None:
+        assert entity.is_new and entity.id == entity_id(stored, name_key(name))
+    else:
+        assert entity.name == expected and not entity.is_new
+        assert name in entity.aliases or name_key(name) == entity.key
+
+
+def test_initials_rule() -> None:
+    stored = EntityState(id="n1", name="Northwind Freight Logistics", key="northwind freight logistic")
+    entity, reason = OfflineEntityResolver().resolve_entity(mention("NFL"), None, [Candidate(stored, 1.0, 0.7)])
+    assert (entity, reason) == (stored, "initials")
+    assert OfflineEntityResolver().resolve_entity(mention("NWF"), None, [Candidate(stored, 1.0, 0.7)])[0] is None
+
+
+def test_new_names_meet_names_made_earlier_in_the_batch(group: str) -> None:
+    mentions = (mention("Kestrel Foods"), mention("kestrel food", PHRASE), mention("Melisande"), mention("Mel"))
+    resolution = entities_resolve(request=ResolveEntitiesInput(group, mentions, embed))
+    ids = {key: resolution.resolved[key] for key in resolution.resolved}
+    assert len(set(ids.values())) == 2
+    assert ids["mel"] == ids["melisande"]
+    assert resolution.entities.by_id[ids["mel"]].aliases == ("Mel",)
+
+
+def test_names_already_met_are_not_embedded_again(group: str) -> None:
+    first = entities_resolve(request=ResolveEntitiesInput(group, (mention("Kestrel Foods"),), embed))
+    asked: list[str] = []
+
+    def counting(names: list[str]) -> list[list[float]]:
+        asked.extend(names)
+        return embed(names)
+
+    again = entities_resolve(request=ResolveEntitiesInput(group, (mention("Kestrel Foods"),), counting, first.entities))
+    assert asked == []
+    assert again.resolved == first.resolved
+
+
+def test_a_derived_id_held_by_another_group_is_refused(group: str) -> None:
+    other = f"{group}-other"
+    taken = {"nodes": [{"id": entity_id(group, name_key("Kestrel Foods")), "name": "Kestrel Foods"}], "edges": []}
+    graph_document_import(document=parse_graph_document(taken, group=other), group=other)
+    try:
+        with pytest.raises(InvalidInput, match="already belongs to another group"):
+            entities_resolve(request=ResolveEntitiesInput(group, (mention("Kestrel Foods"),), embed))
+    finally:
+        driver.write("MATCH (n:Memory {group_id: $group}) DETACH DELETE n", group=other)
