@@ -1,0 +1,46 @@
+"""`ingest PATH... --group G`: add episodes from JSON Lines, Markdown or text files through the add_episode pipeline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from memoria.ingest.pipeline import DEFAULT_BATCH_SIZE
+from memoria.ingest.sources import episodes_from_file
+from memoria.interchange.document import normalise_timestamp
+from memoria.management.commands._episode_io import episodes_ingest, episodes_read, options_check
+
+
+class Command(BaseCommand):
+    help = (
+        "Add episodes: .jsonl/.ndjson files hold one {id?, name?, content, source?, source_description?, valid_at?} "
+        "a line; Markdown files give one episode a section, other text files one a paragraph. Already stored "
+        "episodes are skipped, so an interrupted run continues where it stopped."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+        parser.add_argument("--group", required=True)
+        parser.add_argument("--valid-at", help="reference time (ISO 8601 with a zone) of episodes that give none")
+        parser.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE, help="episodes per transaction")
+        parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    def handle(
+        self,
+        *args: object,
+        paths: list[Path],
+        group: str,
+        valid_at: str | None,
+        batch_size: int,
+        quiet: bool,
+        **options: object,
+    ) -> None:
+        options_check(group=group, batch_size=batch_size)
+        try:
+            reference = normalise_timestamp(valid_at) if valid_at else None
+        except ValueError as error:
+            raise CommandError(f"--valid-at {valid_at!r}: {error}") from error
+        episodes = episodes_read(paths, lambda path: episodes_from_file(path, valid_at=reference))
+        self.stdout.write(f"{len(episodes)} episode(s) read from {len(paths)} file(s)")
+        episodes_ingest(self, group=group, episodes=episodes, batch_size=batch_size, quiet=quiet)
