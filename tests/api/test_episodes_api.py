@@ -1,0 +1,86 @@
+"""POST /api/groups/<group>/episodes: one or many episodes, curators only, bad fields named, nothing half-written."""
+
+from __future__ import annotations
+
+import json
+
+from rest_framework.test import APIClient
+
+from memoria.api.episode_views import MAX_EPISODES_PER_REQUEST
+from memoria.graph import driver
+from tests.conftest import count_group
+
+ONE = {"id": "api-1", "content": "Liv: My sister Maren lives in Tallinn.", "valid_at": "2024-03-01T10:00:00Z"}
+TWO = {"content": "Oren: I sailed with Maren at the Harbour Regatta.", "valid_at": "2024-03-02T10:00:00Z"}
+
+
+def post(client: APIClient, group: str, body: object) -> object:
+    return client.post(f"/api/groups/{group}/episodes", data=json.dumps(body), content_type="application/json")
+
+
+def test_curator_adds_one_then_many_and_re_adding_changes_nothing(client_for, group: str) -> None:
+    curator = client_for("curator", [group])
+    response = post(curator, group, ONE)
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert (body["group"], body["added"], body["unchanged"]) == (group, 1, 0)
+    episode = body["episodes"][0]
+    assert episode["episode_id"] == "api-1" and episode["added"] and episode["facts_created"]
+    assert set(episode["entities"]) <= set(episode["touched_entities"])
+
+    response = post(curator, group, [ONE, TWO])
+    assert response.status_code == 201
+    assert [item["added"] for item in response.json()["episodes"]] == [False, True]
+    counts = count_group(group)
+    again = post(curator, group, [ONE, TWO])
+    assert again.status_code == 200 and again.json()["added"] == 0
+    assert count_group(group) == counts
+
+
+def test_bad_fields_are_named_and_nothing_is_written(client_for, group: str) -> None:
+    curator = client_for("curator", [group])
+    response = post(curator, group, [TWO, {"content": "", "valid_at": "tomorrow", "mood": "x"}, {"content": 5}])
+    assert response.status_code == 400
+    errors = response.json()["errors"]
+    assert any(error.startswith("episodes[1].content") for error in errors)
+    assert any(error.startswith("episodes[1].valid_at") for error in errors)
+    assert any(error.startswith("episodes[1]: unknown key(s) 'mood'") for error in errors)
+    assert any(error.startswith("episodes[2].content: must be a string") for error in errors)
+    assert not any(error.startswith("episodes[0]") for error in errors)
+    assert post(curator, group, {"content": "x", "source": "fax"}).json()["errors"] == [
+        "episode.source: must be one of message, text, json"
+    ]
+    assert count_group(group) == {"nodes": 0, "edges": 0}
+
+
+def test_request_size_and_shape_are_bounded(client_for, group: str) -> None:
+    curator = client_for("curator", [group])
+    too_many = [{"content": f"note {index}"} for index in range(MAX_EPISODES_PER_REQUEST + 1)]
+    assert "send 1–500 episodes, not 501" in post(curator, group, too_many).json()["detail"]
+    assert post(curator, group, []).status_code == 400
+    assert post(curator, group, "just text").status_code == 400
+    bad_json = curator.post(f"/api/groups/{group}/episodes", data="{", content_type="application/json")
+    assert bad_json.status_code == 400
+    assert count_group(group) == {"nodes": 0, "edges": 0}
+
+
+def test_an_id_of_another_group_is_a_400(client_for, group: str) -> None:
+    other = f"{group}-other"
+    curator = client_for("curator", [group, other])
+    try:
+        assert post(curator, other, ONE).status_code == 201
+        response = post(curator, group, [TWO, ONE])
+        assert response.status_code == 400
+        assert "'api-1' already belongs to another group" in response.json()["detail"]
+        assert count_group(group) == {"nodes": 0, "edges": 0}
+    finally:
+        driver.write("MATCH (n:Memory {group_id: $g}) DETACH DELETE n", g=other)
+
+
+def test_viewers_get_403_strangers_404_anonymous_401(client_for, group: str) -> None:
+    viewer = post(client_for("viewer", [group]), group, ONE)
+    assert viewer.status_code == 403 and "curator role" in viewer.json()["detail"]
+    assert post(client_for("curator", ["elsewhere"], username="stranger"), group, ONE).status_code == 404
+    assert post(client_for("curator", [group]), "no/slashes", ONE).status_code == 404
+    assert post(APIClient(), group, ONE).status_code == 401
+    assert count_group(group) == {"nodes": 0, "edges": 0}
