@@ -93,20 +93,26 @@ class EpisodeResult:
 
 
 class _Vectors:
-    """Embeds in one call per batch; names repeat across a conversation, so their vectors are remembered."""
+    """Embeds in one call per batch; names repeat across a conversation, so their vectors are remembered.
 
-    def __init__(self, embedder: TextEmbedder, names: OrderedDict[str, list[float]]) -> None:
-        self.embedder = embedder
+    The model is loaded on the first text, so a run with nothing new to add stays quick.
+    """
+
+    def __init__(self, load: Callable[[], TextEmbedder], names: OrderedDict[str, list[float]]) -> None:
+        self.load = load
         self.names = names
+
+    def _embed(self, texts: list[str]) -> list[list[float]]:
+        return self.load().embed(texts) if texts else []
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         unique = list(dict.fromkeys(texts))
-        vectors = dict(zip(unique, self.embedder.embed(unique), strict=True)) if unique else {}
+        vectors = dict(zip(unique, self._embed(unique), strict=True))
         return [vectors[item] for item in texts]
 
     def embed_names(self, names: list[str]) -> list[list[float]]:
         missing = [name for name in dict.fromkeys(names) if name not in self.names]
-        for name, vector in zip(missing, self.embedder.embed(missing) if missing else [], strict=True):
+        for name, vector in zip(missing, self._embed(missing), strict=True):
             self.names[name] = vector
         while len(self.names) > NAME_CACHE_SIZE:
             self.names.popitem(last=False)
@@ -118,10 +124,10 @@ _shared_names: OrderedDict[str, list[float]] = OrderedDict()
 
 def _vectors_for(embedder: TextEmbedder | None) -> _Vectors:
     if embedder is None:
-        from memoria.embeddings import embedder as shared_embedder  # the model loads on first use only
+        from memoria.embeddings import embedder as shared_embedder
 
-        return _Vectors(shared_embedder(), _shared_names)
-    return _Vectors(embedder, OrderedDict())
+        return _Vectors(shared_embedder, _shared_names)
+    return _Vectors(lambda: embedder, OrderedDict())
 
 
 def _now() -> str:
