@@ -188,27 +188,25 @@ def episodes_add(
     vectors = _vectors_for(embedder)
     results: list[EpisodeResult] = []
     seen: set[str] = set()
-    batch: list[Episode] = []
+    pending: list[Episode | EpisodeResult] = []  # in input order; an episode given twice is already its result
 
     def flush() -> None:
-        if batch:
-            done = _batch_add(group, batch, extractors, vectors, context_size)
-            results.extend(done)
-            if progress:
-                progress(done)
-            batch.clear()
+        fresh = [item for item in pending if isinstance(item, Episode)]
+        done = iter(_batch_add(group, fresh, extractors, vectors, context_size) if fresh else ())
+        flushed = [next(done) if isinstance(item, Episode) else item for item in pending]
+        results.extend(flushed)
+        if progress and flushed:
+            progress(flushed)
+        pending.clear()
 
     for item in episodes:
         prepared = episode_prepare(group=group, episode=item)
         if prepared.id in seen:
-            batch_results = [EpisodeResult(prepared.id, prepared.name, added=False)]
-            results.extend(batch_results)
-            if progress:
-                progress(batch_results)
+            pending.append(EpisodeResult(prepared.id, prepared.name, added=False))
             continue
         seen.add(prepared.id)
-        batch.append(prepared)
-        if len(batch) >= batch_size:
+        pending.append(prepared)
+        if sum(isinstance(entry, Episode) for entry in pending) >= batch_size:
             flush()
     flush()
     return results

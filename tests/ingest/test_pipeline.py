@@ -103,6 +103,13 @@ def test_episodes_without_ids_get_stable_ones(group: str) -> None:
     )
     twice = episodes_add(group=group, episodes=[episode, episode])
     assert [result.added for result in twice] == [False, False]
+    other = EpisodeInput("Liv: Maren won the Harbour Regatta.", valid_at="2024-03-03T10:00:00Z")
+    mixed = episodes_add(group=group, episodes=[other, episode, other], batch_size=1)
+    assert [(result.episode_id, result.added) for result in mixed] == [
+        (mixed[0].episode_id, True),
+        (first.episode_id, False),
+        (mixed[0].episode_id, False),
+    ]
 
 
 def test_results_name_what_changed_for_the_community_update(group: str) -> None:
