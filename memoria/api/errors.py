@@ -8,7 +8,7 @@ from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from memoria.errors import GraphUnavailable, GroupNotFound, InvalidInput
+from memoria.errors import GraphUnavailable, GroupNotFound, InvalidInput, LlmInvalidAnswer, LlmUnavailable
 
 
 def exception_handler(error: Exception, context: dict[str, Any]) -> Response | None:
@@ -21,6 +21,13 @@ def exception_handler(error: Exception, context: dict[str, Any]) -> Response | N
             },
             status=status.HTTP_503_SERVICE_UNAVAILABLE,
             headers={"Retry-After": "5"},
+        )
+    if isinstance(error, LlmUnavailable):
+        # A bad answer is the model's fault (502); an unreachable or unconfigured model is an outage (503).
+        bad_answer = isinstance(error, LlmInvalidAnswer)
+        return Response(
+            {"detail": str(error), "code": "llm_invalid_answer" if bad_answer else "llm_unavailable"},
+            status=status.HTTP_502_BAD_GATEWAY if bad_answer else status.HTTP_503_SERVICE_UNAVAILABLE,
         )
     if isinstance(error, InvalidInput):
         return Response(

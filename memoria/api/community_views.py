@@ -1,0 +1,55 @@
+"""POST a group's community build: the REST face of communities_build (thin: validate, check access, call it)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from drf_spectacular.utils import extend_schema, extend_schema_serializer
+from rest_framework import serializers
+from rest_framework.parsers import JSONParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from memoria.accounts.services import check_group_access
+from memoria.errors import InvalidInput
+from memoria.ingest.communities import ALGORITHMS, LABEL_PROPAGATION, communities_build
+
+
+class BuiltCommunityOutput(serializers.Serializer):
+    id = serializers.CharField()
+    name = serializers.CharField()
+    members = serializers.IntegerField()
+
+
+class GroupCommunitiesView(APIView):
+    """Rebuild a group's communities (curator); the old ones are replaced in the same transaction."""
+
+    parser_classes = [JSONParser]
+
+    # Every view's nested serializers are called Input/Output: the schema needs names of its own.
+    @extend_schema_serializer(component_name="CommunityBuildInput")
+    class Input(serializers.Serializer):
+        algorithm = serializers.ChoiceField(choices=ALGORITHMS, default=LABEL_PROPAGATION)
+
+    @extend_schema_serializer(component_name="CommunityBuildOutput")
+    class Output(serializers.Serializer):
+        group = serializers.CharField()
+        algorithm = serializers.CharField()
+        summaries = serializers.CharField()
+        communities = BuiltCommunityOutput(many=True)
+        clustered_entities = serializers.IntegerField()
+        unclustered_entities = serializers.IntegerField()
+        removed = serializers.IntegerField()
+        iterations = serializers.IntegerField()
+        seconds = serializers.FloatField()
+
+    @extend_schema(request=Input, responses={200: Output})
+    def post(self, request: Request, group: str) -> Response:
+        check_group_access(user=request.user, group=group)
+        if not isinstance(request.data, dict):
+            raise InvalidInput("body: must be a JSON object")
+        given = self.Input(data=request.data)
+        given.is_valid(raise_exception=True)
+        report = communities_build(group=group, algorithm=given.validated_data["algorithm"])
+        return Response(asdict(report))
