@@ -174,6 +174,12 @@ MEMORIA_EMBEDDING_BATCH = env_int("MEMORIA_EMBEDDING_BATCH", 64, minimum=1, maxi
 # Optional: a local sentence-transformers cross-encoder folder for the search reranker `cross_encoder`.
 MEMORIA_CROSS_ENCODER_MODEL = env_str("MEMORIA_CROSS_ENCODER_MODEL", "")
 
+# Optional LLM: any OpenAI-compatible chat-completions server; URL or model unset → every step runs offline.
+MEMORIA_LLM_URL = env_str("MEMORIA_LLM_URL", "")
+MEMORIA_LLM_MODEL = env_str("MEMORIA_LLM_MODEL", "")
+MEMORIA_LLM_API_KEY = env_str("MEMORIA_LLM_API_KEY", "")
+MEMORIA_LLM_TIMEOUT = env_int("MEMORIA_LLM_TIMEOUT", 60, minimum=1, maximum=3600)
+
 # Largest request body accepted (imports are the big ones).
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MEMORIA_MAX_REQUEST_BYTES", 50 * 1024 * 1024, maximum=2**31)
 

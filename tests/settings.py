@@ -35,6 +35,11 @@ for _name in (
     "MEMORIA_REDIS_URL",
     "MEMORIA_SQLITE_PATH",
     "MEMORIA_GRAPH_JAVA_OPTS",
+    "MEMORIA_LLM_URL",
+    "MEMORIA_LLM_MODEL",
+    "MEMORIA_LLM_API_KEY",
+    "MEMORIA_LLM_TIMEOUT",
+    "MEMORIA_CROSS_ENCODER_MODEL",
 ):
     os.environ.pop(_name, None)
 
