@@ -33,9 +33,9 @@ from memoria.ingest.extract_facts import FactExtractionInput, FactExtractor, Off
 from memoria.ingest.persist import (
     STORED_IDS,
     EntityRow,
-    EpisodeConflict,
     EpisodeRow,
     FactRow,
+    PlanConflict,
     WritePlan,
     attributes_json,
     plan_persist,
@@ -223,7 +223,7 @@ def _batch_add(
             plan, planned = _batch_plan(group, fresh, extractors, vectors, context_size)
             try:
                 plan_persist(plan=plan)
-            except EpisodeConflict:
+            except PlanConflict:
                 continue
             except neo4j_errors.Neo4jError as error:
                 # Two writers created the same new name at once: the loser plans again and finds it stored.
@@ -233,7 +233,7 @@ def _batch_add(
                 raise
             added = {result.episode_id: result for result in planned}
         return [added.get(episode.id) or EpisodeResult(episode.id, episode.name, added=False) for episode in batch]
-    raise EpisodeConflict(f"episodes of group {group!r} kept being stored concurrently; try again")
+    raise PlanConflict(f"episodes of group {group!r} kept being stored concurrently; try again")
 
 
 @dataclass

@@ -8,7 +8,7 @@ from neo4j import exceptions as neo4j_errors
 from memoria.errors import InvalidInput
 from memoria.graph import driver
 from memoria.ingest import persist
-from memoria.ingest.persist import EntityRow, EpisodeConflict, EpisodeRow, FactRow, WritePlan, plan_persist
+from memoria.ingest.persist import EntityRow, EpisodeRow, FactRow, PlanConflict, WritePlan, plan_persist
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
 from tests.conftest import count_group
@@ -52,9 +52,17 @@ def test_a_plan_lands_whole_with_its_labels(group: str) -> None:
 def test_an_episode_already_stored_changes_nothing(group: str) -> None:
     plan_persist(plan=plan(group))
     before = count_group(group)
-    with pytest.raises(EpisodeConflict):
+    with pytest.raises(PlanConflict):
         plan_persist(plan=plan(group))
     assert count_group(group) == before
+
+
+def test_an_entity_created_meanwhile_makes_the_plan_stale(group: str) -> None:
+    meanwhile = {"nodes": [{"id": f"{group}-maren", "name": "Maren"}], "edges": []}
+    graph_document_import(document=parse_graph_document(meanwhile, group=group), group=group)
+    with pytest.raises(PlanConflict, match="was stored meanwhile"):
+        plan_persist(plan=plan(group))
+    assert count_group(group) == {"nodes": 1, "edges": 0}
 
 
 def test_a_label_off_the_allow_list_writes_nothing(group: str) -> None:

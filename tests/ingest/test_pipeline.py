@@ -8,6 +8,7 @@ import pytest
 
 from memoria.errors import InvalidInput
 from memoria.graph import driver
+from memoria.ingest import pipeline
 from memoria.ingest.episodes import EpisodeInput
 from memoria.ingest.extract_entities import EntityExtraction, EntityExtractionInput, OfflineEntityExtractor
 from memoria.ingest.pipeline import Extractors, episode_add, episodes_add
@@ -122,6 +123,27 @@ def test_results_name_what_changed_for_the_community_update(group: str) -> None:
     assert {ends[0]["a"], ends[0]["b"]} <= set(last.touched_entities)
     assert set(last.entities) <= set(last.touched_entities)
     assert results[0].entities_created and not set(results[2].entities_created) & set(results[0].entities_created)
+
+
+def test_an_episode_stored_by_another_writer_meanwhile_is_planned_again(
+    group: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_persist = pipeline.plan_persist
+    calls: list[int] = []
+
+    def another_writer_first(**kwargs: object) -> object:
+        if not calls:
+            calls.append(1)
+            episode_add(group=group, episode=CONVERSATION[1])  # lands between planning and writing
+        return real_persist(**kwargs)
+
+    monkeypatch.setattr(pipeline, "plan_persist", another_writer_first)
+    results = episodes_add(group=group, episodes=CONVERSATION[:3])
+    assert [result.added for result in results] == [True, False, True]
+    episodes = driver.read("MATCH (e:Episode {group_id: $g}) RETURN count(e) AS c", g=group)[0]["c"]
+    assert episodes == 3
+    maren = driver.read("MATCH (n:Entity {group_id: $g}) WHERE n.name = 'Maren' RETURN count(n) AS c", g=group)
+    assert maren == [{"c": 1}]
 
 
 class LabelExtractor:
