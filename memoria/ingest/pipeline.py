@@ -155,6 +155,7 @@ def episode_add(
     extractors: Extractors | None = None,
     embedder: TextEmbedder | None = None,
     context_size: int = CONTEXT_EPISODES,
+    episode_vectors: bool = True,
 ) -> EpisodeResult:
     """Add one episode in one transaction; adding it again (same id) changes nothing."""
     return episodes_add(
@@ -163,6 +164,7 @@ def episode_add(
         extractors=extractors,
         embedder=embedder,
         context_size=context_size,
+        episode_vectors=episode_vectors,
         batch_size=1,
     )[0]
 
@@ -175,24 +177,26 @@ def episodes_add(
     embedder: TextEmbedder | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
     context_size: int = CONTEXT_EPISODES,
+    episode_vectors: bool = True,
     progress: Callable[[list[EpisodeResult]], None] | None = None,
 ) -> list[EpisodeResult]:
     """Add episodes in order, `batch_size` at a time: one embedding call per kind and one transaction per batch.
 
     A batch is all or nothing; an interrupted run resumes where it stopped, because stored episodes are skipped.
+    Without `episode_vectors`, episode contents are not embedded (Graphiti does not embed them either; they are
+    the longest texts, about half the embedding work): `reindex` fills them later.
     """
     check_group_name(group)
     if batch_size < 1:
         raise ValueError(f"batch_size={batch_size} must be at least 1")
-    extractors = extractors or Extractors()
-    vectors = _vectors_for(embedder)
+    run = _Run(group, extractors or Extractors(), _vectors_for(embedder), context_size, episode_vectors)
     results: list[EpisodeResult] = []
     seen: set[str] = set()
     pending: list[Episode | EpisodeResult] = []  # in input order; an episode given twice is already its result
 
     def flush() -> None:
         fresh = [item for item in pending if isinstance(item, Episode)]
-        done = iter(_batch_add(group, fresh, extractors, vectors, context_size) if fresh else ())
+        done = iter(_batch_add(run, fresh) if fresh else ())
         flushed = [next(done) if isinstance(item, Episode) else item for item in pending]
         results.extend(flushed)
         if progress and flushed:
@@ -212,15 +216,25 @@ def episodes_add(
     return results
 
 
-def _batch_add(
-    group: str, batch: list[Episode], extractors: Extractors, vectors: _Vectors, context_size: int
-) -> list[EpisodeResult]:
+@dataclass(frozen=True)
+class _Run:
+    """What every batch of one episodes_add call shares."""
+
+    group: str
+    extractors: Extractors
+    vectors: _Vectors
+    context_size: int
+    episode_vectors: bool
+
+
+def _batch_add(run: _Run, batch: list[Episode]) -> list[EpisodeResult]:
+    group = run.group
     for attempt in range(MAX_ATTEMPTS):
         stored = stored_episodes(group=group, ids=[episode.id for episode in batch])
         fresh = [episode for episode in batch if episode.id not in stored]
         added: dict[str, EpisodeResult] = {}
         if fresh:
-            plan, planned = _batch_plan(group, fresh, extractors, vectors, context_size)
+            plan, planned = _batch_plan(run, fresh)
             try:
                 plan_persist(plan=plan)
             except PlanConflict:
@@ -246,13 +260,12 @@ class _EpisodeWork:
     invalidated: tuple[str, ...] = ()
 
 
-def _batch_plan(
-    group: str, batch: list[Episode], extractors: Extractors, vectors: _Vectors, context_size: int
-) -> tuple[WritePlan, list[EpisodeResult]]:
+def _batch_plan(run: _Run, batch: list[Episode]) -> tuple[WritePlan, list[EpisodeResult]]:
+    group, extractors, vectors = run.group, run.extractors, run.vectors
     now = _now()
     # 1. context
     stored_context = context_fetch(
-        request=ContextRequest(group, tuple(episode.reference_time for episode in batch), context_size)
+        request=ContextRequest(group, tuple(episode.reference_time for episode in batch), run.context_size)
     )
     work: list[_EpisodeWork] = []
     earlier: list[PriorEpisode] = []
@@ -295,8 +308,10 @@ def _batch_plan(
                 )
             )
     fact_texts = [fact.fact for item in work for fact in item.facts]
-    embedded = vectors.embed([*fact_texts, *(item.episode.content for item in work)])
-    fact_vectors, episode_vectors = embedded[: len(fact_texts)], embedded[len(fact_texts) :]
+    contents = [item.episode.content for item in work] if run.episode_vectors else []
+    embedded = vectors.embed([*fact_texts, *contents])
+    fact_vectors = embedded[: len(fact_texts)]
+    episode_vectors = embedded[len(fact_texts) :] or [None] * len(work)
     position = 0
     for item in work:
         item.facts = [replace(fact, vector=fact_vectors[position + index]) for index, fact in enumerate(item.facts)]
@@ -360,7 +375,7 @@ def _write_plan(
     group: str,
     now: str,
     work: list[_EpisodeWork],
-    episode_vectors: list[list[float]],
+    episode_vectors: list[list[float] | None],
     resolution: EntityResolution,
     entities: dict[str, EntityState],
     facts: FactWorkingSet,

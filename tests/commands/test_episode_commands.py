@@ -46,6 +46,20 @@ def test_ingest_jsonl_markdown_and_text(group: str, tmp_path: Path) -> None:
     assert "0 episode(s) added, 6 already stored" in out
 
 
+def test_episode_vectors_can_wait_for_reindex(group: str, tmp_path: Path) -> None:
+    log = tmp_path / "log.txt"
+    log.write_text("Maren won the Harbour Regatta in Tallinn.\n")
+    run("ingest", str(log), "--group", group, "--no-episode-vectors", "--quiet")
+    vectors = (
+        "MATCH (e:Episode {group_id: $g}) OPTIONAL MATCH (e)-[:MENTIONS]->(n) OPTIONAL MATCH (n)-[r:RELATES]->() "
+        "RETURN e.embedding IS NULL AS episode, all(x IN collect(n) WHERE x.name_embedding IS NOT NULL) AS names, "
+        "all(x IN collect(r) WHERE x.fact_embedding IS NOT NULL) AS facts"
+    )
+    assert driver.read(vectors, g=group) == [{"episode": True, "names": True, "facts": True}]
+    assert "1 episode(s)" in run("reindex", "--group", group, "--quiet")[0]
+    assert driver.read(vectors, g=group)[0]["episode"] is False
+
+
 def test_bad_files_name_the_position_and_write_nothing(group: str, tmp_path: Path) -> None:
     good = tmp_path / "good.txt"
     good.write_text("The Harbour Regatta starts at noon.\n")

@@ -6,16 +6,29 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from memoria.accounts.roles import check_group_name
 from memoria.embeddings import embedder
 from memoria.errors import EmbeddingModelError, GraphUnavailable, InvalidInput
 from memoria.ingest.episodes import EpisodeInput, episode_prepare
-from memoria.ingest.pipeline import EpisodeResult, episodes_add, stored_episodes
+from memoria.ingest.pipeline import DEFAULT_BATCH_SIZE, EpisodeResult, episodes_add, stored_episodes
 
 STORED_CHECK_CHUNK = 1000
+
+
+def add_ingest_arguments(parser: CommandParser) -> None:
+    """The options every episode-adding command takes."""
+    parser.add_argument("--group", required=True)
+    parser.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE, help="episodes per transaction")
+    parser.add_argument(
+        "--no-episode-vectors",
+        dest="episode_vectors",
+        action="store_false",
+        help="do not embed episode contents now (about half the embedding work); `reindex` fills them later",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
 def options_check(*, group: str, batch_size: int) -> None:
@@ -39,7 +52,13 @@ def episodes_read(paths: list[Path], read: Callable[[Path], list[EpisodeInput]])
 
 
 def episodes_ingest(
-    command: BaseCommand, *, group: str, episodes: list[EpisodeInput], batch_size: int, quiet: bool
+    command: BaseCommand,
+    *,
+    group: str,
+    episodes: list[EpisodeInput],
+    batch_size: int,
+    quiet: bool,
+    episode_vectors: bool = True,
 ) -> list[EpisodeResult]:
     """Add the episodes not stored yet; an interrupted run keeps its finished batches and resumes from there."""
     try:
@@ -57,7 +76,11 @@ def episodes_ingest(
             total=len(todo), unit="episode", desc=f"ingest → {group}", disable=quiet, file=command.stderr._out
         ) as bar:
             results = episodes_add(
-                group=group, episodes=todo, batch_size=batch_size, progress=lambda done: bar.update(len(done))
+                group=group,
+                episodes=todo,
+                batch_size=batch_size,
+                episode_vectors=episode_vectors,
+                progress=lambda done: bar.update(len(done)),
             )
         seconds = time.perf_counter() - started
     except (InvalidInput, GraphUnavailable, EmbeddingModelError) as error:

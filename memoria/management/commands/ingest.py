@@ -6,10 +6,14 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from memoria.ingest.pipeline import DEFAULT_BATCH_SIZE
 from memoria.ingest.sources import episodes_from_file
 from memoria.interchange.document import normalise_timestamp
-from memoria.management.commands._episode_io import episodes_ingest, episodes_read, options_check
+from memoria.management.commands._episode_io import (
+    add_ingest_arguments,
+    episodes_ingest,
+    episodes_read,
+    options_check,
+)
 
 
 class Command(BaseCommand):
@@ -21,10 +25,8 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("paths", nargs="+", type=Path, metavar="PATH")
-        parser.add_argument("--group", required=True)
         parser.add_argument("--valid-at", help="reference time (ISO 8601 with a zone) of episodes that give none")
-        parser.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE, help="episodes per transaction")
-        parser.add_argument("--quiet", action="store_true", help="no progress bar")
+        add_ingest_arguments(parser)
 
     def handle(
         self,
@@ -34,6 +36,7 @@ class Command(BaseCommand):
         valid_at: str | None,
         batch_size: int,
         quiet: bool,
+        episode_vectors: bool,
         **options: object,
     ) -> None:
         options_check(group=group, batch_size=batch_size)
@@ -43,4 +46,6 @@ class Command(BaseCommand):
             raise CommandError(f"--valid-at {valid_at!r}: {error}") from error
         episodes = episodes_read(paths, lambda path: episodes_from_file(path, valid_at=reference))
         self.stdout.write(f"{len(episodes)} episode(s) read from {len(paths)} file(s)")
-        episodes_ingest(self, group=group, episodes=episodes, batch_size=batch_size, quiet=quiet)
+        episodes_ingest(
+            self, group=group, episodes=episodes, batch_size=batch_size, quiet=quiet, episode_vectors=episode_vectors
+        )

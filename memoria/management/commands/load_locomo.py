@@ -7,8 +7,12 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from memoria.datasets.locomo import locomo_episodes
-from memoria.ingest.pipeline import DEFAULT_BATCH_SIZE
-from memoria.management.commands._episode_io import episodes_ingest, episodes_read, options_check
+from memoria.management.commands._episode_io import (
+    add_ingest_arguments,
+    episodes_ingest,
+    episodes_read,
+    options_check,
+)
 
 CONVERSATIONS = "conversation-*.json"
 
@@ -21,12 +25,17 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("files", nargs="+", type=Path, metavar="FILE")
-        parser.add_argument("--group", required=True)
-        parser.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE, help="episodes per transaction")
-        parser.add_argument("--quiet", action="store_true", help="no progress bar")
+        add_ingest_arguments(parser)
 
     def handle(
-        self, *args: object, files: list[Path], group: str, batch_size: int, quiet: bool, **options: object
+        self,
+        *args: object,
+        files: list[Path],
+        group: str,
+        batch_size: int,
+        quiet: bool,
+        episode_vectors: bool,
+        **options: object,
     ) -> None:
         options_check(group=group, batch_size=batch_size)
         paths = [found for path in files for found in (sorted(path.glob(CONVERSATIONS)) if path.is_dir() else [path])]
@@ -34,4 +43,6 @@ class Command(BaseCommand):
             raise CommandError(f"no {CONVERSATIONS} files in {', '.join(map(str, files))}")
         episodes = episodes_read(paths, lambda path: locomo_episodes(path, group=group))
         self.stdout.write(f"LoCoMo: {len(episodes)} turn(s) in {len(paths)} conversation(s)")
-        episodes_ingest(self, group=group, episodes=episodes, batch_size=batch_size, quiet=quiet)
+        episodes_ingest(
+            self, group=group, episodes=episodes, batch_size=batch_size, quiet=quiet, episode_vectors=episode_vectors
+        )
