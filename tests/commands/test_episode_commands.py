@@ -73,6 +73,8 @@ def test_bad_files_name_the_position_and_write_nothing(group: str, tmp_path: Pat
         run("ingest", str(good), "--group", group, "--valid-at", "noon")
     with pytest.raises(CommandError, match="must be 1–64 letters"):
         run("ingest", str(good), "--group", "no/slashes")
+    with pytest.raises(CommandError, match="--embedding-threads must be at least 1"):
+        run("ingest", str(good), "--group", group, "--embedding-threads", "0")
 
 
 def test_load_locomo_and_resume_after_a_crash(group: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

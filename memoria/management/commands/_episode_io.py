@@ -28,12 +28,20 @@ def add_ingest_arguments(parser: CommandParser) -> None:
         action="store_false",
         help="do not embed episode contents now (about half the embedding work); `reindex` fills them later",
     )
+    parser.add_argument(
+        "--embedding-threads",
+        type=int,
+        help="threads for the embedding model (default: torch's, one per core); 1 is faster on a machine whose "
+        "cores are busy with other work (docs/benchmarks.md)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
-def options_check(*, group: str, batch_size: int) -> None:
+def options_check(*, group: str, batch_size: int, embedding_threads: int | None = None) -> None:
     if batch_size < 1:
         raise CommandError("--batch-size must be at least 1")
+    if embedding_threads is not None and embedding_threads < 1:
+        raise CommandError("--embedding-threads must be at least 1")
     try:
         check_group_name(group)
     except ValueError as error:
@@ -59,6 +67,7 @@ def episodes_ingest(
     batch_size: int,
     quiet: bool,
     episode_vectors: bool = True,
+    embedding_threads: int | None = None,
 ) -> list[EpisodeResult]:
     """Add the episodes not stored yet; an interrupted run keeps its finished batches and resumes from there."""
     try:
@@ -70,6 +79,10 @@ def episodes_ingest(
         loading = time.perf_counter()
         if todo:
             embedder()  # loaded before the clock starts: throughput counts ingestion only
+            if embedding_threads:
+                import torch  # loaded by the embedder already; the command owns its process's threads
+
+                torch.set_num_threads(embedding_threads)
         load_seconds = time.perf_counter() - loading
         started = time.perf_counter()
         with tqdm(

@@ -37,9 +37,10 @@ class Command(BaseCommand):
         batch_size: int,
         quiet: bool,
         episode_vectors: bool,
+        embedding_threads: int | None,
         **options: object,
     ) -> None:
-        options_check(group=group, batch_size=batch_size)
+        options_check(group=group, batch_size=batch_size, embedding_threads=embedding_threads)
         try:
             reference = normalise_timestamp(valid_at) if valid_at else None
         except ValueError as error:
@@ -47,5 +48,11 @@ class Command(BaseCommand):
         episodes = episodes_read(paths, lambda path: episodes_from_file(path, valid_at=reference))
         self.stdout.write(f"{len(episodes)} episode(s) read from {len(paths)} file(s)")
         episodes_ingest(
-            self, group=group, episodes=episodes, batch_size=batch_size, quiet=quiet, episode_vectors=episode_vectors
+            self,
+            group=group,
+            episodes=episodes,
+            batch_size=batch_size,
+            quiet=quiet,
+            episode_vectors=episode_vectors,
+            embedding_threads=embedding_threads,
         )

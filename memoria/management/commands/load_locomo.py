@@ -35,14 +35,21 @@ class Command(BaseCommand):
         batch_size: int,
         quiet: bool,
         episode_vectors: bool,
+        embedding_threads: int | None,
         **options: object,
     ) -> None:
-        options_check(group=group, batch_size=batch_size)
+        options_check(group=group, batch_size=batch_size, embedding_threads=embedding_threads)
         paths = [found for path in files for found in (sorted(path.glob(CONVERSATIONS)) if path.is_dir() else [path])]
         if not paths:
             raise CommandError(f"no {CONVERSATIONS} files in {', '.join(map(str, files))}")
         episodes = episodes_read(paths, lambda path: locomo_episodes(path, group=group))
         self.stdout.write(f"LoCoMo: {len(episodes)} turn(s) in {len(paths)} conversation(s)")
         episodes_ingest(
-            self, group=group, episodes=episodes, batch_size=batch_size, quiet=quiet, episode_vectors=episode_vectors
+            self,
+            group=group,
+            episodes=episodes,
+            batch_size=batch_size,
+            quiet=quiet,
+            episode_vectors=episode_vectors,
+            embedding_threads=embedding_threads,
         )
