@@ -20,12 +20,12 @@ from memoria.graph import driver, kinds
 from memoria.graph.dialect import IndexSpec, graph_dialect
 from memoria.ingest import text
 from memoria.ingest.extract_entities import PHRASE, ExtractedEntity
-from memoria.retrieval.seeds import lucene_query
+from memoria.search.methods import lucene_query
+from memoria.search.rerankers import rrf
 
 VECTOR_MIN_SCORE = 0.6  # on the vector index's (1 + cosine) / 2 scale, Graphiti's threshold
 VECTOR_DEPTH = 50  # neighbours asked of the (approximate, all-groups) vector index before keeping the group's
 CANDIDATE_LIMIT = 10  # candidates kept per method before fusing
-RRF_CONSTANT = 1
 # Names this close in meaning are one entity even without a rule ("NYC" / "New York City" is 0.96).
 EMBEDDING_MATCH_SCORE = 0.935
 NICKNAME_MIN_LETTERS = 3
@@ -130,15 +130,6 @@ def entity_id(group: str, key: str) -> str:
     return "ent-" + hashlib.sha256(f"{group}\x1f{key}".encode()).hexdigest()[:24]
 
 
-def rrf(rankings: Sequence[Sequence[str]], *, constant: int = RRF_CONSTANT) -> dict[str, float]:
-    """Reciprocal rank fusion: an item's score is the sum over rankings of 1 / (rank + constant), rank from 0."""
-    scores: dict[str, float] = {}
-    for ranking in rankings:
-        for rank, item in enumerate(ranking):
-            scores[item] = scores.get(item, 0.0) + 1.0 / (rank + constant)
-    return scores
-
-
 def _attributes(raw: object) -> dict:
     if isinstance(raw, dict):
         return raw
@@ -215,12 +206,10 @@ def entity_candidates(
                 states.setdefault(hit["id"], entity_from_map(hit))
                 if is_vector:
                     vector_scores[(row["key"], hit["id"])] = hit["score"]
-    candidates: dict[str, list[Candidate]] = {}
-    for key, lists in rankings.items():
-        fused = rrf(lists)
-        ordered = sorted(fused, key=lambda item: (-fused[item], item))
-        candidates[key] = [Candidate(states[item], fused[item], vector_scores.get((key, item))) for item in ordered]
-    return candidates
+    return {
+        key: [Candidate(states[item], score, vector_scores.get((key, item))) for item, score in rrf(lists)]
+        for key, lists in rankings.items()
+    }
 
 
 class OfflineEntityResolver:

@@ -17,7 +17,6 @@ from memoria.ingest.resolve_entities import (
     entities_resolve,
     entity_candidates,
     entity_id,
-    rrf,
 )
 from memoria.ingest.text import name_key
 from memoria.interchange.document import parse_graph_document
@@ -40,10 +39,6 @@ def stored(group: str) -> str:
     graph_document_import(document=parse_graph_document({"nodes": nodes, "edges": []}, group=group), group=group)
     group_reindex(group=group)
     return group
-
-
-def test_rrf_sums_reciprocal_ranks() -> None:
-    assert rrf([["a", "b"], ["b", "c"]]) == {"a": 1.0, "b": 1.5, "c": 0.5}
 
 
 def test_candidates_come_from_both_indexes_and_stay_in_the_group(stored: str) -> None:
