@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
@@ -37,15 +39,33 @@ def add_ingest_arguments(parser: CommandParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
-def options_check(*, group: str, batch_size: int, embedding_threads: int | None = None) -> None:
-    if batch_size < 1:
+@dataclass(frozen=True)
+class IngestOptions:
+    group: str
+    batch_size: int
+    episode_vectors: bool
+    embedding_threads: int | None
+    quiet: bool
+
+
+def ingest_options(options: dict[str, Any]) -> IngestOptions:
+    """The options of add_ingest_arguments, checked: CommandError names a bad one."""
+    chosen = IngestOptions(
+        group=options["group"],
+        batch_size=options["batch_size"],
+        episode_vectors=options["episode_vectors"],
+        embedding_threads=options["embedding_threads"],
+        quiet=options["quiet"],
+    )
+    if chosen.batch_size < 1:
         raise CommandError("--batch-size must be at least 1")
-    if embedding_threads is not None and embedding_threads < 1:
+    if chosen.embedding_threads is not None and chosen.embedding_threads < 1:
         raise CommandError("--embedding-threads must be at least 1")
     try:
-        check_group_name(group)
+        check_group_name(chosen.group)
     except ValueError as error:
         raise CommandError(str(error)) from error
+    return chosen
 
 
 def episodes_read(paths: list[Path], read: Callable[[Path], list[EpisodeInput]]) -> list[EpisodeInput]:
@@ -60,16 +80,10 @@ def episodes_read(paths: list[Path], read: Callable[[Path], list[EpisodeInput]])
 
 
 def episodes_ingest(
-    command: BaseCommand,
-    *,
-    group: str,
-    episodes: list[EpisodeInput],
-    batch_size: int,
-    quiet: bool,
-    episode_vectors: bool = True,
-    embedding_threads: int | None = None,
+    command: BaseCommand, *, episodes: list[EpisodeInput], options: IngestOptions
 ) -> list[EpisodeResult]:
     """Add the episodes not stored yet; an interrupted run keeps its finished batches and resumes from there."""
+    group = options.group
     try:
         ids = [episode_prepare(group=group, episode=episode).id for episode in episodes]
         stored: set[str] = set()
@@ -79,20 +93,20 @@ def episodes_ingest(
         loading = time.perf_counter()
         if todo:
             embedder()  # loaded before the clock starts: throughput counts ingestion only
-            if embedding_threads:
+            if options.embedding_threads:
                 import torch  # loaded by the embedder already; the command owns its process's threads
 
-                torch.set_num_threads(embedding_threads)
+                torch.set_num_threads(options.embedding_threads)
         load_seconds = time.perf_counter() - loading
         started = time.perf_counter()
         with tqdm(
-            total=len(todo), unit="episode", desc=f"ingest → {group}", disable=quiet, file=command.stderr._out
+            total=len(todo), unit="episode", desc=f"ingest → {group}", disable=options.quiet, file=command.stderr._out
         ) as bar:
             results = episodes_add(
                 group=group,
                 episodes=todo,
-                batch_size=batch_size,
-                episode_vectors=episode_vectors,
+                batch_size=options.batch_size,
+                episode_vectors=options.episode_vectors,
                 progress=lambda done: bar.update(len(done)),
             )
         seconds = time.perf_counter() - started

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
@@ -12,7 +13,7 @@ from memoria.management.commands._episode_io import (
     add_ingest_arguments,
     episodes_ingest,
     episodes_read,
-    options_check,
+    ingest_options,
 )
 
 
@@ -28,31 +29,12 @@ class Command(BaseCommand):
         parser.add_argument("--valid-at", help="reference time (ISO 8601 with a zone) of episodes that give none")
         add_ingest_arguments(parser)
 
-    def handle(
-        self,
-        *args: object,
-        paths: list[Path],
-        group: str,
-        valid_at: str | None,
-        batch_size: int,
-        quiet: bool,
-        episode_vectors: bool,
-        embedding_threads: int | None,
-        **options: object,
-    ) -> None:
-        options_check(group=group, batch_size=batch_size, embedding_threads=embedding_threads)
+    def handle(self, *args: object, paths: list[Path], valid_at: str | None, **options: Any) -> None:
+        chosen = ingest_options(options)
         try:
             reference = normalise_timestamp(valid_at) if valid_at else None
         except ValueError as error:
             raise CommandError(f"--valid-at {valid_at!r}: {error}") from error
         episodes = episodes_read(paths, lambda path: episodes_from_file(path, valid_at=reference))
         self.stdout.write(f"{len(episodes)} episode(s) read from {len(paths)} file(s)")
-        episodes_ingest(
-            self,
-            group=group,
-            episodes=episodes,
-            batch_size=batch_size,
-            quiet=quiet,
-            episode_vectors=episode_vectors,
-            embedding_threads=embedding_threads,
-        )
+        episodes_ingest(self, episodes=episodes, options=chosen)

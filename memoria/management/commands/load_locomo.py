@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
@@ -11,7 +12,7 @@ from memoria.management.commands._episode_io import (
     add_ingest_arguments,
     episodes_ingest,
     episodes_read,
-    options_check,
+    ingest_options,
 )
 
 CONVERSATIONS = "conversation-*.json"
@@ -27,29 +28,11 @@ class Command(BaseCommand):
         parser.add_argument("files", nargs="+", type=Path, metavar="FILE")
         add_ingest_arguments(parser)
 
-    def handle(
-        self,
-        *args: object,
-        files: list[Path],
-        group: str,
-        batch_size: int,
-        quiet: bool,
-        episode_vectors: bool,
-        embedding_threads: int | None,
-        **options: object,
-    ) -> None:
-        options_check(group=group, batch_size=batch_size, embedding_threads=embedding_threads)
+    def handle(self, *args: object, files: list[Path], **options: Any) -> None:
+        chosen = ingest_options(options)
         paths = [found for path in files for found in (sorted(path.glob(CONVERSATIONS)) if path.is_dir() else [path])]
         if not paths:
             raise CommandError(f"no {CONVERSATIONS} files in {', '.join(map(str, files))}")
-        episodes = episodes_read(paths, lambda path: locomo_episodes(path, group=group))
+        episodes = episodes_read(paths, lambda path: locomo_episodes(path, group=chosen.group))
         self.stdout.write(f"LoCoMo: {len(episodes)} turn(s) in {len(paths)} conversation(s)")
-        episodes_ingest(
-            self,
-            group=group,
-            episodes=episodes,
-            batch_size=batch_size,
-            quiet=quiet,
-            episode_vectors=episode_vectors,
-            embedding_threads=embedding_threads,
-        )
+        episodes_ingest(self, episodes=episodes, options=chosen)
