@@ -22,6 +22,10 @@ from memoria.search.config import Scope
 # compute the exact cosine of every candidate against its stored vector.
 VECTOR_OVERFETCH = 4
 VECTOR_MIN_CANDIDATES = 50
+# When a page holds fewer than the wanted hits of the caller's groups (other groups took its places) and the index
+# has more, the next page is this many times the wanted count deeper; a vector index gets one deeper page.
+FULLTEXT_PAGES = (2, 16, 128)
+VECTOR_RETRY_FACTOR = 8
 MAX_QUERY_WORDS = 32
 # A hub must not make one BFS level ship the whole group: rows beyond this are not read.
 MAX_LEVEL_ROWS = 5000
@@ -42,38 +46,51 @@ FACT_HOLDS = """($valid_at IS NULL OR (r.valid_at <= $valid_at AND (r.invalid_at
 AND r.expired_at IS NULL))"""
 FACT_COLUMNS = """r.id AS id, r.relation AS name, r.fact AS text, startNode(r).id AS source, endNode(r).id AS target,
 r.valid_at AS valid_at, r.invalid_at AS invalid_at"""
+KEEP_FACT = f"r.group_id IN $groups AND {FACT_HOLDS}"
+FACT_FIELDS = """id: r.id, name: r.relation, text: r.fact, source: startNode(r).id, target: endNode(r).id,
+valid_at: r.valid_at, invalid_at: r.invalid_at"""
+NODE_FIELDS = "id: node.id, name: node.name, text: coalesce(node[$text_property], '')"
 
-# Full-text procedures yield best first (Lucene order), so LIMIT after the group filter keeps the group's best
-# without sorting every match; columns that need the graph are read only for the rows kept.
-FACTS_BM25 = f"""
+# Indexes span every group, so they are read a page at a time: every row of a page comes back (another group's
+# as a null hit, so the caller sees whether the index ran out) and the next page is deeper. Pages keep the server
+# from turning every match into a row: all matches of common words at 100k facts took 110 ms, a page 25 ms.
+# Full-text procedures yield best first.
+FACTS_BM25_PAGE = f"""
+CALL db.index.fulltext.queryRelationships($index, $text, {{limit: $page}}) YIELD relationship AS r, score
+RETURN CASE WHEN {KEEP_FACT} THEN {{{FACT_FIELDS}}} END AS hit, score
+"""
+# After the deepest page: every match, filtered on the server (a small group among many).
+FACTS_BM25_ALL = f"""
 CALL db.index.fulltext.queryRelationships($index, $text) YIELD relationship AS r, score
-WITH r, score WHERE r.group_id IN $groups AND {FACT_HOLDS}
+WITH r, score WHERE {KEEP_FACT}
 WITH r, score LIMIT $limit
-RETURN {FACT_COLUMNS}, score
+RETURN {{{FACT_FIELDS}}} AS hit, score
 """
 # The vector procedure that yields relationships differs: ArcadeDB serves relationship indexes through queryNodes.
 FACT_VECTOR_CALLS = {
-    "neo4j": "CALL db.index.vector.queryRelationships($index, $candidates, $vector) YIELD relationship AS r",
-    "arcadedb": "CALL db.index.vector.queryNodes($index, $candidates, $vector) YIELD node AS r",
+    "neo4j": "CALL db.index.vector.queryRelationships($index, $page, $vector) YIELD relationship AS r",
+    "arcadedb": "CALL db.index.vector.queryNodes($index, $page, $vector) YIELD node AS r",
 }
-FACTS_COSINE = f"""
-{{call}}
-WITH r WHERE r.group_id IN $groups AND {FACT_HOLDS}
-RETURN {FACT_COLUMNS}, r.fact_embedding AS vector
+FACTS_COSINE_PAGE = {
+    dialect: f"""
+{call}
+RETURN CASE WHEN {KEEP_FACT} THEN {{{FACT_FIELDS}, vector: r.fact_embedding}} END AS hit
 """
-NODE_FULLTEXT = """
-CALL db.index.fulltext.queryNodes({index}, $text) YIELD node, score
+    for dialect, call in FACT_VECTOR_CALLS.items()
+}
+NODES_BM25_PAGE = f"""
+CALL db.index.fulltext.queryNodes($index, $text, {{limit: $page}}) YIELD node, score
+RETURN CASE WHEN node.group_id IN $groups THEN {{{NODE_FIELDS}}} END AS hit, score
+"""
+NODES_BM25_ALL = f"""
+CALL db.index.fulltext.queryNodes($index, $text) YIELD node, score
 WITH node, score WHERE node.group_id IN $groups
 WITH node, score LIMIT $limit
-RETURN node.id AS id, node.name AS name, coalesce(node[$text_property], '') AS text, score
+RETURN {{{NODE_FIELDS}}} AS hit, score
 """
-NODES_BM25 = NODE_FULLTEXT.format(index="$index")
-# Scopes with two text fields (name and summary) read both indexes in one round trip.
-NODES_BM25_PAIR = NODE_FULLTEXT.format(index="$index") + "UNION ALL" + NODE_FULLTEXT.format(index="$second_index")
-NODES_COSINE = """
-CALL db.index.vector.queryNodes($index, $candidates, $vector) YIELD node
-WITH node WHERE node.group_id IN $groups
-RETURN node.id AS id, node.name AS name, coalesce(node[$text_property], '') AS text, node[$vector_property] AS vector
+NODES_COSINE_PAGE = f"""
+CALL db.index.vector.queryNodes($index, $page, $vector) YIELD node
+RETURN CASE WHEN node.group_id IN $groups THEN {{{NODE_FIELDS}, vector: node[$vector_property]}} END AS hit
 """
 # One breadth-first level: every edge of the frontier that stays inside the groups, with what a hit needs.
 BFS_LEVEL = f"""
@@ -198,13 +215,38 @@ def _exact_ranking(rows: list[dict], vector: Sequence[float], limit: int, min_si
     return kept[:limit]
 
 
+def _fulltext_hits(page_query: str, all_query: str, *, limit: int, **parameters: Any) -> list[dict[str, Any]]:
+    """The groups' best `limit` matches, best first: deeper pages while other groups crowd them out, then every
+    match filtered on the server.
+    """
+    for factor in FULLTEXT_PAGES:
+        rows = _read(page_query, page=factor * limit, **parameters)
+        hits = [{**row["hit"], "score": row["score"]} for row in rows if row["hit"]]
+        if len(hits) >= limit or len(rows) < factor * limit:  # enough, or the index has no more
+            return hits[:limit]
+    return [{**row["hit"], "score": row["score"]} for row in _read(all_query, limit=limit, **parameters)]
+
+
+def _vector_hits(page_query: str, *, limit: int, **parameters: Any) -> list[dict[str, Any]]:
+    """The groups' candidates from the approximate index, with one deeper page when other groups crowd them out."""
+    page = vector_candidates(limit)
+    for depth in (page, page * VECTOR_RETRY_FACTOR):
+        rows = _read(page_query, page=depth, **parameters)
+        hits = [row["hit"] for row in rows if row["hit"]]
+        if len(hits) >= limit or len(rows) < depth:
+            break
+    return hits
+
+
 def facts_bm25(*, text: str, groups: Sequence[str], limit: int, valid_at: str | None = None) -> list[Candidate]:
     query = lucene_query(text)
     if not query:
         return []
     index = graph_dialect().fulltext_index_name(IndexSpec(kinds.RELATES, "fact", relationship=True))
-    rows = _read(FACTS_BM25, index=index, text=query, groups=list(groups), limit=limit, valid_at=valid_at)
-    return [_fact(row, row["score"]) for row in rows]
+    hits = _fulltext_hits(
+        FACTS_BM25_PAGE, FACTS_BM25_ALL, limit=limit, index=index, text=query, groups=list(groups), valid_at=valid_at
+    )
+    return [_fact(hit, hit["score"]) for hit in hits]
 
 
 def facts_cosine(
@@ -217,10 +259,10 @@ def facts_cosine(
 ) -> list[Candidate]:
     dialect = graph_dialect()
     index = dialect.vector_index_name(IndexSpec(kinds.RELATES, "fact_embedding", relationship=True))
-    rows = _read(
-        FACTS_COSINE.format(call=FACT_VECTOR_CALLS[dialect.name]),
+    rows = _vector_hits(
+        FACTS_COSINE_PAGE[dialect.name],
+        limit=limit,
         index=index,
-        candidates=vector_candidates(limit),
         vector=list(vector),
         groups=list(groups),
         valid_at=valid_at,
@@ -233,31 +275,32 @@ def _nodes_bm25(scope: _NodeScope, *, text: str, groups: Sequence[str], limit: i
     query = lucene_query(text)
     if not query:
         return []
-    indexes = [graph_dialect().fulltext_index_name(IndexSpec(scope.label, prop)) for prop in scope.text_properties]
-    rows = _read(
-        NODES_BM25_PAIR if len(indexes) == 2 else NODES_BM25,
-        index=indexes[0],
-        second_index=indexes[-1],
-        text=query,
-        groups=list(groups),
-        limit=limit,
-        text_property=scope.text_properties[-1],
-    )
+    dialect = graph_dialect()
     found: dict[str, Candidate] = {}
-    for row in rows:
-        seen = found.get(row["id"])
-        score = row["score"] + (seen.score if seen else 0.0)
-        found[row["id"]] = Candidate(row["id"], row["name"] or "", row["text"], score)
+    for prop in scope.text_properties:
+        hits = _fulltext_hits(
+            NODES_BM25_PAGE,
+            NODES_BM25_ALL,
+            limit=limit,
+            index=dialect.fulltext_index_name(IndexSpec(scope.label, prop)),
+            text=query,
+            groups=list(groups),
+            text_property=scope.text_properties[-1],
+        )
+        for hit in hits:
+            seen = found.get(hit["id"])
+            score = hit["score"] + (seen.score if seen else 0.0)
+            found[hit["id"]] = Candidate(hit["id"], hit["name"] or "", hit["text"], score)
     return sorted(found.values(), key=lambda c: (-c.score, c.id))[:limit]
 
 
 def _nodes_cosine(
     scope: _NodeScope, *, vector: Sequence[float], groups: Sequence[str], limit: int, min_similarity: float
 ) -> list[Candidate]:
-    rows = _read(
-        NODES_COSINE,
+    rows = _vector_hits(
+        NODES_COSINE_PAGE,
+        limit=limit,
         index=graph_dialect().vector_index_name(IndexSpec(scope.label, scope.vector_property)),
-        candidates=vector_candidates(limit),
         vector=list(vector),
         groups=list(groups),
         text_property=scope.text_properties[-1],

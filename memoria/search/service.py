@@ -35,8 +35,8 @@ BFS_ORIGINS_PER_METHOD = 3
 MAX_GROUPS = 50
 SEED_RECIPE = "entities_hybrid_rrf"
 
-# Searches are mostly waiting on the graph server: a few threads let methods and scopes overlap.
-_pool = concurrent.futures.ThreadPoolExecutor(max_workers=8, thread_name_prefix="memoria-search")
+# Searches are mostly waiting on the graph server: threads let methods and scopes overlap.
+_pool = concurrent.futures.ThreadPoolExecutor(max_workers=16, thread_name_prefix="memoria-search")
 
 
 @dataclass(frozen=True)
@@ -202,10 +202,18 @@ def _rerank(
     return rerankers.by_mentions(order, mentions)
 
 
-def _search_scope(scope: Scope, config: ScopeConfig, request: _Request) -> tuple[SearchHit, ...]:
-    primary = [method for method in config.methods if method is not SearchMethod.BFS]
-    running = {method: _pool.submit(_run_method, scope, method, config, request) for method in primary}
-    found = {method: future.result() for method, future in running.items()}
+def _embed_into(vector: concurrent.futures.Future, query: str) -> None:
+    try:
+        vector.set_result(embedder().embed_one(query))
+    except BaseException as error:  # handed to every method waiting for the vector
+        vector.set_exception(error)
+
+
+def _finish_scope(
+    scope: Scope, config: ScopeConfig, request: _Request, running: dict[SearchMethod, concurrent.futures.Future]
+) -> tuple[SearchHit, ...]:
+    """Collect the scope's methods (in the config's order, which breaks RRF ties), walk, rerank, cut."""
+    found = {method: running[method].result() for method in config.methods if method in running}
     if SearchMethod.BFS in config.methods:
         found[SearchMethod.BFS] = _run_bfs(scope, config, request, _bfs_origins(scope, config, found))
     candidates: dict[str, Candidate] = {}
@@ -251,15 +259,22 @@ def search(
     for scope, scope_config in scoped.items():
         if scope_config.reranker is Reranker.CROSS_ENCODER:
             rerankers.cross_encoder_model(where=f"{scope.value}.reranker")  # unavailable: say so before searching
-    vector = _pool.submit(embedder().embed_one, query) if config.needs_query_vector() else None
+    vector: concurrent.futures.Future | None = concurrent.futures.Future() if config.needs_query_vector() else None
     request = _Request(query, request_groups, moment, vector)
-    if len(scoped) == 1:
-        ((scope, scope_config),) = scoped.items()
-        return SearchResults(**{scope.value: _search_scope(scope, scope_config, request)})
-    # Scopes run side by side on threads of their own, so their method tasks never wait for a free pool thread.
-    with concurrent.futures.ThreadPoolExecutor(max_workers=len(scoped)) as scopes:
-        running = {scope: scopes.submit(_search_scope, scope, c, request) for scope, c in scoped.items()}
-        return SearchResults(**{scope.value: future.result() for scope, future in running.items()})
+    # A task only ever waits for tasks submitted before it, so the shared pool's FIFO queue cannot deadlock.
+    # Text searches go first: they need no vector, and the embedding would compete with them for the CPU.
+    running: dict[Scope, dict[SearchMethod, concurrent.futures.Future]] = {scope: {} for scope in scoped}
+    for method in (SearchMethod.BM25, SearchMethod.COSINE):
+        if method is SearchMethod.COSINE and vector is not None:
+            _pool.submit(_embed_into, vector, query)
+        for scope, scope_config in scoped.items():
+            if method in scope_config.methods:
+                running[scope][method] = _pool.submit(_run_method, scope, method, scope_config, request)
+    finishing = {
+        scope: _pool.submit(_finish_scope, scope, scope_config, request, running[scope])
+        for scope, scope_config in scoped.items()
+    }
+    return SearchResults(**{scope.value: future.result() for scope, future in finishing.items()})
 
 
 def search_seeds(*, group: str, query: str, limit: int = 5) -> list[tuple[str, float]]:

@@ -6,11 +6,15 @@ import pytest
 
 from memoria.embeddings import embedder
 from memoria.graph import driver
+from memoria.interchange.document import parse_graph_document
+from memoria.interchange.importer import graph_document_import
 from memoria.search import methods
 from memoria.search.methods import cosine_similarities, lucene_query
 from tests.search.memory import node_id
 
 SET_EXPIRED = "MATCH ()-[r:RELATES]->() WHERE r.id = $id SET r.expired_at = $at"
+SET_GROUP_VECTORS = "MATCH (:Memory {group_id: $group})-[r:RELATES]->() SET r.fact_embedding = $vector"
+CROWDED_QUERY = "Lyon warehouse gloves shortage in March"
 
 
 def ids(candidates: list, group: str) -> list[str]:
@@ -175,3 +179,32 @@ def test_no_method_ever_returns_another_group(searched: str, other: str) -> None
     assert methods.facts_bfs(origin_ids=[node_id(other, "lyon")], groups=[searched], depth=3, limit=100) == []
     both = methods.entities_bm25(text="Lyon", groups=[searched, other], limit=10)
     assert {c.id for c in both} == {node_id(g, k) for g in (searched, other) for k in ("lyon", "alice")}
+
+
+@pytest.fixture
+def crowd(group: str) -> str:
+    """Another group whose 120 facts outrank ours in both indexes: word for word and vector for vector."""
+    nodes = [{"id": f"{group}-n{i}", "name": f"crowd node {i}", "labels": ["Entity"]} for i in range(2)]
+    edges = [
+        {
+            "id": f"{group}-f{i}",
+            "source": f"{group}-n0",
+            "target": f"{group}-n1",
+            "relation": f"crowds_{i}",
+            "weight": 0.5,
+            "tags": [],
+            "fact": "gloves gloves gloves",
+        }
+        for i in range(120)
+    ]
+    graph_document_import(document=parse_graph_document({"nodes": nodes, "edges": edges}, group=group), group=group)
+    driver.write(SET_GROUP_VECTORS, group=group, vector=embedder().embed_one(CROWDED_QUERY))
+    return group
+
+
+def test_a_crowded_index_still_yields_the_group_s_matches(searched: str, crowd: str) -> None:
+    words = methods.facts_bm25(text="gloves", groups=[searched], limit=5)
+    assert set(ids(words, searched)) == {"stocks", "ran-out", "stockout", "arrive"}
+    assert len(methods.facts_bm25(text="gloves", groups=[crowd], limit=100)) == 100
+    meaning = methods.facts_cosine(vector=embedder().embed_one(CROWDED_QUERY), groups=[searched], limit=5)
+    assert len(meaning) == 5 and all(c.id.startswith(f"{searched}-") for c in meaning)
