@@ -254,12 +254,22 @@ def _timed(queries: list[str], warmup: int, run: Callable[[str], int]) -> dict[s
 
 
 def search_benchmark(
-    *, group: str, memory: SyntheticMemory, runs: int, warmup: int, names: tuple[str, ...] = BENCH_RECIPES
+    *,
+    group: str,
+    memory: SyntheticMemory,
+    runs: int,
+    warmup: int,
+    names: tuple[str, ...] = BENCH_RECIPES,
+    embedding_threads: int | None = None,
 ) -> dict[str, dict[str, float]]:
     """p50 and p95 per recipe over the same queries (each search embeds its query itself), and of the query
     embedding alone, for scale.
     """
     model = embedder()  # loading the model is a one-time cost, not a query's
+    if embedding_threads:
+        import torch  # loaded by the embedder already; the benchmark owns its process's threads
+
+        torch.set_num_threads(embedding_threads)
     queries = [memory.queries[index % len(memory.queries)] for index in range(runs + warmup)]
 
     def embed_only(query: str) -> int:

@@ -27,7 +27,11 @@ def test_the_synthetic_memory_is_deterministic_and_valid() -> None:
 
 @pytest.fixture
 def tiny_bench() -> Iterator[int]:
+    import torch  # the command sets the process's thread count: the rest of the session keeps its own
+
+    threads = torch.get_num_threads()
     yield 60
+    torch.set_num_threads(threads)
     driver.write("MATCH (n:Memory {group_id: $group}) DETACH DELETE n", group=bench_group(60))
 
 
@@ -40,7 +44,20 @@ def test_the_command_times_every_recipe(tiny_bench: int) -> None:
     for name in BENCH_RECIPES:
         assert f"  {name} " in printed
     again = io.StringIO()
-    call_command("bench", "search", "--facts", str(tiny_bench), "--runs", "1", "--warmup", "0", stdout=again)
+    call_command(
+        "bench",
+        "search",
+        "--facts",
+        str(tiny_bench),
+        "--runs",
+        "1",
+        "--warmup",
+        "0",
+        "--embedding-threads",
+        "1",
+        stdout=again,
+    )
     assert "reusing group bench-search-60" in again.getvalue()
-    with pytest.raises(CommandError, match="--facts and --runs must be positive"):
+    assert "1 timed searches per recipe, 1 embedding thread(s)" in again.getvalue()
+    with pytest.raises(CommandError, match="--facts, --runs and --embedding-threads must be positive"):
         call_command("bench", "search", "--facts", "0")

@@ -40,6 +40,7 @@ class Command(BaseCommand):
         search.add_argument("--facts", type=int, default=10_000)
         search.add_argument("--runs", type=int, default=100, help="timed searches per recipe")
         search.add_argument("--warmup", type=int, default=10)
+        search.add_argument("--embedding-threads", type=int, help="torch threads for the query embedding")
 
     def handle(self, *args: object, suite: str, **options: int) -> None:
         if suite == "activation":
@@ -48,8 +49,8 @@ class Command(BaseCommand):
                     raise CommandError(f"--{name} must be positive")
             if options["edges"] < options["nodes"]:
                 raise CommandError("--edges must be at least --nodes")
-        elif min(options["facts"], options["runs"]) < 1:
-            raise CommandError("--facts and --runs must be positive")
+        elif min(options["facts"], options["runs"], options["embedding_threads"] or 1) < 1:
+            raise CommandError("--facts, --runs and --embedding-threads must be positive")
         health = graph_health()
         if not health.up:
             raise CommandError(f"graph server down: {health.detail}")
@@ -94,13 +95,16 @@ class Command(BaseCommand):
         if any(results[name]["mismatches"] for name in ("with_tags", "without_tags")):
             raise CommandError("the engine and the reference disagreed; see mismatches above")
 
-    def search(self, *, facts: int, runs: int, warmup: int, **_: object) -> None:
+    def search(self, *, facts: int, runs: int, warmup: int, embedding_threads: int | None, **_: object) -> None:
         from memoria.bench.search import build_memory, search_benchmark
 
         say = self.stdout.write
         say(machine_line())
         group, memory = build_memory(facts=facts, say=say)
-        results = search_benchmark(group=group, memory=memory, runs=runs, warmup=warmup)
-        say(f"search, {facts} facts, limit 10, query embedding included, {runs} timed searches per recipe")
+        results = search_benchmark(
+            group=group, memory=memory, runs=runs, warmup=warmup, embedding_threads=embedding_threads
+        )
+        threads = f", {embedding_threads} embedding thread(s)" if embedding_threads else ""
+        say(f"search, {facts} facts, limit 10, query embedding included, {runs} timed searches per recipe{threads}")
         for name, r in results.items():
             say(f"  {name:27s} p50 {r['p50_ms']:7.2f} ms  p95 {r['p95_ms']:7.2f} ms | hits {r['hits']:5.1f}")
