@@ -29,6 +29,10 @@ class InvalidGraphDocument(InvalidInput):
     """A graph document (import JSON) broke a rule of docs/import-format.md."""
 
 
+class WriteConflict(MemoriaError):
+    """Concurrent writers kept changing what this write depends on; nothing was written and retrying is safe."""
+
+
 class GroupNotFound(MemoriaError):
     """The group does not exist or the user may not see it (the two are not told apart)."""
 

@@ -8,7 +8,14 @@ from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from memoria.errors import GraphUnavailable, GroupNotFound, InvalidInput, LlmInvalidAnswer, LlmUnavailable
+from memoria.errors import (
+    GraphUnavailable,
+    GroupNotFound,
+    InvalidInput,
+    LlmInvalidAnswer,
+    LlmUnavailable,
+    WriteConflict,
+)
 
 
 def exception_handler(error: Exception, context: dict[str, Any]) -> Response | None:
@@ -32,6 +39,10 @@ def exception_handler(error: Exception, context: dict[str, Any]) -> Response | N
     if isinstance(error, InvalidInput):
         return Response(
             {"detail": str(error), "code": "invalid", "errors": error.problems}, status=status.HTTP_400_BAD_REQUEST
+        )
+    if isinstance(error, WriteConflict):
+        return Response(
+            {"detail": str(error), "code": "conflict"}, status=status.HTTP_409_CONFLICT, headers={"Retry-After": "1"}
         )
     if isinstance(error, GroupNotFound):
         return Response({"detail": str(error), "code": "not_found"}, status=status.HTTP_404_NOT_FOUND)

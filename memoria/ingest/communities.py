@@ -22,7 +22,7 @@ from typing import Any
 import neo4j
 
 from memoria.accounts.roles import check_group_name
-from memoria.errors import InvalidInput, LlmInvalidAnswer, MemoriaError
+from memoria.errors import InvalidInput, LlmInvalidAnswer, WriteConflict
 from memoria.graph import driver, kinds
 from memoria.interchange.document import TIMESTAMP_FORMAT
 from memoria.interchange.importer import DEFAULT_BATCH_SIZE, MERGE_LINKS, batched
@@ -119,7 +119,7 @@ SET c += $props
 """
 
 
-class CommunityConflict(MemoriaError):
+class CommunityConflict(WriteConflict):
     """A community kept changing under an update for every allowed round; running the update again is safe."""
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import neo4j
 
-from memoria.errors import InvalidInput, MemoriaError
+from memoria.errors import InvalidInput, WriteConflict
 from memoria.graph import driver, kinds
 from memoria.interchange.importer import DEFAULT_BATCH_SIZE, MERGE_LINKS, UPDATE_EDGES, batched
 
@@ -55,7 +55,7 @@ ON CREATE SET r += row.props, r.created_at = $now
 MERGE_MENTIONS = MERGE_LINKS.format(rel_type=kinds.MENTIONS)
 
 
-class PlanConflict(MemoriaError):
+class PlanConflict(WriteConflict):
     """Something the plan creates was stored by another writer meanwhile; the batch is planned again."""
 
 

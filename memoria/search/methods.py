@@ -41,9 +41,11 @@ STOP_WORDS = frozenset(STOP_WORD_TEXT.split())
 LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/]|&&|\|\|)')
 WORD = re.compile(r"\w+")
 
-# A fact holds at T when it had begun, had not ended, and was not superseded; no T means every fact.
-FACT_HOLDS = """($valid_at IS NULL OR (r.valid_at <= $valid_at AND (r.invalid_at IS NULL OR r.invalid_at > $valid_at)
-AND r.expired_at IS NULL))"""
+# A fact holds at T when it had begun (an unknown start counts as always) and had not yet ended; no T means every
+# fact. Valid time only: a contradicted fact still held before its invalid_at, and expired_at (when we learned
+# that) must not hide it there.
+FACT_HOLDS = """($valid_at IS NULL OR ((r.valid_at IS NULL OR r.valid_at <= $valid_at)
+AND (r.invalid_at IS NULL OR r.invalid_at > $valid_at)))"""
 FACT_COLUMNS = """r.id AS id, r.relation AS name, r.fact AS text, startNode(r).id AS source, endNode(r).id AS target,
 r.valid_at AS valid_at, r.invalid_at AS invalid_at"""
 KEEP_FACT = f"r.group_id IN $groups AND {FACT_HOLDS}"

@@ -12,7 +12,8 @@ from memoria.search import methods
 from memoria.search.methods import cosine_similarities, lucene_query
 from tests.search.memory import node_id
 
-SET_EXPIRED = "MATCH ()-[r:RELATES]->() WHERE r.id = $id SET r.expired_at = $at"
+SET_ENDED = "MATCH ()-[r:RELATES]->() WHERE r.id = $id SET r.invalid_at = $at, r.expired_at = $at"
+SET_VALID_AT = "MATCH ()-[r:RELATES]->() WHERE r.id = $id SET r.valid_at = $at"
 SET_GROUP_VECTORS = "MATCH (:Memory {group_id: $group})-[r:RELATES]->() SET r.fact_embedding = $vector"
 CROWDED_QUERY = "Lyon warehouse gloves shortage in March"
 
@@ -67,15 +68,31 @@ def test_the_date_filter_keeps_facts_that_hold_then(searched: str) -> None:
         assert {"drove", "drives"} <= set(ids(method(groups=[searched], limit=20, **kwargs), searched))
 
 
-def test_an_expired_fact_never_holds(searched: str) -> None:
+def test_an_invalidated_fact_holds_until_its_invalid_at(searched: str) -> None:
+    """Ingestion invalidates by setting invalid_at and expired_at together; the history before stays findable."""
     fact = node_id(searched, "supplies")
-    driver.write(SET_EXPIRED, id=fact, at="2024-01-01T00:00:00Z")
+    driver.write(SET_ENDED, id=fact, at="2024-01-01T00:00:00Z")
     try:
-        at = "2025-01-01T00:00:00Z"
-        assert fact not in [c.id for c in methods.facts_bm25(text="Nordbalt", groups=[searched], limit=10, valid_at=at)]
-        assert fact in [c.id for c in methods.facts_bm25(text="Nordbalt", groups=[searched], limit=10)]
+
+        def found(valid_at: str | None) -> bool:
+            hits = methods.facts_bm25(text="Nordbalt", groups=[searched], limit=10, valid_at=valid_at)
+            return fact in [hit.id for hit in hits]
+
+        assert found("2023-06-01T00:00:00Z")
+        assert not found("2025-01-01T00:00:00Z")
+        assert found(None)
     finally:
-        driver.write(SET_EXPIRED, id=fact, at=None)
+        driver.write(SET_ENDED, id=fact, at=None)
+
+
+def test_a_fact_of_unknown_start_holds_until_it_ends(searched: str) -> None:
+    fact = node_id(searched, "supplies")
+    driver.write(SET_VALID_AT, id=fact, at=None)
+    try:
+        hits = methods.facts_bm25(text="Nordbalt", groups=[searched], limit=10, valid_at="1999-01-01T00:00:00Z")
+        assert fact in [hit.id for hit in hits]
+    finally:
+        driver.write(SET_VALID_AT, id=fact, at="2023-01-01T00:00:00Z")
 
 
 def test_entity_bm25_adds_the_name_and_summary_scores(searched: str) -> None:
