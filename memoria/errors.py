@@ -37,6 +37,10 @@ class GroupNotFound(MemoriaError):
     """The group does not exist or the user may not see it (the two are not told apart)."""
 
 
+class NodeNotFound(GroupNotFound):
+    """No memory with this id in the group: answered like an unseen group, so ids of other groups are not revealed."""
+
+
 class EmbeddingModelError(MemoriaError):
     """The embedding model is missing, does not match its pinned weights, or has the wrong dimension."""
 
