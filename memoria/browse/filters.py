@@ -1,0 +1,47 @@
+"""Which facts a graph view shows: a date (valid time), a least weight, relation categories.
+
+One filter serves the neighbourhood reads and the path finder, so a path never uses an edge the view hides.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from memoria.graph import kinds
+from memoria.interchange.document import MIN_WEIGHT
+from memoria.search.methods import FACT_HOLDS
+
+# Facts stored without a category are asked for by this name.
+UNCATEGORISED = "NONE"
+CATEGORY_CHOICES: tuple[str, ...] = (*kinds.RELATION_CATEGORIES, UNCATEGORISED)
+
+# A WHERE fragment over the RELATES variable `r`; its parameters come from EdgeFilter.parameters().
+FACT_PASSES = f"""{FACT_HOLDS}
+AND r.weight >= $min_weight
+AND ($categories IS NULL OR r.relation_category IN $categories OR (r.relation_category IS NULL AND $uncategorised))"""
+
+
+@dataclass(frozen=True)
+class EdgeFilter:
+    """No field set means every fact; `categories` None means every category (UNCATEGORISED included)."""
+
+    valid_at: str | None = None
+    min_weight: float = MIN_WEIGHT
+    categories: tuple[str, ...] | None = None
+
+    def parameters(self) -> dict[str, Any]:
+        named = None if self.categories is None else [c for c in self.categories if c != UNCATEGORISED]
+        return {
+            "valid_at": self.valid_at,
+            "min_weight": self.min_weight,
+            "categories": named,
+            "uncategorised": self.categories is None or UNCATEGORISED in self.categories,
+        }
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "valid_at": self.valid_at,
+            "min_weight": self.min_weight,
+            "categories": list(self.categories) if self.categories is not None else None,
+        }
