@@ -2,14 +2,14 @@
 
 Candidates come from the full-text index on Entity.name and the vector index on name_embedding
 (scores at least 0.6 on the index's [0, 1] scale), fused with reciprocal rank fusion, as Graphiti does;
-a resolver (offline rules here, an LLM elsewhere) picks among them.
+a resolver (offline rules here, an LLM's in memoria/llm/resolver.py) picks among them.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
@@ -107,6 +107,8 @@ class ResolveEntitiesInput:
     # Name vectors are asked for only for names not found by key: most names of a long conversation repeat.
     embed_names: Callable[[list[str]], list[list[float]]]
     known: EntityWorkingSet = field(default_factory=EntityWorkingSet)
+    # Mention key → the content of the first episode naming it: what a resolver that reads (an LLM's) reads.
+    episodes: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -120,8 +122,18 @@ class EntityResolution:
 
 
 class EntityResolver(Protocol):
+    """Picks the candidate the mention means, or None (a new entity), with the reason, from the best-fused first.
+
+    `episode` is the text the mention was read in, for resolvers that judge by context.
+    """
+
     def resolve_entity(
-        self, mention: ExtractedEntity, vector: Sequence[float] | None, candidates: Sequence[Candidate]
+        self,
+        mention: ExtractedEntity,
+        vector: Sequence[float] | None,
+        candidates: Sequence[Candidate],
+        *,
+        episode: str = "",
     ) -> tuple[EntityState | None, str]: ...
 
 
@@ -212,24 +224,36 @@ def entity_candidates(
     }
 
 
+def name_match(mention: ExtractedEntity, candidates: Sequence[Candidate]) -> tuple[EntityState, str] | None:
+    """A candidate with the mention's name key or alias: the same entity without any judgement to make.
+
+    Of several stored twins (an import may hold two), the best-ranked.
+    """
+    for reason, rule in (("same name", _same_key), ("known alias", _known_alias)):
+        matches = [candidate.entity for candidate in candidates if rule(mention, candidate)]
+        if matches:
+            return matches[0], reason
+    return None
+
+
 class OfflineEntityResolver:
     """Name rules first (same key, a known alias, initials, a surname, a nickname), then meaning alone."""
 
     def resolve_entity(
-        self, mention: ExtractedEntity, vector: Sequence[float] | None, candidates: Sequence[Candidate]
+        self,
+        mention: ExtractedEntity,
+        vector: Sequence[float] | None,
+        candidates: Sequence[Candidate],
+        *,
+        episode: str = "",
     ) -> tuple[EntityState | None, str]:
-        for reason, rule in (
-            ("same name", _same_key),
-            ("known alias", _known_alias),
-            ("initials", _initials),
-            ("part of the name", _name_part),
-            ("nickname", _nickname),
-        ):
+        settled = name_match(mention, candidates)
+        if settled is not None:
+            return settled
+        for reason, rule in (("initials", _initials), ("part of the name", _name_part), ("nickname", _nickname)):
             matches = [candidate.entity for candidate in candidates if rule(mention, candidate)]
             if len({entity.id for entity in matches}) == 1:
                 return matches[0], reason
-            if len(matches) > 1 and reason in ("same name", "known alias"):
-                return matches[0], reason  # the best-ranked of several stored twins
         close = [c for c in candidates if c.vector_score is not None and c.vector_score >= EMBEDDING_MATCH_SCORE]
         if close:
             return max(close, key=lambda candidate: candidate.vector_score).entity, "same meaning"
@@ -322,7 +346,9 @@ def entities_resolve(*, request: ResolveEntitiesInput, resolver: EntityResolver 
             continue
         vector = vectors.get(mention.key)
         options = candidates.get(mention.key, []) + batch_candidates(vector, known)
-        entity, reason = resolver.resolve_entity(mention, vector, options)
+        entity, reason = resolver.resolve_entity(
+            mention, vector, options, episode=request.episodes.get(mention.key, "")
+        )
         if entity is None:
             entity = EntityState(
                 id=entity_id(group, mention.key), name=mention.name, key=mention.key, labels=mention.labels, is_new=True
