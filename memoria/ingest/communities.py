@@ -24,6 +24,7 @@ import neo4j
 from memoria.accounts.roles import check_group_name
 from memoria.errors import InvalidInput, LlmInvalidAnswer, WriteConflict
 from memoria.graph import driver, kinds
+from memoria.graph.versions import group_version_bump
 from memoria.interchange.document import TIMESTAMP_FORMAT
 from memoria.interchange.importer import DEFAULT_BATCH_SIZE, MERGE_LINKS, batched
 from memoria.llm.client import ChatClient, chat_client_or_none
@@ -71,6 +72,10 @@ CREATE (c:{kinds.MEMORY_LABEL}:{kinds.COMMUNITY})
 SET c = row.props
 """
 MERGE_MEMBERS = MERGE_LINKS.format(rel_type=kinds.HAS_MEMBER)
+ANY_COMMUNITY = f"""
+MATCH (c:{kinds.COMMUNITY} {{group_id: $group}})
+RETURN c.id AS id LIMIT 1
+"""
 # Where each touched entity belongs now: its own community, else the communities of its neighbours.
 OWN_COMMUNITIES = f"""
 UNWIND $ids AS id
@@ -195,6 +200,7 @@ class CommunityUpdateReport:
     attached: tuple[str, ...]  # touched entities that joined their neighbours' community
     unplaced: tuple[str, ...]  # touched entities with no community of their own or among their neighbours
     retries: int  # refreshes done again because another writer changed the community first
+    memberships: tuple[tuple[str, str], ...] = ()  # (touched entity, community) for each refreshed community
 
 
 def _now() -> str:
@@ -385,6 +391,7 @@ def communities_build(
         memberships.extend({"source": cid, "target": member} for member in cluster)
 
     def replace(tx: neo4j.ManagedTransaction) -> int:
+        group_version_bump(tx, group)
         removed = tx.run(DELETE_COMMUNITIES, group=group).single()["removed"]
         for batch in batched(rows, DEFAULT_BATCH_SIZE):
             tx.run(CREATE_COMMUNITIES, rows=batch).consume()
@@ -408,6 +415,11 @@ def communities_build(
         iterations=iterations,
         seconds=time.perf_counter() - started,
     )
+
+
+def communities_exist(*, group: str) -> bool:
+    """Whether the group has communities at all: an update never creates the first one, only a build does."""
+    return bool(driver.read(ANY_COMMUNITY, group=group))
 
 
 def _placements(group: str, entity_ids: list[str]) -> tuple[dict[str, set[str]], dict[str, set[str]], list[str]]:
@@ -456,6 +468,7 @@ def _community_refresh(
         claimed = tx.run(CLAIM_COMMUNITY, id=community, group=group, community=kinds.COMMUNITY).single()
         if claimed is None or claimed["revision"] != revision:
             return False  # someone else's change landed first: ours was computed from stale members
+        group_version_bump(tx, group)
         if links:
             tx.run(MERGE_MEMBERS, rows=links).consume()
         tx.run(REFRESH_COMMUNITY, id=community, props=props).consume()
@@ -470,19 +483,22 @@ def communities_update(
     touched_entity_ids: Iterable[str],
     llm: ChatClient | None = None,
     embed_names: EmbedNames | None = None,
+    offline: bool = False,
 ) -> CommunityUpdateReport:
     """Bring the communities of the touched entities up to date after an episode or a batch (Graphiti's phase 8).
 
     Touched entities are grouped by their community (a new one joins the community most of its facts lead to),
     and each affected community is refreshed once, in one transaction, from its current members. The commit
     checks the community's revision: if another writer changed it meanwhile, the refresh is computed again
-    from the new state instead of overwriting it.
+    from the new state instead of overwriting it. Summaries come from `llm`, else the configured LLM, else are
+    extractive; `offline` makes them extractive whatever is configured.
     """
     check_group_name(group)
-    client = llm if llm is not None else chat_client_or_none()
+    client = None if offline else llm if llm is not None else chat_client_or_none()
     embed = embed_names or _default_embed_names()
     pending = sorted(set(touched_entity_ids))
     updated: list[str] = []
+    placed: dict[str, str] = {}
     attached: set[str] = set()
     unplaced: list[str] = []
     retries = 0
@@ -498,6 +514,7 @@ def communities_update(
             if _community_refresh(group, community, joining.get(community, set()), client, embed):
                 updated.append(community)
                 attached.update(joining.get(community, ()))
+                placed.update(dict.fromkeys(members.get(community, set()) | joining.get(community, set()), community))
             else:
                 retries += 1
                 stale.extend(members.get(community, set()) | joining.get(community, set()))
@@ -512,4 +529,5 @@ def communities_update(
         attached=tuple(sorted(attached)),
         unplaced=tuple(sorted(set(unplaced))),
         retries=retries,
+        memberships=tuple(sorted(placed.items())),
     )

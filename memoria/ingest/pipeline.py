@@ -1,12 +1,13 @@
 """add_episode: the steps of ingestion run over one episode or a batch, and written in one transaction.
 
 Graphiti's phases 1–7 (seed 004): context, entity extraction, entity resolution, fact extraction,
-fact resolution, summaries and embeddings, persistence. Phase 8, the incremental community update,
-belongs to the communities work: each result names its `touched_entities` for it.
+fact resolution, summaries and embeddings, persistence; then phase 8, the incremental community update,
+once per committed batch for all the entities the batch touched (memoria/ingest/communities.py).
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
@@ -17,9 +18,10 @@ from typing import Protocol
 from neo4j import exceptions as neo4j_errors
 
 from memoria.accounts.roles import check_group_name
-from memoria.errors import InvalidInput
+from memoria.errors import InvalidInput, LlmUnavailable
 from memoria.graph import driver, kinds
 from memoria.graph.dialect import graph_dialect
+from memoria.ingest.communities import CommunityConflict, communities_exist, communities_update
 from memoria.ingest.context import CONTEXT_EPISODES, ContextRequest, PriorEpisode, context_fetch
 from memoria.ingest.episodes import Episode, EpisodeInput, episode_prepare
 from memoria.ingest.extract_entities import (
@@ -58,10 +60,18 @@ from memoria.ingest.resolve_facts import (
 )
 from memoria.ingest.summaries import SummaryInput, sentences_about, summary_update
 from memoria.ingest.temporal import format_timestamp
+from memoria.llm.client import ChatClient, chat_client, chat_client_or_none
+from memoria.llm.extractors import LlmEntityExtractor, LlmFactExtractor
+from memoria.llm.resolver import LlmEntityResolver
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_BATCH_SIZE = 32
 MAX_ATTEMPTS = 3  # a batch is planned again when a concurrent writer stored one of its episodes or names first
 NAME_CACHE_SIZE = 20_000
+# Which steps run: the LLM's when one is configured (auto), or insist on one way.
+AUTO, OFFLINE, LLM = "auto", "offline", "llm"
+EXTRACTOR_CHOICES = (AUTO, OFFLINE, LLM)
 
 
 class TextEmbedder(Protocol):
@@ -70,11 +80,38 @@ class TextEmbedder(Protocol):
 
 @dataclass(frozen=True)
 class Extractors:
-    """The pluggable steps: offline by default, an LLM's where one is configured."""
+    """The pluggable steps: offline by default, an LLM's where one is configured (extractors_for_settings)."""
 
     entities: EntityExtractor = field(default_factory=OfflineEntityExtractor)
     facts: FactExtractor = field(default_factory=OfflineFactExtractor)
     resolver: EntityResolver = field(default_factory=OfflineEntityResolver)
+    # The model behind the LLM steps, which phase 8 also asks for community summaries; None: extractive ones.
+    llm: ChatClient | None = None
+
+    @property
+    def kind(self) -> str:
+        return LLM if self.llm is not None else OFFLINE
+
+
+def extractors_for_settings(*, choice: str = AUTO) -> Extractors:
+    """The steps every entry point ingests with: the LLM's when MEMORIA_LLM_URL and MEMORIA_LLM_MODEL are set.
+
+    `offline` ignores a configured LLM; `llm` insists on one (LlmUnavailable when none is configured), and so
+    does `auto` when the configuration is present but broken (a bad URL): a typo must not silently go offline.
+    """
+    if choice not in EXTRACTOR_CHOICES:
+        raise InvalidInput(f"extractor: {choice!r} is not one of {', '.join(EXTRACTOR_CHOICES)}")
+    if choice == OFFLINE:
+        return Extractors()
+    client = chat_client() if choice == LLM else chat_client_or_none()
+    if client is None:
+        return Extractors()
+    return Extractors(
+        entities=LlmEntityExtractor(client),
+        facts=LlmFactExtractor(client),
+        resolver=LlmEntityResolver(client),
+        llm=client,
+    )
 
 
 @dataclass(frozen=True)
@@ -87,9 +124,10 @@ class EpisodeResult:
     facts_created: tuple[str, ...] = ()
     facts_merged: tuple[str, ...] = ()
     facts_invalidated: tuple[str, ...] = ()
-    # The hook of the incremental community update (step 8, not done here): entities whose facts or
-    # summary this episode changed.
+    # Entities whose facts or summary this episode changed: phase 8 brings their communities up to date.
     touched_entities: tuple[str, ...] = ()
+    communities: tuple[str, ...] = ()  # the communities phase 8 refreshed with this episode's touched entities
+    communities_error: str | None = None  # why phase 8 failed after the batch was stored (the episode stays)
 
 
 class _Vectors:
@@ -156,6 +194,7 @@ def episode_add(
     embedder: TextEmbedder | None = None,
     context_size: int = CONTEXT_EPISODES,
     episode_vectors: bool = True,
+    update_communities: bool = True,
 ) -> EpisodeResult:
     """Add one episode in one transaction; adding it again (same id) changes nothing."""
     return episodes_add(
@@ -165,6 +204,7 @@ def episode_add(
         embedder=embedder,
         context_size=context_size,
         episode_vectors=episode_vectors,
+        update_communities=update_communities,
         batch_size=1,
     )[0]
 
@@ -178,25 +218,31 @@ def episodes_add(
     batch_size: int = DEFAULT_BATCH_SIZE,
     context_size: int = CONTEXT_EPISODES,
     episode_vectors: bool = True,
+    update_communities: bool = True,
     progress: Callable[[list[EpisodeResult]], None] | None = None,
 ) -> list[EpisodeResult]:
     """Add episodes in order, `batch_size` at a time: one embedding call per kind and one transaction per batch.
 
-    A batch is all or nothing; an interrupted run resumes where it stopped, because stored episodes are skipped.
-    Without `episode_vectors`, episode contents are not embedded (Graphiti does not embed them either; they are
-    the longest texts, about half the embedding work): `reindex` fills them later.
+    A batch is all or nothing (an LLM step that fails raises, and its batch writes nothing); an interrupted run
+    resumes where it stopped, because stored episodes are skipped. Without `episode_vectors`, episode contents
+    are not embedded (Graphiti does not embed them either; they are the longest texts, about half the embedding
+    work): `reindex` fills them later. With `update_communities`, each committed batch then refreshes the
+    communities of the entities it touched, once each, if the group has communities (a build makes the first).
+    `extractors` None means offline: entry points choose by the settings with extractors_for_settings().
     """
     check_group_name(group)
     if batch_size < 1:
         raise ValueError(f"batch_size={batch_size} must be at least 1")
-    run = _Run(group, extractors or Extractors(), _vectors_for(embedder), context_size, episode_vectors)
+    run = _Run(
+        group, extractors or Extractors(), _vectors_for(embedder), context_size, episode_vectors, update_communities
+    )
     results: list[EpisodeResult] = []
     seen: set[str] = set()
     pending: list[Episode | EpisodeResult] = []  # in input order; an episode given twice is already its result
 
     def flush() -> None:
         fresh = [item for item in pending if isinstance(item, Episode)]
-        done = iter(_batch_add(run, fresh) if fresh else ())
+        done = iter(_communities_refresh(run, _batch_add(run, fresh)) if fresh else ())
         flushed = [next(done) if isinstance(item, Episode) else item for item in pending]
         results.extend(flushed)
         if progress and flushed:
@@ -225,6 +271,7 @@ class _Run:
     vectors: _Vectors
     context_size: int
     episode_vectors: bool
+    update_communities: bool
 
 
 def _batch_add(run: _Run, batch: list[Episode]) -> list[EpisodeResult]:
@@ -248,6 +295,32 @@ def _batch_add(run: _Run, batch: list[Episode]) -> list[EpisodeResult]:
             added = {result.episode_id: result for result in planned}
         return [added.get(episode.id) or EpisodeResult(episode.id, episode.name, added=False) for episode in batch]
     raise PlanConflict(f"episodes of group {group!r} kept being stored concurrently; try again")
+
+
+def _communities_refresh(run: _Run, results: list[EpisodeResult]) -> list[EpisodeResult]:
+    """Phase 8, once for a committed batch: each community of its touched entities refreshed once, race-free.
+
+    The batch is stored already, so a failure here does not undo it: each added episode carries the error,
+    and the communities catch up at the next update that touches them or at the next build.
+    """
+    touched = sorted({entity for result in results if result.added for entity in result.touched_entities})
+    if not run.update_communities or not touched or not communities_exist(group=run.group):
+        return results
+    llm = run.extractors.llm
+    try:
+        report = communities_update(
+            group=run.group, touched_entity_ids=touched, llm=llm, offline=llm is None, embed_names=run.vectors.embed
+        )
+    except (CommunityConflict, LlmUnavailable) as error:
+        logger.warning("group %s: communities not brought up to date after a batch: %s", run.group, error)
+        return [replace(result, communities_error=str(error)) if result.added else result for result in results]
+    placed = dict(report.memberships)
+    return [
+        replace(result, communities=tuple(sorted({placed[e] for e in result.touched_entities if e in placed})))
+        if result.added
+        else result
+        for result in results
+    ]
 
 
 @dataclass
@@ -279,11 +352,13 @@ def _batch_plan(run: _Run, batch: list[Episode]) -> tuple[WritePlan, list[Episod
         earlier.append(PriorEpisode(episode.id, episode.name, episode.content, episode.source, episode.reference_time))
     # 3. entity resolution, over the batch's distinct names in the order they came
     mentions: dict[str, ExtractedEntity] = {}
+    read_in: dict[str, str] = {}
     for item in work:
         for entity in item.extraction.entities:
             mentions.setdefault(entity.key, entity)
+            read_in.setdefault(entity.key, item.episode.content)
     resolution = entities_resolve(
-        request=ResolveEntitiesInput(group, tuple(mentions.values()), vectors.embed_names),
+        request=ResolveEntitiesInput(group, tuple(mentions.values()), vectors.embed_names, episodes=read_in),
         resolver=extractors.resolver,
     )
     # 4. facts, their ends mapped to resolved ids; one embedding call for every fact text and episode content
