@@ -11,6 +11,7 @@ from django.conf import settings
 
 from memoria.graph import kinds
 from memoria.graph.dialect import GraphDialect, IndexSpec, graph_dialect
+from memoria.graph.versions import GROUP_STAMP
 
 EMBEDDING_DIMENSIONS_DEFAULT = 384
 
@@ -23,6 +24,7 @@ RANGE = (
     IndexSpec(kinds.COMMUNITY, "group_id"),
     IndexSpec(kinds.RELATES, "id", relationship=True),
     IndexSpec(kinds.RELATES, "group_id", relationship=True),
+    IndexSpec(GROUP_STAMP, "group_id"),
 )
 FULLTEXT = (
     IndexSpec(kinds.ENTITY, "name"),

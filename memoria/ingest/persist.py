@@ -22,6 +22,7 @@ import neo4j
 
 from memoria.errors import InvalidInput, WriteConflict
 from memoria.graph import driver, kinds
+from memoria.graph.versions import group_version_bump
 from memoria.interchange.importer import DEFAULT_BATCH_SIZE, MERGE_LINKS, UPDATE_EDGES, batched
 
 STORED_IDS = f"""
@@ -167,6 +168,7 @@ def plan_persist(*, plan: WritePlan, batch_size: int = DEFAULT_BATCH_SIZE) -> Pe
 
     def work(tx: neo4j.ManagedTransaction) -> None:
         _guard(tx, plan)
+        group_version_bump(tx, plan.group)
         for query, parameters in statements.items:
             tx.run(query, parameters).consume()
 

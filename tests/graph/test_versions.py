@@ -1,0 +1,79 @@
+"""Group version stamps on the real server: bumps land with their transaction, concurrent ones never collide."""
+
+from __future__ import annotations
+
+import threading
+
+import neo4j
+import pytest
+
+from memoria.graph import driver
+from memoria.graph.versions import group_stamps_compact, group_version, group_version_bump
+from memoria.ingest.persist import EpisodeRow, WritePlan, plan_persist
+
+
+def _bump(group: str) -> None:
+    driver.write_transaction(lambda tx: group_version_bump(tx, group))
+
+
+def test_a_new_group_is_at_version_zero(group: str) -> None:
+    assert group_version(group=group).version == 0
+
+
+def test_each_bump_raises_the_version_by_one(group: str) -> None:
+    for expected in (1, 2, 3):
+        _bump(group)
+        assert group_version(group=group).version == expected
+
+
+def test_a_rolled_back_write_leaves_the_version(group: str) -> None:
+    class Boom(Exception):
+        pass
+
+    def work(tx: neo4j.ManagedTransaction) -> None:
+        group_version_bump(tx, group)
+        raise Boom
+
+    with pytest.raises(Boom):
+        driver.write_transaction(work)
+    assert group_version(group=group).version == 0
+
+
+def test_concurrent_bumps_all_land(group: str) -> None:
+    errors: list[BaseException] = []
+
+    def writer() -> None:
+        for _ in range(5):
+            try:
+                _bump(group)
+            except BaseException as error:  # collected and asserted below
+                errors.append(error)
+
+    threads = [threading.Thread(target=writer) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert group_version(group=group).version == 20
+
+
+def test_compaction_keeps_the_version_and_folds_the_stamps(group: str) -> None:
+    for _ in range(7):
+        _bump(group)
+    assert group_stamps_compact(group=group, after=10) == 0
+    assert group_stamps_compact(group=group, after=3) == 7
+    folded = group_version(group=group)
+    assert (folded.version, folded.stamps) == (7, 1)
+    _bump(group)
+    assert group_version(group=group).version == 8
+
+
+def test_persisting_episodes_bumps_their_group(group: str) -> None:
+    plan = WritePlan(
+        group=group,
+        now="2024-01-01T00:00:00.000000Z",
+        episodes=(EpisodeRow(f"{group}-ep", {"id": f"{group}-ep", "group_id": group, "name": "ep", "content": "hi"}),),
+    )
+    plan_persist(plan=plan)
+    assert group_version(group=group).version == 1
