@@ -1,4 +1,4 @@
-"""The explorer's pages."""
+"""The explorer's pages. Node ids may hold '/', so they are matched as paths."""
 
 from django.urls import path
 
@@ -7,4 +7,10 @@ from explorer import views
 app_name = "explorer"
 urlpatterns = [
     path("", views.home, name="home"),
+    path("group/", views.switch_group, name="switch-group"),
+    path("search/", views.search_page, name="search"),
+    path("g/<str:group>/entities/<path:node_id>/", views.entity_view, name="entity"),
+    path("g/<str:group>/episodes/<path:node_id>/", views.episode_view, name="episode"),
+    path("g/<str:group>/communities/<path:node_id>/", views.community_view, name="community"),
+    path("g/<str:group>/graph/", views.graph_view, name="graph"),
 ]

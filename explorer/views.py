@@ -1,13 +1,32 @@
-"""Pages: each asks a selector and renders a template."""
+"""Pages: each checks access, asks a selector or service, and renders a template. No Cypher here."""
 
 from __future__ import annotations
 
-from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+import functools
+from collections.abc import Callable
+from typing import Any
 
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_POST
+
+from explorer.current_group import current_group, remember_group
+from explorer.timeline import fact_timeline
 from memoria.accounts.services import user_groups, user_role
+from memoria.browse.filters import CATEGORY_CHOICES
+from memoria.browse.neighbourhood import DEFAULT_LIMIT
+from memoria.browse.selectors import community_page, entity_page, episode_page
+from memoria.errors import GroupNotFound, InvalidInput
+from memoria.graph.paths import DEFAULT_MAX_HOPS, MAX_HOPS
 from memoria.graph.selectors import group_summary, visible_groups
+from memoria.search.request import parse_search_parameters
+from memoria.search.service import search
+
+SEARCH_LIMIT = 20
+# A community's mini graph draws its best-connected members only; the page lists them all.
+MINI_GRAPH_MEMBERS = 100
 
 
 @login_required
@@ -15,3 +34,88 @@ def home(request: HttpRequest) -> HttpResponse:
     groups = [group_summary(group=group) for group in visible_groups(allowed=user_groups(user=request.user))]
     role = user_role(user=request.user)
     return render(request, "explorer/home.html", {"groups": groups, "role": role.value if role else ""})
+
+
+@login_required
+@require_POST
+def switch_group(request: HttpRequest) -> HttpResponse:
+    """Make another of the user's groups current; a group they may not see is a 404."""
+    try:
+        remember_group(request, request.POST.get("group", ""))
+    except GroupNotFound as error:
+        raise Http404(str(error)) from error
+    target = request.POST.get("next", "")
+    safe = url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}) and target.startswith("/")
+    # A page of the old group would switch straight back to it; the new group starts at its search page.
+    return redirect(target if safe and not target.startswith("/g/") else "explorer:search")
+
+
+def group_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Signed in, the group visible (it becomes current), and a missing or foreign node answered as 404."""
+
+    @login_required
+    @functools.wraps(view)
+    def wrapped(request: HttpRequest, group: str, **kwargs: Any) -> HttpResponse:
+        try:
+            remember_group(request, group)
+            return view(request, group, **kwargs)
+        except GroupNotFound as error:  # NodeNotFound included
+            raise Http404(str(error)) from error
+
+    return wrapped
+
+
+@login_required
+def search_page(request: HttpRequest) -> HttpResponse:
+    """Hybrid search of the current group: facts, entities, episodes and communities in tabs, with scores."""
+    group = current_group(request)
+    query = request.GET.get("q", "").strip()
+    context: dict[str, Any] = {"group": group, "query": query, "results": None, "problems": []}
+    if query and group:
+        try:
+            wanted = parse_search_parameters({"q": query, "group": group, "limit": str(SEARCH_LIMIT)})
+        except InvalidInput as error:
+            context["problems"] = error.problems
+        else:
+            found = search(query=wanted.query, groups=[group], config=wanted.config, valid_at=wanted.valid_at)
+            context["results"] = found
+            tabs = ("facts", "entities", "episodes", "communities")
+            context["tabs"] = [(name, getattr(found, name)) for name in tabs]
+    return render(request, "explorer/search.html", context)
+
+
+@group_page
+def entity_view(request: HttpRequest, group: str, node_id: str) -> HttpResponse:
+    page = entity_page(group=group, entity_id=node_id)
+    timeline = fact_timeline(page.facts, entity_id=node_id)
+    return render(request, "explorer/entity.html", {"group": group, "page": page, "timeline": timeline})
+
+
+@group_page
+def episode_view(request: HttpRequest, group: str, node_id: str) -> HttpResponse:
+    page = episode_page(group=group, episode_id=node_id)
+    return render(request, "explorer/episode.html", {"group": group, "page": page})
+
+
+@group_page
+def community_view(request: HttpRequest, group: str, node_id: str) -> HttpResponse:
+    page = community_page(group=group, community_id=node_id)
+    drawn = [member.id for member in page.members[:MINI_GRAPH_MEMBERS]]
+    return render(request, "explorer/community.html", {"group": group, "page": page, "drawn": drawn})
+
+
+@group_page
+def graph_view(request: HttpRequest, group: str) -> HttpResponse:
+    """The graph view; it starts from ?node=, ?nodes=a,b (&edge=) or ?q= and asks the JSON API for the rest."""
+    nodes = [item for item in request.GET.get("nodes", "").split(",") if item]
+    if request.GET.get("node"):
+        nodes.insert(0, request.GET["node"])
+    config = {
+        "group": group,
+        "start": {"nodes": nodes[:50], "edge": request.GET.get("edge") or None, "query": request.GET.get("q", "")},
+        "expand_limit": DEFAULT_LIMIT,
+        "categories": list(CATEGORY_CHOICES),
+        "max_hops": DEFAULT_MAX_HOPS,
+        "max_hops_limit": MAX_HOPS,
+    }
+    return render(request, "explorer/graph.html", {"group": group, "config": config})

@@ -1,0 +1,326 @@
+// The graph view page: starts from a node, several nodes (a search result) or a query, expands on click a page
+// of links at a time, filters, colours, finds paths and inspects edges. Everything it draws comes from the JSON
+// API (docs/explorer.md) through a GraphView (graph_view.js).
+
+import { getJson, groupApi, neighboursApi, pageUrl } from "./api.js";
+import { day, h, number } from "./dom.js";
+import { showEdge } from "./edge_inspector.js";
+import { colours, createGraphView } from "./graph_view.js";
+
+const config = JSON.parse(document.getElementById("graph-config").textContent);
+const group = config.group;
+const $ = (selector) => document.querySelector(selector);
+
+const view = createGraphView($(".canvas"));
+const expansions = new Map(); // node id → {offset, total, signature}
+const pathEnds = { from: null, to: null };
+let currentNode = null;
+let timeRange = null;
+
+// ---- filters ----------------------------------------------------------------------------------------------
+
+const categoryBoxes = config.categories.map((category) =>
+  h("input", { type: "checkbox", checked: true, value: category, "data-testid": `category-${category}` }),
+);
+$("[data-categories]").append(
+  ...config.categories.map((category, index) =>
+    h("label", { class: "inline small" }, categoryBoxes[index], " ",
+      h("span", { class: "swatch", style: `background:${colours.CATEGORY_COLOURS[category] || "#a4adb8"}` }),
+      category.toLowerCase()),
+  ),
+);
+
+function chosenCategories() {
+  const chosen = categoryBoxes.filter((box) => box.checked).map((box) => box.value);
+  return chosen.length === categoryBoxes.length ? null : new Set(chosen);
+}
+
+function timeAt() {
+  if (!$("[data-time-enabled]").checked || !timeRange) return null;
+  const fraction = Number($("[data-time-slider]").value) / 1000;
+  const moment = new Date(timeRange.start + fraction * (timeRange.end - timeRange.start));
+  return `${moment.toISOString().slice(0, 19)}Z`;
+}
+
+// What the server should filter by when a node is expanded or a path is found: the same as the view shows.
+function filterParameters() {
+  const categories = chosenCategories();
+  const minWeight = Number($("[data-min-weight]").value);
+  return {
+    min_weight: minWeight > 0.25 ? minWeight : null,
+    categories: categories ? [...categories].join(",") || "NONE" : null,
+    valid_at: timeAt(),
+  };
+}
+
+function applyFilter() {
+  const minWeight = Number($("[data-min-weight]").value);
+  $("[data-weight-label]").textContent = minWeight.toFixed(2);
+  const at = timeAt();
+  $("[data-time-label]").textContent = at ? `as of ${day(at)}` : "all times";
+  view.setFilter({ minWeight, categories: chosenCategories(), at });
+}
+
+// The slider spans the loaded facts' times, from the earliest start to the latest start or end.
+function updateTimeRange() {
+  let start = null;
+  let end = null;
+  view.graph.forEachEdge((key, attributes) => {
+    for (const stamp of [attributes.edge.valid_at, attributes.edge.invalid_at]) {
+      if (!stamp) continue;
+      const time = Date.parse(stamp);
+      start = start === null ? time : Math.min(start, time);
+      end = end === null ? time : Math.max(end, time);
+    }
+  });
+  timeRange = start === null ? null : { start, end: Math.max(end, start + 86400000) };
+}
+
+for (const box of categoryBoxes) box.addEventListener("change", applyFilter);
+$("[data-min-weight]").addEventListener("input", applyFilter);
+$("[data-time-slider]").addEventListener("input", applyFilter);
+$("[data-time-enabled]").addEventListener("change", (event) => {
+  $("[data-time-slider]").disabled = !event.target.checked;
+  applyFilter();
+});
+
+// ---- colours and legend -----------------------------------------------------------------------------------
+
+for (const radio of document.querySelectorAll('input[name="colour"]')) {
+  radio.addEventListener("change", () => view.setColourMode(radio.value));
+}
+
+function drawLegend() {
+  $("[data-legend]").replaceChildren(
+    ...view.legend().map((entry) =>
+      h("li", {},
+        h("button", {
+          type: "button",
+          class: entry.hidden ? "legend-entry off" : "legend-entry",
+          title: entry.hidden ? "show these" : "hide these",
+          "data-key": entry.key,
+          onclick: () => view.toggleLegendKey(entry.key),
+        },
+        h("span", { class: "swatch", style: `background:${entry.colour}` }),
+        ` ${entry.label.length > 40 ? `${entry.label.slice(0, 40)}…` : entry.label} `,
+        h("span", { class: "muted", text: String(entry.count) })),
+      ),
+    ),
+  );
+}
+
+function drawStatus() {
+  const counts = view.counts();
+  $('[data-testid="node-count"]').textContent = String(counts.nodes);
+  $('[data-testid="edge-count"]').textContent = String(counts.edges);
+  const hidden = counts.totalNodes - counts.nodes;
+  $("[data-hidden-count]").textContent = hidden ? `(${hidden} hidden)` : "";
+  $("[data-hint]").hidden = counts.totalNodes > 0 && counts.totalNodes > 3;
+}
+
+view.on("change", () => {
+  updateTimeRange();
+  drawLegend();
+  drawStatus();
+  if (currentNode && view.hasNode(currentNode)) drawNodePanel(currentNode);
+});
+
+// ---- expanding --------------------------------------------------------------------------------------------
+
+function linkKinds() {
+  const extra = [...document.querySelectorAll("[data-link]")].filter((box) => box.checked).map((box) => box.dataset.link);
+  return ["RELATES", ...extra].join(",");
+}
+
+async function expand(id) {
+  const parameters = { links: linkKinds(), ...filterParameters() };
+  const signature = JSON.stringify(parameters);
+  const known = expansions.get(id);
+  const offset = known && known.signature === signature ? known.offset : 0;
+  const page = await getJson(neighboursApi(group, id), { ...parameters, offset, limit: config.expand_limit });
+  view.addNodes([page.center]);
+  view.addNodes(page.nodes, { near: id });
+  view.addEdges(page.edges);
+  expansions.set(id, { offset: offset + page.links, total: page.total, signature });
+  view.startLayout({ ms: 2500 });
+  if (currentNode === id) drawNodePanel(id);
+  return page;
+}
+
+async function addByIds(ids) {
+  if (!ids.length) return;
+  const found = await getJson(`${groupApi(group)}/subgraph`, { ids: ids.join(",") });
+  view.addNodes(found.nodes);
+  view.addEdges(found.edges);
+  view.startLayout({ ms: 2500 });
+}
+
+// ---- node panel -------------------------------------------------------------------------------------------
+
+function setPathEnd(which, id) {
+  pathEnds[which] = id;
+  const card = id && view.node(id);
+  $(which === "from" ? "[data-path-from]" : "[data-path-to]").textContent = card ? card.name : "—";
+  view.select([pathEnds.from, pathEnds.to].filter(Boolean));
+}
+
+function drawNodePanel(id) {
+  const card = view.node(id);
+  const panel = $("[data-node-panel]");
+  const known = expansions.get(id);
+  const remaining = known ? Math.max(known.total - known.offset, 0) : null;
+  const loaded = view.edgesOf(id);
+  panel.replaceChildren(
+    h("h2", {}, h("a", { href: pageUrl(group, card), "data-testid": "node-page-link" }, card.name)),
+    h("p", { class: "badges" },
+      h("span", { class: `badge kind-${card.kind}`, text: card.kind }),
+      ...(card.labels || []).map((label) => h("span", { class: "badge label", text: label })),
+      card.community_name ? h("span", { class: "muted small", text: ` ${card.community_name.slice(0, 60)}` }) : null),
+    h("p", { class: "small muted", "data-testid": "node-links" },
+      `${loaded.length} of ${card.degree} facts loaded`, known ? ` · ${remaining} more links to expand` : ""),
+    h("div", { class: "buttons" },
+      known
+        ? h("button", { type: "button", class: "small", disabled: remaining === 0, "data-testid": "expand-more",
+            onclick: () => expand(id) }, remaining ? `More (${remaining})` : "All shown")
+        : h("button", { type: "button", class: "small", "data-testid": "expand", onclick: () => expand(id) }, "Expand"),
+      h("button", { type: "button", class: "small secondary", "data-testid": "pin",
+        onclick: () => { view.pinNode(id, !view.isPinned(id)); drawNodePanel(id); } }, view.isPinned(id) ? "Unpin" : "Pin"),
+      h("button", { type: "button", class: "small secondary", "data-testid": "hide",
+        onclick: () => { view.hideNode(id); panel.hidden = true; currentNode = null; } }, "Hide"),
+      h("button", { type: "button", class: "small secondary", "data-testid": "path-from-here",
+        onclick: () => setPathEnd("from", id) }, "Path from here"),
+      h("button", { type: "button", class: "small secondary", "data-testid": "path-to-here",
+        onclick: () => setPathEnd("to", id) }, "Path to here"),
+      h("button", { type: "button", class: "small secondary", onclick: () => view.focus(id) }, "Focus"),
+    ),
+    h("h3", {}, "Loaded facts"),
+    h("ul", { class: "edge-list", "data-testid": "node-edges" },
+      loaded.filter((edge) => (edge.kind || "RELATES") === "RELATES").slice(0, 40).map((edge) =>
+        h("li", {},
+          h("button", { type: "button", class: edge.invalidated ? "link-like invalidated" : "link-like",
+            "data-edge": edge.id, onclick: () => openEdge(edge.id) },
+            `${edge.source === id ? "→" : "←"} ${edge.relation} ${edge.source === id ? edge.target_name : edge.source_name}`),
+          h("span", { class: "muted small", text: ` ${number(edge.weight, 2)}` })))),
+  );
+  panel.hidden = false;
+}
+
+function openNode(id) {
+  currentNode = id;
+  drawNodePanel(id);
+}
+
+// ---- edges ------------------------------------------------------------------------------------------------
+
+let inspected = null;
+
+function openEdge(id) {
+  const edge = view.edge(id);
+  if (!edge || (edge.kind || "RELATES") !== "RELATES") return;
+  if (inspected) view.setEdgeStyle(inspected, null);
+  inspected = id;
+  view.setEdgeStyle(id, { color: colours.HIGHLIGHT, size: 5, zIndex: 3 });
+  showEdge($("[data-edge-panel]"), group, edge);
+}
+
+// ---- paths ------------------------------------------------------------------------------------------------
+
+async function findPath(mode) {
+  const result = $("[data-path-result]");
+  if (!pathEnds.from || !pathEnds.to) {
+    result.textContent = "Choose both ends: select a node, then “Path from here” / “Path to here”.";
+    return;
+  }
+  result.textContent = "Searching…";
+  const answer = await getJson(`${groupApi(group)}/paths`, {
+    from: pathEnds.from, to: pathEnds.to, mode, max_hops: $("[data-max-hops]").value, ...filterParameters(),
+  });
+  if (!answer.found) {
+    view.clearHighlight();
+    const why = answer.cut === "max_hops" ? "within the hop limit" : answer.cut === "max_visited" ? "before the search bound (too many nodes)" : "at all";
+    result.replaceChildren(h("p", { "data-testid": "path-none", text: `No path ${why}.` }));
+    return;
+  }
+  view.addNodes(answer.nodes, { near: pathEnds.from });
+  view.addEdges(answer.edges);
+  view.highlight({ nodes: answer.nodes.map((node) => node.id), edges: answer.edges.map((edge) => edge.id) });
+  view.startLayout({ ms: 1500 });
+  result.dataset.mode = mode;
+  result.replaceChildren(
+    h("p", { "data-testid": "path-summary" },
+      `${mode}: ${answer.hops} hop${answer.hops === 1 ? "" : "s"} · strength ${number(answer.strength)} · ${answer.visited} nodes visited`),
+    h("ol", { class: "path-steps", "data-testid": "path-steps" },
+      answer.edges.map((edge) =>
+        h("li", {}, h("button", { type: "button", class: "link-like", "data-edge": edge.id, onclick: () => openEdge(edge.id) },
+          `${edge.source_name} ${edge.relation} ${edge.target_name}`), h("span", { class: "muted", text: ` ${number(edge.weight, 2)}` })))),
+  );
+}
+
+for (const button of document.querySelectorAll("[data-find-path]")) {
+  button.addEventListener("click", () => findPath(button.dataset.findPath).catch(showError));
+}
+$("[data-clear-path]").addEventListener("click", () => {
+  view.clearHighlight();
+  $("[data-path-result]").replaceChildren();
+});
+
+// ---- search to add ----------------------------------------------------------------------------------------
+
+$("[data-add-search]").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const query = new FormData(event.target).get("q");
+  if (!query) return;
+  const list = $("[data-add-results]");
+  list.replaceChildren(h("li", { class: "muted small", text: "Searching…" }));
+  const found = await getJson("/api/search", { q: query, group, scope: "entities", limit: 8 }).catch(showError);
+  if (!found) return;
+  list.replaceChildren(
+    ...found.entities.map((hit) =>
+      h("li", {}, h("button", { type: "button", class: "link-like", onclick: async () => {
+        await addByIds([hit.id]);
+        openNode(hit.id);
+        await expand(hit.id);
+        view.focus(hit.id);
+      } }, hit.name))),
+  );
+  if (!found.entities.length) list.replaceChildren(h("li", { class: "muted small", text: "No entity found." }));
+});
+
+// ---- wiring -----------------------------------------------------------------------------------------------
+
+function showError(error) {
+  $("[data-path-result]").replaceChildren(h("p", { class: "error", role: "alert", text: error.message }));
+}
+
+view.on("clickNode", (id) => {
+  openNode(id);
+  if (!expansions.has(id)) expand(id).catch(showError);
+});
+view.on("clickEdge", (id) => openEdge(id));
+$("[data-layout]").addEventListener("click", () => (view.layoutRunning() ? view.stopLayout() : view.startLayout({ ms: 8000 })));
+view.on("layout", (running) => { $("[data-layout]").textContent = running ? "Stop layout" : "Run layout"; });
+$("[data-fit]").addEventListener("click", () => view.fit());
+$("[data-unhide]").addEventListener("click", () => view.unhideAll());
+
+async function start() {
+  const { nodes, edge, query } = config.start;
+  if (nodes.length === 1) {
+    await addByIds(nodes);
+    openNode(nodes[0]);
+    await expand(nodes[0]);
+  } else if (nodes.length > 1) {
+    await addByIds(nodes);
+  } else if (query) {
+    const found = await getJson("/api/search", { q: query, group, scope: "entities", limit: 10 });
+    await addByIds(found.entities.map((hit) => hit.id));
+  }
+  if (edge && view.hasEdge(edge)) openEdge(edge);
+  document.body.dataset.graphReady = "true";
+}
+
+// For the browser tests and the console: the page's view and its actions.
+window.memoriaGraph = { view, expand, openNode, openEdge, setPathEnd, findPath };
+start().catch((error) => {
+  showError(error);
+  document.body.dataset.graphReady = "error";
+});

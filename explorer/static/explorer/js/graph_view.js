@@ -1,0 +1,460 @@
+// A reusable graph drawing: sigma.js (WebGL) over a graphology graph, with Memoria's look and controls.
+//
+// Pages load the vendored globals first (Sigma, graphology, graphologyLibrary; see ../vendor/README.md) and then
+// `import { createGraphView } from ".../graph_view.js"`. The view knows nothing of URLs or pages: callers feed it
+// node and edge cards (the shapes of memoria/browse/records.py) and listen to its events. What it offers:
+//   data        addNodes, addEdges, removeNode, clear, hasNode, node, edge, edgesOf, nodeIds, counts
+//   look        setColourMode("kind" | "community"), legend(), toggleLegendKey(key), setFilter({...}),
+//               hideNode, unhideAll, pinNode, select, highlight({nodes, edges}), clearHighlight,
+//               setNodeStyle / setEdgeStyle (overlays such as a live retrieval's energies), clearStyles
+//   layout      startLayout({ms}), stopLayout(), layoutRunning()
+//   camera      focus(id), fit(), viewportPosition(id), edgeViewportPosition(id)
+//   events      on(type, handler): clickNode, clickEdge, clickStage, doubleClickNode, change, firstRender
+//   teardown    destroy()
+
+const KIND_COLOURS = {
+  Entity: "#5b7083",
+  UserRequest: "#3559e0",
+  UserPreference: "#8e44ad",
+  AgentAnswer: "#16a085",
+  AgentAction: "#27ae60",
+  Event: "#e67e22",
+  DataSource: "#c0392b",
+  Episode: "#95a5a6",
+  Community: "#f1c40f",
+};
+const OTHER_COLOUR = "#7f8c8d";
+const COMMUNITY_PALETTE = [
+  "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+  "#e377c2", "#17becf", "#bcbd22", "#393b79", "#ad494a", "#637939",
+];
+const NO_COMMUNITY = "(none)";
+const CATEGORY_COLOURS = {
+  HIERARCHICAL: "#6c7a89",
+  TEMPORAL: "#3498db",
+  SPATIAL: "#1abc9c",
+  CAUSALITY: "#e74c3c",
+  ATTRIBUTION: "#9b59b6",
+};
+const LINK_COLOUR = "#d5dbe3";
+const FADED = "#e6e9ee";
+const HIGHLIGHT = "#ff2d55";
+const INVALIDATED_COLOUR = "#b9c0ca";
+const BIG_GRAPH_EDGES = 5000; // past this, edges are hidden while the camera moves
+
+// A fact holds at `at` when it had begun (unknown start: always) and not yet ended; the server's rule too
+// (memoria/search/methods.py FACT_HOLDS). Timestamps are fixed-width UTC strings, so they compare as text.
+export function holdsAt(edge, at) {
+  if (!at) return true;
+  return (!edge.valid_at || edge.valid_at <= at) && (!edge.invalid_at || edge.invalid_at > at);
+}
+
+export function kindKey(card) {
+  return card.kind === "Entity" && card.labels && card.labels.length ? card.labels[0] : card.kind;
+}
+
+function hashIndex(text, modulo) {
+  let hash = 0;
+  for (let i = 0; i < text.length; i += 1) hash = (hash * 31 + text.charCodeAt(i)) | 0;
+  return Math.abs(hash) % modulo;
+}
+
+export function communityColour(communityId) {
+  return communityId ? COMMUNITY_PALETTE[hashIndex(communityId, COMMUNITY_PALETTE.length)] : OTHER_COLOUR;
+}
+
+function nodeSize(degree) {
+  return Math.min(4 + 2.2 * Math.log2(1 + (degree || 0)), 18);
+}
+
+export class GraphView {
+  constructor(container, options = {}) {
+    if (!window.Sigma || !window.graphology) throw new Error("load the vendored sigma and graphology first");
+    this.container = container;
+    this.options = { labels: true, edgeEvents: true, drag: true, ...options };
+    this.graph = new window.graphology.MultiDirectedGraph();
+    this.colourMode = "kind";
+    this.hiddenKeys = { kind: new Set(), community: new Set() };
+    this.hiddenNodes = new Set();
+    this.filter = { minWeight: 0, categories: null, at: null };
+    this.filteredNodes = new Set();
+    this.filteredEdges = new Set();
+    this.highlighted = null;
+    this.selected = new Set();
+    this.nodeStyles = new Map();
+    this.edgeStyles = new Map();
+    this.handlers = new Map();
+    this.layout = null;
+    this.layoutTimer = null;
+    this.firstRenderDone = false;
+    this.sigma = new window.Sigma(this.graph, container, {
+      renderEdgeLabels: false,
+      enableEdgeEvents: this.options.edgeEvents,
+      renderLabels: this.options.labels,
+      labelRenderedSizeThreshold: 7,
+      labelDensity: 0.6,
+      zIndex: true,
+      defaultEdgeType: "arrow",
+      nodeReducer: (node, data) => this.reduceNode(node, data),
+      edgeReducer: (edge, data) => this.reduceEdge(edge, data),
+    });
+    this.sigma.on("afterRender", () => {
+      if (!this.firstRenderDone) {
+        this.firstRenderDone = true;
+        this.emit("firstRender");
+      }
+    });
+    this.justDragged = false;
+    for (const type of ["clickNode", "doubleClickNode", "rightClickNode", "enterNode", "leaveNode"]) {
+      this.sigma.on(type, (payload) => {
+        if (type === "clickNode" && this.justDragged) return;
+        this.emit(type, payload.node, payload.event);
+      });
+    }
+    for (const type of ["clickEdge", "enterEdge", "leaveEdge"]) {
+      this.sigma.on(type, (payload) => this.emit(type, payload.edge, payload.event));
+    }
+    this.sigma.on("clickStage", (payload) => this.emit("clickStage", null, payload.event));
+    if (this.options.drag) this.enableDragToPin();
+  }
+
+  // ---- events -------------------------------------------------------------------------------------------
+
+  on(type, handler) {
+    if (!this.handlers.has(type)) this.handlers.set(type, []);
+    this.handlers.get(type).push(handler);
+    return this;
+  }
+
+  emit(type, ...args) {
+    for (const handler of this.handlers.get(type) || []) handler(...args);
+  }
+
+  // Dragging a node moves it and pins it where it is dropped (the layout then leaves it there).
+  enableDragToPin() {
+    let dragged = null;
+    let moved = false;
+    this.sigma.on("downNode", ({ node }) => {
+      dragged = node;
+      moved = false;
+      if (!this.sigma.getCustomBBox()) this.sigma.setCustomBBox(this.sigma.getBBox());
+    });
+    const captor = this.sigma.getMouseCaptor();
+    captor.on("mousemovebody", (event) => {
+      if (!dragged) return;
+      const position = this.sigma.viewportToGraph(event);
+      this.graph.mergeNodeAttributes(dragged, { x: position.x, y: position.y });
+      moved = true;
+      event.preventSigmaDefault();
+      event.original.preventDefault();
+      event.original.stopPropagation();
+    });
+    captor.on("mouseup", () => {
+      if (dragged && moved) {
+        this.pinNode(dragged, true);
+        this.justDragged = true;
+        setTimeout(() => { this.justDragged = false; }, 0);
+      }
+      dragged = null;
+    });
+  }
+
+  // ---- data ---------------------------------------------------------------------------------------------
+
+  // Cards: {id, name, kind, labels, community, community_name, degree}. New nodes start near `near` (a node
+  // id) when given, so an expansion grows out of the node that was expanded; else at random.
+  addNodes(cards, { near = null } = {}) {
+    const origin = near && this.graph.hasNode(near) ? this.graph.getNodeAttributes(near) : null;
+    const spread = origin ? 0.05 + 0.02 * Math.sqrt(cards.length) : 1;
+    const added = [];
+    cards.forEach((card, index) => {
+      if (this.graph.hasNode(card.id)) {
+        this.graph.mergeNodeAttributes(card.id, { card: { ...this.graph.getNodeAttribute(card.id, "card"), ...card } });
+        return;
+      }
+      const angle = (2 * Math.PI * index) / Math.max(cards.length, 1) + Math.random() * 0.3;
+      const radius = spread * (0.6 + 0.4 * Math.random());
+      const x = origin ? origin.x + radius * Math.cos(angle) : Math.random();
+      const y = origin ? origin.y + radius * Math.sin(angle) : Math.random();
+      this.graph.addNode(card.id, {
+        x, y, card, label: card.name, size: nodeSize(card.degree), color: OTHER_COLOUR, fixed: false,
+      });
+      added.push(card.id);
+    });
+    if (added.length) this.changed();
+    return added;
+  }
+
+  // Edge cards: {id, kind, source, target, weight?, category?, valid_at?, invalid_at?, ...}. Edges whose ends
+  // are not in the view are skipped; returns the ids added.
+  addEdges(edges) {
+    const added = [];
+    for (const edge of edges) {
+      if (this.graph.hasEdge(edge.id)) continue;
+      if (!this.graph.hasNode(edge.source) || !this.graph.hasNode(edge.target)) continue;
+      const fact = (edge.kind || "RELATES") === "RELATES";
+      this.graph.addDirectedEdgeWithKey(edge.id, edge.source, edge.target, {
+        edge,
+        weight: fact ? (edge.weight ?? 0.5) : 0.3,
+        size: fact ? 0.6 + 2.6 * (edge.weight ?? 0.5) : 0.6,
+        color: LINK_COLOUR,
+        type: fact ? "arrow" : "line",
+      });
+      added.push(edge.id);
+    }
+    if (added.length) this.changed();
+    return added;
+  }
+
+  removeNode(id) {
+    if (!this.graph.hasNode(id)) return;
+    this.graph.dropNode(id);
+    this.selected.delete(id);
+    this.hiddenNodes.delete(id);
+    this.changed();
+  }
+
+  clear() {
+    this.graph.clear();
+    this.selected.clear();
+    this.hiddenNodes.clear();
+    this.highlighted = null;
+    this.changed();
+  }
+
+  hasNode(id) { return this.graph.hasNode(id); }
+  hasEdge(id) { return this.graph.hasEdge(id); }
+  node(id) { return this.graph.hasNode(id) ? this.graph.getNodeAttribute(id, "card") : null; }
+  edge(id) { return this.graph.hasEdge(id) ? this.graph.getEdgeAttribute(id, "edge") : null; }
+  nodeIds() { return this.graph.nodes(); }
+  edgesOf(id) {
+    return this.graph.hasNode(id) ? this.graph.edges(id).map((key) => this.graph.getEdgeAttribute(key, "edge")) : [];
+  }
+
+  counts() {
+    let nodes = 0;
+    let edges = 0;
+    this.graph.forEachNode((id) => { if (!this.isNodeHidden(id)) nodes += 1; });
+    this.graph.forEachEdge((id, attributes, source, target) => {
+      if (!this.isEdgeHidden(id, source, target)) edges += 1;
+    });
+    return { nodes, edges, totalNodes: this.graph.order, totalEdges: this.graph.size };
+  }
+
+  // ---- look ---------------------------------------------------------------------------------------------
+
+  setColourMode(mode) {
+    this.colourMode = mode === "community" ? "community" : "kind";
+    this.changed();
+  }
+
+  legendKey(card) {
+    return this.colourMode === "community" ? card.community || NO_COMMUNITY : kindKey(card);
+  }
+
+  colourOf(card) {
+    if (this.colourMode === "community") return communityColour(card.community);
+    return KIND_COLOURS[kindKey(card)] || OTHER_COLOUR;
+  }
+
+  // Entries of the current colour mode, most frequent first: {key, label, colour, count, hidden}.
+  legend() {
+    const entries = new Map();
+    this.graph.forEachNode((id, attributes) => {
+      const card = attributes.card;
+      const key = this.legendKey(card);
+      if (!entries.has(key)) {
+        const label = this.colourMode === "community" ? card.community_name || key : key;
+        entries.set(key, { key, label, colour: this.colourOf(card), count: 0, hidden: this.hiddenKeys[this.colourMode].has(key) });
+      }
+      entries.get(key).count += 1;
+    });
+    return [...entries.values()].sort((a, b) => b.count - a.count || a.label.localeCompare(b.label));
+  }
+
+  toggleLegendKey(key) {
+    const hidden = this.hiddenKeys[this.colourMode];
+    if (hidden.has(key)) hidden.delete(key); else hidden.add(key);
+    this.changed();
+  }
+
+  // {minWeight: 0–1, categories: Set of category names ("NONE" for none) or null for all, at: ISO string or null}
+  setFilter(filter) {
+    this.filter = { ...this.filter, ...filter };
+    this.changed();
+  }
+
+  hideNode(id) { this.hiddenNodes.add(id); this.selected.delete(id); this.changed(); }
+  unhideAll() { this.hiddenNodes.clear(); this.changed(); }
+
+  pinNode(id, pinned = true) {
+    if (!this.graph.hasNode(id)) return;
+    this.graph.setNodeAttribute(id, "fixed", pinned);
+    this.changed();
+  }
+
+  isPinned(id) { return this.graph.hasNode(id) && Boolean(this.graph.getNodeAttribute(id, "fixed")); }
+
+  select(ids) {
+    this.selected = new Set(ids.filter((id) => this.graph.hasNode(id)));
+    this.refresh();
+  }
+
+  // Show only these nodes and edges strongly; everything else fades. Used for paths.
+  highlight({ nodes = [], edges = [] }) {
+    this.highlighted = { nodes: new Set(nodes), edges: new Set(edges) };
+    this.refresh();
+  }
+
+  clearHighlight() { this.highlighted = null; this.refresh(); }
+  isHighlighted(id) { return Boolean(this.highlighted && (this.highlighted.nodes.has(id) || this.highlighted.edges.has(id))); }
+
+  // Overlays of other tools: style {color, size, label, zIndex, faded, hidden} wins over the view's own look.
+  setNodeStyle(id, style) { if (style) this.nodeStyles.set(id, style); else this.nodeStyles.delete(id); this.refresh(); }
+  setEdgeStyle(id, style) { if (style) this.edgeStyles.set(id, style); else this.edgeStyles.delete(id); this.refresh(); }
+  clearStyles() { this.nodeStyles.clear(); this.edgeStyles.clear(); this.refresh(); }
+
+  isNodeHidden(id) {
+    if (this.hiddenNodes.has(id) || this.filteredNodes.has(id)) return true;
+    const card = this.graph.getNodeAttribute(id, "card");
+    return this.hiddenKeys[this.colourMode].has(this.legendKey(card));
+  }
+
+  isEdgeHidden(id, source, target) {
+    return this.filteredEdges.has(id) || this.isNodeHidden(source) || this.isNodeHidden(target);
+  }
+
+  edgePasses(edge) {
+    if ((edge.kind || "RELATES") !== "RELATES") return true;
+    const { minWeight, categories, at } = this.filter;
+    if ((edge.weight ?? 1) < minWeight) return false;
+    if (categories && !categories.has(edge.category || "NONE")) return false;
+    return holdsAt(edge, at);
+  }
+
+  // Filters are computed once per change, not per frame: a node is filtered out when it had facts and the
+  // filter hid every one of them (a lone node, or one whose facts are not loaded, stays).
+  recomputeFilter() {
+    this.filteredEdges = new Set();
+    const facts = new Map();
+    const shown = new Map();
+    this.graph.forEachEdge((id, attributes, source, target) => {
+      const edge = attributes.edge;
+      const fact = (edge.kind || "RELATES") === "RELATES";
+      const passes = this.edgePasses(edge);
+      if (!passes) this.filteredEdges.add(id);
+      if (fact) {
+        for (const end of [source, target]) {
+          facts.set(end, (facts.get(end) || 0) + 1);
+          if (passes) shown.set(end, (shown.get(end) || 0) + 1);
+        }
+      }
+    });
+    this.filteredNodes = new Set();
+    const filtering = this.filter.minWeight > 0 || this.filter.categories || this.filter.at;
+    if (filtering) {
+      for (const [id, count] of facts) if (count && !shown.get(id) && !this.selected.has(id)) this.filteredNodes.add(id);
+    }
+  }
+
+  reduceNode(id, data) {
+    const card = data.card;
+    const out = { ...data, color: this.colourOf(card), label: data.label };
+    if (this.isNodeHidden(id)) return { ...out, hidden: true };
+    if (data.fixed) out.label = `◆ ${data.label}`;
+    if (this.selected.has(id)) { out.highlighted = true; out.forceLabel = true; out.zIndex = 2; }
+    if (this.highlighted) {
+      if (this.highlighted.nodes.has(id)) { out.forceLabel = true; out.zIndex = 3; out.size = data.size * 1.3; out.highlighted = true; }
+      else { out.color = FADED; out.label = null; out.zIndex = 0; }
+    }
+    const style = this.nodeStyles.get(id);
+    if (style) Object.assign(out, style.faded ? { color: FADED, label: null } : {}, style);
+    return out;
+  }
+
+  reduceEdge(id, data) {
+    const edge = data.edge;
+    const fact = (edge.kind || "RELATES") === "RELATES";
+    let color = fact ? CATEGORY_COLOURS[edge.category] || "#a4adb8" : LINK_COLOUR;
+    if (fact && edge.invalidated) color = INVALIDATED_COLOUR;
+    const out = { ...data, color };
+    if (this.isEdgeHidden(id, this.graph.source(id), this.graph.target(id))) return { ...out, hidden: true };
+    if (this.highlighted) {
+      if (this.highlighted.edges.has(id)) { out.color = HIGHLIGHT; out.size = Math.max(data.size * 2, 4); out.zIndex = 3; }
+      else { out.color = FADED; out.zIndex = 0; }
+    }
+    const style = this.edgeStyles.get(id);
+    if (style) Object.assign(out, style.faded ? { color: FADED } : {}, style);
+    return out;
+  }
+
+  changed() {
+    this.recomputeFilter();
+    this.sigma.setSetting("hideEdgesOnMove", this.graph.size > BIG_GRAPH_EDGES);
+    this.refresh();
+    this.emit("change");
+  }
+
+  refresh() { this.sigma.refresh(); }
+
+  // ---- layout -------------------------------------------------------------------------------------------
+
+  // ForceAtlas2 in a web worker for `ms` milliseconds (pinned nodes stay put); the page stays responsive.
+  startLayout({ ms = 3000 } = {}) {
+    const library = window.graphologyLibrary;
+    if (!library || this.graph.order < 2) return;
+    if (!this.layout) {
+      const settings = library.layoutForceAtlas2.inferSettings(this.graph);
+      this.layout = new library.FA2Layout(this.graph, {
+        settings: { ...settings, barnesHutOptimize: this.graph.order > 500 },
+        getEdgeWeight: (edge, attributes) => attributes.weight ?? 0.5,
+      });
+    }
+    clearTimeout(this.layoutTimer);
+    this.layout.start();
+    this.emit("layout", true);
+    if (ms) this.layoutTimer = setTimeout(() => this.stopLayout(), ms);
+  }
+
+  stopLayout() {
+    clearTimeout(this.layoutTimer);
+    if (this.layout && this.layout.isRunning()) this.layout.stop();
+    this.emit("layout", false);
+  }
+
+  layoutRunning() { return Boolean(this.layout && this.layout.isRunning()); }
+
+  // ---- camera -------------------------------------------------------------------------------------------
+
+  focus(id, ratio = 0.6) {
+    const display = this.sigma.getNodeDisplayData(id);
+    if (display) this.sigma.getCamera().animate({ x: display.x, y: display.y, ratio }, { duration: 400 });
+  }
+
+  fit() { this.sigma.getCamera().animatedReset({ duration: 300 }); }
+
+  // Where a node or an edge's middle is drawn, in pixels from the container's top left (tests click there).
+  viewportPosition(id) {
+    const attributes = this.graph.getNodeAttributes(id);
+    return this.sigma.graphToViewport({ x: attributes.x, y: attributes.y });
+  }
+
+  edgeViewportPosition(id) {
+    const a = this.viewportPosition(this.graph.source(id));
+    const b = this.viewportPosition(this.graph.target(id));
+    return { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
+  }
+
+  destroy() {
+    this.stopLayout();
+    if (this.layout) this.layout.kill();
+    this.sigma.kill();
+    this.handlers.clear();
+  }
+}
+
+export function createGraphView(container, options) {
+  return new GraphView(container, options);
+}
+
+export const colours = { KIND_COLOURS, CATEGORY_COLOURS, HIGHLIGHT, OTHER_COLOUR, communityColour };

@@ -1,0 +1,75 @@
+"""An entity's facts laid out on one time axis: where each fact's valid period starts and ends, in percent.
+
+Presentation only (the page draws bars from these numbers); the facts come from memoria.browse.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from memoria.browse.records import EdgeCard
+from memoria.interchange.document import TIMESTAMP_FORMAT
+
+
+@dataclass(frozen=True)
+class TimelineRow:
+    fact: EdgeCard
+    outgoing: bool  # the entity is the fact's source
+    other_id: str
+    other_name: str
+    left: float  # percent of the axis
+    width: float
+    open_start: bool  # began at an unknown time
+    open_end: bool  # still holds
+
+
+@dataclass(frozen=True)
+class Timeline:
+    rows: tuple[TimelineRow, ...]
+    start: str | None
+    end: str | None
+
+
+def _moment(timestamp: str) -> datetime:
+    return datetime.strptime(timestamp, TIMESTAMP_FORMAT)
+
+
+def fact_timeline(facts: Sequence[EdgeCard], *, entity_id: str) -> Timeline:
+    """Bars on an axis from the earliest to the latest time any of the facts names."""
+    moments = [_moment(t) for fact in facts for t in (fact.valid_at, fact.invalid_at) if t]
+    first = min(moments, default=None)
+    last = max(moments, default=None)
+    if first is not None and last - first < timedelta(days=1):
+        last = first + timedelta(days=1)
+    span = (last - first).total_seconds() if first is not None else 0.0
+
+    def at(timestamp: str | None, default: float) -> float:
+        if timestamp is None or not span:
+            return default
+        return 100.0 * (_moment(timestamp) - first).total_seconds() / span
+
+    rows = []
+    for fact in facts:
+        left = at(fact.valid_at, 0.0)
+        right = at(fact.invalid_at, 100.0)
+        outgoing = fact.source == entity_id
+        rows.append(
+            TimelineRow(
+                fact=fact,
+                outgoing=outgoing,
+                other_id=fact.target if outgoing else fact.source,
+                other_name=fact.target_name if outgoing else fact.source_name,
+                left=round(left, 2),
+                width=round(max(right - left, 0.8), 2),  # an instant still shows as a sliver
+                open_start=fact.valid_at is None,
+                open_end=fact.invalid_at is None,
+            )
+        )
+    fmt = TIMESTAMP_FORMAT
+    return Timeline(
+        rows=tuple(rows),
+        start=first.strftime(fmt) if first else None,
+        end=last.strftime(fmt) if last else None,
+    )
