@@ -10,6 +10,7 @@ import json
 import re
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from memoria.errors import InvalidInput
 from memoria.ingest.episodes import EpisodeInput, episode_input_parse
@@ -33,8 +34,8 @@ def conversation_name(path: Path) -> str:
     return path.stem.removeprefix("conversation-")
 
 
-def locomo_episodes(path: Path, *, group: str) -> list[EpisodeInput]:
-    """Every turn of one conversation file, in session order; InvalidInput names each bad position."""
+def conversation_data(path: Path) -> dict[str, Any]:
+    """The file's JSON object, unchecked inside; InvalidInput says why there is none."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as error:
@@ -45,6 +46,12 @@ def locomo_episodes(path: Path, *, group: str) -> list[EpisodeInput]:
         ) from error
     if not isinstance(data, dict):
         raise InvalidInput(f"{path}: must be a LoCoMo conversation object")
+    return data
+
+
+def locomo_episodes(path: Path, *, group: str) -> list[EpisodeInput]:
+    """Every turn of one conversation file, in session order; InvalidInput names each bad position."""
+    data = conversation_data(path)
     sessions = sorted(
         (int(match.group(1)), key) for key in data if (match := SESSION_KEY.match(key)) and isinstance(data[key], list)
     )

@@ -1,0 +1,205 @@
+"""LoCoMo evidence recall: each conversation's questions, scored against the turns their `evidence` names.
+
+A question counts in the row of its category; category 5 (adversarial: the question pins on one speaker what the
+other said) is scored by its listed evidence like the others but reported apart, outside "all".
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+
+from memoria.datasets.locomo import conversation_data, conversation_name, locomo_episodes
+from memoria.errors import InvalidInput
+from memoria.evaluation.dense import DenseIndex, Embed, dense_retriever
+from memoria.evaluation.memory import episode_search, fact_search, hybrid_search
+from memoria.evaluation.recall import RecallTable
+from memoria.evaluation.report import ReportRow
+from memoria.evaluation.runner import Question, retrievers_run
+from memoria.ingest.episodes import EpisodeInput
+from memoria.ingest.pipeline import stored_episodes
+
+# The dataset's numbering, named by what its questions ask (LoCoMo, Maharana et al. 2024).
+CATEGORIES: dict[int, str] = {
+    1: "multi-hop",
+    2: "temporal",
+    3: "open-domain",
+    4: "single-hop",
+    5: "adversarial",
+}
+ADVERSARIAL = 5
+METHODS: dict[str, str] = {
+    "episodes": "episode search",
+    "facts": "fact search → episodes",
+    "hybrid": "hybrid recipe",
+    "dense": "dense baseline",
+}
+# A few evidence entries hold two ids in one string ("D8:6; D9:17").
+EVIDENCE_SEPARATOR = ";"
+MAX_PROBLEMS = 50
+STORED_CHUNK = 1000
+
+
+def category_label(category: int) -> str:
+    return f"{category} {CATEGORIES[category]}"
+
+
+REPORT_ROWS: tuple[ReportRow, ...] = (
+    *(
+        ReportRow(category_label(number), frozenset({category_label(number)}))
+        for number in CATEGORIES
+        if number != ADVERSARIAL
+    ),
+    ReportRow(
+        f"all but {ADVERSARIAL}",
+        frozenset(category_label(number) for number in CATEGORIES if number != ADVERSARIAL),
+        rule=True,
+    ),
+    ReportRow(category_label(ADVERSARIAL), frozenset({category_label(ADVERSARIAL)}), rule=True),
+)
+
+
+@dataclass(frozen=True)
+class LocomoQuestion:
+    index: int  # position in the file's `qa` list
+    question: str
+    category: int
+    evidence: tuple[str, ...]  # dia_ids as listed, combined entries split
+
+
+@dataclass(frozen=True)
+class LocomoConversation:
+    """One file, read and checked: its turns as episodes of `group`, and its questions as scored questions."""
+
+    path: Path
+    name: str
+    group: str
+    episodes: list[EpisodeInput]
+    questions: list[Question]
+    # Questions the data gives no usable evidence for, and evidence ids that name no turn: counted, not scored.
+    without_evidence: list[str] = field(default_factory=list)
+    unknown_evidence: list[str] = field(default_factory=list)
+
+
+def _evidence_ids(raw: list[str]) -> tuple[str, ...]:
+    parts = (part.strip() for entry in raw for part in entry.split(EVIDENCE_SEPARATOR))
+    return tuple(dict.fromkeys(part for part in parts if part))
+
+
+def _question(item: Any, index: int, where: str, problems: list[str]) -> LocomoQuestion | None:
+    if not isinstance(item, dict):
+        problems.append(f"{where}: must be an object with question, category and evidence")
+        return None
+    before = len(problems)
+    missing = [key for key in ("question", "category", "evidence") if key not in item]
+    if missing:
+        problems.append(f"{where}: missing key(s) {', '.join(missing)}")
+        return None
+    question, category, evidence = item["question"], item["category"], item["evidence"]
+    if not isinstance(question, str) or not question.strip():
+        problems.append(f"{where}.question: must be a non-empty text")
+    if not isinstance(category, int) or isinstance(category, bool) or category not in CATEGORIES:
+        known = ", ".join(f"{number} ({name})" for number, name in CATEGORIES.items())
+        problems.append(f"{where}.category: {category!r} is not one of {known}")
+    if not isinstance(evidence, list) or not all(isinstance(entry, str) for entry in evidence):
+        problems.append(f"{where}.evidence: must be a list of dia_id texts")
+    if len(problems) > before:
+        return None
+    return LocomoQuestion(index, question.strip(), category, _evidence_ids(evidence))
+
+
+def locomo_questions(path: Path) -> list[LocomoQuestion]:
+    """The file's `qa` list, every item checked; InvalidInput names each bad position."""
+    data = conversation_data(path)
+    if "qa" not in data:
+        raise InvalidInput(f"{path}: has no 'qa' list of questions")
+    if not isinstance(data["qa"], list):
+        raise InvalidInput(f"{path}: 'qa' must be a list of questions")
+    problems: list[str] = []
+    questions: list[LocomoQuestion] = []
+    for index, item in enumerate(data["qa"]):
+        found = _question(item, index, f"{path}: qa[{index}]", problems)
+        if found is not None:
+            questions.append(found)
+        if len(problems) >= MAX_PROBLEMS:
+            break
+    if problems:
+        raise InvalidInput(problems)
+    return questions
+
+
+def locomo_conversation(path: Path, *, group: str, limit_questions: int | None = None) -> LocomoConversation:
+    """Read one conversation's turns and (the first `limit_questions` of) its questions, evidence mapped to the
+    ids of the turns' episodes in `group`.
+    """
+    episodes = locomo_episodes(path, group=group)
+    questions = locomo_questions(path)[:limit_questions]
+    episode_ids = {episode.name: episode.id for episode in episodes}
+    conversation = LocomoConversation(path, conversation_name(path), group, episodes, [])
+    for item in questions:
+        key = f"{path.name} qa[{item.index}]"
+        unknown = [dia_id for dia_id in item.evidence if dia_id not in episode_ids]
+        conversation.unknown_evidence.extend(f"{key}: {dia_id!r}" for dia_id in unknown)
+        relevant = frozenset(episode_ids[dia_id] for dia_id in item.evidence if dia_id in episode_ids)
+        if not relevant:
+            conversation.without_evidence.append(key)
+            continue
+        conversation.questions.append(Question(key, item.question, category_label(item.category), relevant))
+    return conversation
+
+
+@dataclass
+class LocomoEvaluation:
+    table: RecallTable
+    conversations: list[LocomoConversation]
+    dense_index_seconds: float = 0.0  # embedding every turn for the baseline
+    seconds: float = 0.0
+
+
+def locomo_evaluate(
+    conversations: Sequence[LocomoConversation],
+    *,
+    ks: tuple[int, ...],
+    embed: Embed,
+    progress: Callable[[Question], None] | None = None,
+) -> LocomoEvaluation:
+    """Score the four retrievers on every question, each conversation searched in its own group."""
+    started = time.perf_counter()
+    depth = max(ks)
+    evaluation = LocomoEvaluation(RecallTable(ks=ks, methods=tuple(METHODS)), list(conversations))
+    for conversation in conversations:
+        indexing = time.perf_counter()
+        index = DenseIndex.build(
+            ids=[episode.id for episode in conversation.episodes],
+            texts=[episode.content for episode in conversation.episodes],
+            embed=embed,
+        )
+        evaluation.dense_index_seconds += time.perf_counter() - indexing
+        retrievers = {
+            "episodes": episode_search(group=conversation.group, limit=depth),
+            "facts": fact_search(group=conversation.group, limit=depth),
+            "hybrid": hybrid_search(group=conversation.group, limit=depth),
+            "dense": dense_retriever(index, embed=embed, limit=depth),
+        }
+        retrievers_run(evaluation.table, questions=conversation.questions, retrievers=retrievers, progress=progress)
+    evaluation.seconds = time.perf_counter() - started
+    return evaluation
+
+
+def default_locomo_dir() -> Path:
+    """The shared datasets folder beside the repository (../shared/datasets/locomo)."""
+    return Path(settings.BASE_DIR).parent / "shared" / "datasets" / "locomo"
+
+
+def stored_turns(conversation: LocomoConversation) -> int:
+    """How many of the conversation's turns its group holds already."""
+    ids = [episode.id for episode in conversation.episodes]
+    return sum(
+        len(stored_episodes(group=conversation.group, ids=ids[start : start + STORED_CHUNK]))
+        for start in range(0, len(ids), STORED_CHUNK)
+    )

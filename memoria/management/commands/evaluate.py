@@ -1,0 +1,213 @@
+"""`evaluate locomo`: evidence recall@k of the memory's searches beside a dense baseline (docs/evaluation.md)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from tqdm import tqdm
+
+from memoria.accounts.roles import check_group_name
+from memoria.datasets.locomo import conversation_name
+from memoria.embeddings import embedder
+from memoria.errors import EmbeddingModelError, GraphUnavailable, InvalidInput
+from memoria.evaluation import locomo as evaluation
+from memoria.evaluation.locomo import LocomoConversation, stored_turns
+from memoria.evaluation.recall import parse_ks
+from memoria.evaluation.report import recall_json, recall_markdown, recall_text, timing_lines
+from memoria.graph.health import graph_health
+from memoria.ingest.pipeline import DEFAULT_BATCH_SIZE
+from memoria.management.commands._episode_io import episodes_ingest, ingest_options
+from memoria.management.commands.bench import machine_line
+from memoria.management.commands.load_locomo import CONVERSATIONS
+
+DEFAULT_GROUP_PREFIX = "locomo-"
+DEFAULT_KS = "5,10,20"
+OFFLINE_EXTRACTOR = "offline"
+
+
+class Command(BaseCommand):
+    help = "Measure retrieval quality on a dataset and print recall@k per question category."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        sub = parser.add_subparsers(dest="dataset", required=True)
+        locomo = sub.add_parser(
+            "locomo",
+            help="evidence recall@k over LoCoMo conversations: episode, fact and hybrid search, and a dense baseline",
+        )
+        locomo.add_argument(
+            "files",
+            nargs="*",
+            type=Path,
+            metavar="FILE",
+            help="conversation-*.json files or folders of them (default: --data-dir)",
+        )
+        locomo.add_argument(
+            "--data-dir", type=Path, help="folder of conversation-*.json (default: ../shared/datasets/locomo)"
+        )
+        locomo.add_argument(
+            "--group-prefix",
+            default=DEFAULT_GROUP_PREFIX,
+            help="each conversation goes into group PREFIX + its number, e.g. locomo-26",
+        )
+        locomo.add_argument("--ks", default=DEFAULT_KS, help="the k of recall@k, comma-separated")
+        locomo.add_argument("--limit-questions", type=int, help="score only each conversation's first N questions")
+        locomo.add_argument(
+            "--skip-ingest", action="store_true", help="do not load missing turns: every group must hold its turns"
+        )
+        locomo.add_argument("--embedding-threads", type=int, help="torch threads for every embedding")
+        locomo.add_argument("--markdown", action="store_true", help="print the recall table as Markdown")
+        locomo.add_argument("--json", type=Path, dest="json_path", metavar="PATH", help="also write the figures here")
+        locomo.add_argument("--quiet", action="store_true", help="no progress bars")
+
+    def handle(self, *args: object, dataset: str, **options: Any) -> None:
+        try:
+            getattr(self, dataset)(**options)
+        except (InvalidInput, GraphUnavailable, EmbeddingModelError) as error:
+            raise CommandError(str(error)) from error
+
+    def locomo(
+        self,
+        *,
+        files: list[Path],
+        data_dir: Path | None,
+        group_prefix: str,
+        ks: str,
+        limit_questions: int | None,
+        skip_ingest: bool,
+        embedding_threads: int | None,
+        markdown: bool,
+        json_path: Path | None,
+        quiet: bool,
+        **_: object,
+    ) -> None:
+        started = time.perf_counter()
+        chosen_ks = parse_ks(ks)
+        if limit_questions is not None and limit_questions < 1:
+            raise CommandError("--limit-questions must be at least 1")
+        if embedding_threads is not None and embedding_threads < 1:
+            raise CommandError("--embedding-threads must be at least 1")
+        if files and data_dir is not None:
+            raise CommandError("give conversation files or --data-dir, not both")
+        paths = _conversation_paths(files or [data_dir or evaluation.default_locomo_dir()])
+        groups = _conversation_groups(paths, group_prefix)
+        conversations = [
+            evaluation.locomo_conversation(path, group=group, limit_questions=limit_questions)
+            for path, group in groups.items()
+        ]  # every file read and checked before anything is written
+        health = graph_health()
+        if not health.up:
+            raise CommandError(f"graph server down: {health.detail}")
+        say = self.stdout.write
+        say(machine_line())
+        ingest_seconds = self._ingest(conversations, skip_ingest, embedding_threads, quiet)
+        model = embedder()
+        if embedding_threads:
+            import torch  # loaded by the embedder already; the command owns its process's threads
+
+            torch.set_num_threads(embedding_threads)
+        questions = sum(len(conversation.questions) for conversation in conversations)
+        with tqdm(total=questions, unit="question", desc="evaluate", disable=quiet, file=self.stderr._out) as bar:
+            result = evaluation.locomo_evaluate(
+                conversations, ks=chosen_ks, embed=model.embed, progress=lambda _: bar.update()
+            )
+        table, titles = result.table, evaluation.METHODS
+        turns = sum(len(conversation.episodes) for conversation in conversations)
+        say(
+            f"LoCoMo evidence recall@k: {len(conversations)} conversation(s) "
+            f"({', '.join(c.name for c in conversations)}), {turns} turns, {questions} question(s) scored"
+        )
+        _say_skipped(say, conversations)
+        rows = evaluation.REPORT_ROWS
+        for line in (recall_markdown if markdown else recall_text)(table, rows, titles):
+            say(line)
+        say("timings per question (query embedding included):")
+        for line in timing_lines(table, titles, unit="episodes"):
+            say(line)
+        say(
+            f"ingestion {ingest_seconds:.1f} s, dense baseline indexing {result.dense_index_seconds:.1f} s "
+            f"({turns} turns embedded), evaluation {result.seconds:.1f} s, "
+            f"command {time.perf_counter() - started:.1f} s"
+        )
+        if json_path is not None:
+            figures = recall_json(table, rows) | {
+                "conversations": [c.name for c in conversations],
+                "turns": turns,
+                "ingest_s": ingest_seconds,
+                "dense_index_s": result.dense_index_seconds,
+                "evaluation_s": result.seconds,
+            }
+            json_path.write_text(json.dumps(figures, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+            say(f"figures written to {json_path}")
+
+    def _ingest(
+        self, conversations: list[LocomoConversation], skip_ingest: bool, embedding_threads: int | None, quiet: bool
+    ) -> float:
+        """Load the turns each group lacks (a rerun resumes); with --skip-ingest, insist that none is missing."""
+        started = time.perf_counter()
+        for conversation in conversations:
+            if skip_ingest:
+                stored = stored_turns(conversation)
+                if stored < len(conversation.episodes):
+                    raise CommandError(
+                        f"group {conversation.group} holds {stored} of the {len(conversation.episodes)} turns of "
+                        f"{conversation.path.name}; run without --skip-ingest to load them"
+                    )
+                continue
+            options = ingest_options(
+                {
+                    "group": conversation.group,
+                    "batch_size": DEFAULT_BATCH_SIZE,
+                    "episode_vectors": True,  # episode search's cosine reads them
+                    "embedding_threads": embedding_threads,
+                    "quiet": quiet,
+                    "extractor": OFFLINE_EXTRACTOR,  # the figures must not depend on whether an LLM is configured
+                    "update_communities": True,
+                }
+            )
+            episodes_ingest(self, episodes=conversation.episodes, options=options)
+        return time.perf_counter() - started
+
+
+def _conversation_paths(given: list[Path]) -> list[Path]:
+    paths: list[Path] = []
+    for path in given:
+        if path.is_dir():
+            found = sorted(path.glob(CONVERSATIONS))
+            if not found:
+                raise CommandError(f"no {CONVERSATIONS} files in {path}")
+            paths.extend(found)
+        elif path.exists():
+            paths.append(path)
+        else:
+            raise CommandError(f"{path}: no such file or folder (give LoCoMo conversation files or --data-dir)")
+    return paths
+
+
+def _conversation_groups(paths: list[Path], prefix: str) -> dict[Path, str]:
+    """One group per conversation; two files of the same conversation would share one."""
+    groups: dict[Path, str] = {}
+    for path in paths:
+        group = f"{prefix}{conversation_name(path)}"
+        twin = next((other for other, taken in groups.items() if taken == group), None)
+        if twin is not None:
+            raise CommandError(f"{twin} and {path} would both go into group {group}: give each conversation once")
+        try:
+            check_group_name(group)
+        except ValueError as error:
+            raise CommandError(f"--group-prefix {prefix!r}: {error}") from error
+        groups[path] = group
+    return groups
+
+
+def _say_skipped(say: Callable[[str], None], conversations: list[LocomoConversation]) -> None:
+    without = [key for c in conversations for key in c.without_evidence]
+    unknown = [entry for c in conversations for entry in c.unknown_evidence]
+    if without:
+        say(f"not scored, no evidence naming a turn: {len(without)} question(s): {', '.join(without)}")
+    if unknown:
+        say(f"evidence ids that name no turn, left out: {len(unknown)}: {'; '.join(unknown)}")
