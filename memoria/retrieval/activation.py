@@ -27,6 +27,7 @@ from neo4j import exceptions as neo4j_errors
 from memoria.errors import GraphUnavailable
 from memoria.graph.driver import async_driver_for_work, database_name
 from memoria.interchange.document import MAX_WEIGHT
+from memoria.retrieval.energy import sqrt_degree
 from memoria.retrieval.params import ActivationParams
 from memoria.retrieval.selection import Candidate, Decision, select_level
 
@@ -102,6 +103,7 @@ class Hop:
     tag_similarity: float
     shared_tags: tuple[str, ...]
     transfer_energy: float
+    parent_activation: float  # R(source): every factor of T travels with it, so displays never recompute one
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -110,8 +112,10 @@ class Hop:
             "edge_id": self.edge_id,
             "direction": self.direction,
             "relation": self.relation,
+            "parent_activation": self.parent_activation,
             "weight": self.weight,
             "degree": self.degree,
+            "sqrt_degree": sqrt_degree(self.degree),
             "tag_similarity": self.tag_similarity,
             "shared_tags": list(self.shared_tags),
             "transfer_energy": self.transfer_energy,
@@ -184,7 +188,7 @@ def _row_to_level(row: list[Any], neighbour_degrees: dict[str, int]) -> LevelRow
     return LevelRow(parent, degree, candidates, above_count, top)
 
 
-def _decision_dict(decision: Decision) -> dict[str, Any]:
+def _decision_dict(decision: Decision, parent_activation: float) -> dict[str, Any]:
     candidate = decision.candidate
     return {
         "neighbor_id": candidate.neighbor_id,
@@ -193,8 +197,10 @@ def _decision_dict(decision: Decision) -> dict[str, Any]:
         "edge_id": candidate.edge_id,
         "direction": "out" if candidate.outgoing else "in",
         "relation": candidate.relation,
+        "parent_activation": parent_activation,
         "weight": candidate.weight,
         "degree": candidate.degree,
+        "sqrt_degree": sqrt_degree(candidate.degree),
         "tag_similarity": candidate.tag_similarity,
         "shared_tags": list(candidate.shared_tags),
         "transfer_energy": candidate.transfer_energy,
@@ -225,7 +231,7 @@ def _parent_report(
         "unvisited_edges": unvisited,
         "above_threshold": 0 if pruned else (unvisited or 0) - below,
         "below_threshold": below,
-        "candidates": [_decision_dict(d) for d in decided],
+        "candidates": [_decision_dict(d, branch.activation) for d in decided],
         "selected": selected,
         "end_reason": end_reason,
     }
@@ -398,6 +404,7 @@ class SeedExploration:
             tag_similarity=candidate.tag_similarity,
             shared_tags=candidate.shared_tags,
             transfer_energy=candidate.transfer_energy,
+            parent_activation=branch.activation,
         )
         degree = self.neighbour_degrees[candidate.neighbor_id]
         return Branch(candidate.neighbor_id, candidate.transfer_energy, degree, (*branch.hops, hop))

@@ -22,6 +22,11 @@ def tag_similarity(edge_tags: Collection[str], query_tags: Collection[str], floo
     return floor + (1.0 - floor) * float(shared) / (len(edge_tags) + len(query_tags) - shared)
 
 
+def sqrt_degree(degree: int) -> float:
+    """√d: the softened hub penalty (Cypher's sqrt(toFloat(degree)); both are correctly rounded, so equal)."""
+    return math.sqrt(float(degree))
+
+
 def transfer_energy(activation: float, weight: float | None, degree: int, tag_sim: float) -> float:
     """T(Mi→Mj) = R(Mi) · w / √d(Mi) · tag_sim, with a missing weight read as 0.01."""
-    return (activation * (MISSING_WEIGHT if weight is None else weight) / math.sqrt(float(degree))) * tag_sim
+    return (activation * (MISSING_WEIGHT if weight is None else weight) / sqrt_degree(degree)) * tag_sim
