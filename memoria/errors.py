@@ -11,6 +11,10 @@ class GraphUnavailable(MemoriaError):
     """The graph server cannot be reached or stopped answering."""
 
 
+class ProjectionLoading(GraphUnavailable):
+    """A group's in-memory graph projection is still loading in the background; asking again shortly works."""
+
+
 class EmbeddedServerError(MemoriaError):
     """The embedded graph server could not be started or controlled."""
 

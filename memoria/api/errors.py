@@ -14,11 +14,18 @@ from memoria.errors import (
     InvalidInput,
     LlmInvalidAnswer,
     LlmUnavailable,
+    ProjectionLoading,
     WriteConflict,
 )
 
 
 def exception_handler(error: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(error, ProjectionLoading):
+        return Response(
+            {"detail": str(error), "code": "projection_loading"},
+            status=status.HTTP_503_SERVICE_UNAVAILABLE,
+            headers={"Retry-After": "5"},
+        )
     if isinstance(error, GraphUnavailable):
         return Response(
             {

@@ -1,0 +1,27 @@
+"""POST /api/retrieval/ppr: the REST face of ppr_run (thin: validate, check access, call it)."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework.parsers import JSONParser
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from memoria.accounts.services import check_group_access
+from memoria.ppr.request import parse_ppr_request
+from memoria.ppr.service import ppr_run
+
+
+class PprRetrievalView(APIView):
+    """Personalized PageRank over a group's graph from seeds or a query; says how fresh the graph it used was."""
+
+    parser_classes = [JSONParser]
+    permission_classes = [IsAuthenticated]  # a POST, but it only reads: viewers may run it
+
+    @extend_schema(request=dict, responses=dict)
+    def post(self, request: Request) -> Response:
+        wanted = parse_ppr_request(request.data)
+        check_group_access(user=request.user, group=wanted.group)
+        return Response(ppr_run(wanted).as_dict())

@@ -1,0 +1,131 @@
+"""A PPR request as callers send it (REST body, later the websocket), validated field by field.
+
+Every problem names its field, so a 400 says exactly what to fix. Whether
+seed ids belong to the group is checked by the service, against the group's
+projection.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from memoria.accounts.roles import GROUP_PATTERN
+from memoria.errors import InvalidInput
+from memoria.interchange.document import ID_PATTERN
+from memoria.ppr.pagerank import DEFAULT_DAMPING
+from memoria.search.config import parse_query
+
+REQUEST_KEYS = {"group", "seeds", "query", "damping", "relation_aware", "betas", "top_k", "directed", "mentions"}
+ALGORITHM = "ppr"
+MAX_SEEDS = 1000
+DEFAULT_TOP_K = 20
+MAX_TOP_K = 1000
+DEFAULT_SEED_WEIGHT = 1.0
+
+
+@dataclass(frozen=True)
+class SeedWeight:
+    id: str
+    weight: float = DEFAULT_SEED_WEIGHT
+
+
+@dataclass(frozen=True)
+class PprRequest:
+    """`seeds` None and `query` None: every node restarts alike (global PageRank of the group)."""
+
+    group: str
+    seeds: tuple[SeedWeight, ...] | None = None
+    query: str | None = None
+    damping: float = DEFAULT_DAMPING
+    top_k: int = DEFAULT_TOP_K
+    directed: bool = False
+    mentions: bool = True  # walk Episode→Entity MENTIONS links too (HippoRAG's passage nodes)
+
+
+def _number(raw: Any) -> float | None:
+    if isinstance(raw, bool) or not isinstance(raw, int | float) or not math.isfinite(raw):
+        return None
+    return float(raw)
+
+
+def _seeds(raw: Any, problems: list[str]) -> tuple[SeedWeight, ...] | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or not raw:
+        problems.append("seeds: must be a non-empty list of {id, weight}")
+        return None
+    if len(raw) > MAX_SEEDS:
+        problems.append(f"seeds: at most {MAX_SEEDS} seeds, got {len(raw)}")
+        return None
+    seeds: dict[str, SeedWeight] = {}
+    for index, item in enumerate(raw):
+        where = f"seeds[{index}]"
+        if not isinstance(item, dict) or "id" not in item or set(item) - {"id", "weight"}:
+            problems.append(f"{where}: must be an object with an id and an optional weight")
+            continue
+        seed_id = item["id"]
+        if not isinstance(seed_id, str) or not ID_PATTERN.match(seed_id):
+            problems.append(f"{where}.id: must be a node id")
+            continue
+        weight = _number(item.get("weight", DEFAULT_SEED_WEIGHT))
+        if weight is None or weight < 0:
+            problems.append(f"{where}.weight: must be a finite number ≥ 0")
+            continue
+        if seed_id in seeds:
+            problems.append(f"{where}.id: {seed_id!r} is given twice")
+            continue
+        seeds[seed_id] = SeedWeight(seed_id, weight)
+    if seeds and len(seeds) == len(raw) and not any(seed.weight > 0 for seed in seeds.values()):
+        problems.append("seeds: at least one weight must be above 0 (they are normalised to sum 1)")
+    return tuple(seeds.values())
+
+
+def _flag(raw: dict[str, Any], name: str, default: bool, problems: list[str]) -> bool:
+    value = raw.get(name, default)
+    if not isinstance(value, bool):
+        problems.append(f"{name}: must be true or false")
+        return default
+    return value
+
+
+def parse_ppr_request(raw: Any) -> PprRequest:
+    """Check a decoded JSON body; InvalidInput lists every problem."""
+    if not isinstance(raw, dict):
+        raise InvalidInput("body: must be a JSON object")
+    problems: list[str] = []
+    unknown = sorted(set(raw) - REQUEST_KEYS - {"type", "algorithm"})
+    if unknown:
+        problems.append(f"unknown field(s): {', '.join(unknown)} (known: {', '.join(sorted(REQUEST_KEYS))})")
+    if raw.get("algorithm", ALGORITHM) != ALGORITHM:
+        problems.append(f"algorithm: must be {ALGORITHM!r} here")
+    group = raw.get("group")
+    if not isinstance(group, str) or not GROUP_PATTERN.match(group):
+        problems.append("group: is required: 1–64 letters, digits, '_' or '-'")
+    seeds = _seeds(raw.get("seeds"), problems)
+    query = None
+    if raw.get("query") is not None:
+        try:
+            query = parse_query(raw["query"])
+        except InvalidInput as error:
+            problems.extend(error.problems)
+    if raw.get("seeds") is not None and raw.get("query") is not None:
+        problems.append("seeds or query: give seeds, or a query to find them, not both")
+    damping = _number(raw.get("damping", DEFAULT_DAMPING))
+    if damping is None or not 0 < damping < 1:
+        problems.append("damping: must be a number strictly between 0 and 1")
+        damping = DEFAULT_DAMPING
+    top_k = raw.get("top_k", DEFAULT_TOP_K)
+    if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= MAX_TOP_K:
+        problems.append(f"top_k: must be a whole number in [1, {MAX_TOP_K}]")
+        top_k = DEFAULT_TOP_K
+    directed = _flag(raw, "directed", False, problems)
+    mentions = _flag(raw, "mentions", True, problems)
+    if _flag(raw, "relation_aware", False, problems):
+        problems.append("relation_aware: relation-aware PPR is not available yet; leave it out or false")
+    if raw.get("betas") is not None:
+        problems.append("betas: only used with relation_aware, which is not available yet")
+    if problems:
+        raise InvalidInput(problems)
+    return PprRequest(group, seeds, query, damping, top_k, directed, mentions)
