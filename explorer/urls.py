@@ -13,4 +13,6 @@ urlpatterns = [
     path("g/<str:group>/episodes/<path:node_id>/", views.episode_view, name="episode"),
     path("g/<str:group>/communities/<path:node_id>/", views.community_view, name="community"),
     path("g/<str:group>/graph/", views.graph_view, name="graph"),
+    path("g/<str:group>/live/", views.live_view, name="live"),
+    path("g/<str:group>/watch/", views.watch_view, name="watch"),
 ]

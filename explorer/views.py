@@ -12,6 +12,7 @@ from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
+from explorer.consumers import ALGORITHMS
 from explorer.current_group import current_group, remember_group
 from explorer.timeline import fact_timeline
 from memoria.accounts.services import user_groups, user_role
@@ -21,6 +22,7 @@ from memoria.browse.selectors import community_page, entity_page, episode_page
 from memoria.errors import GroupNotFound, InvalidInput
 from memoria.graph.paths import DEFAULT_MAX_HOPS, MAX_HOPS
 from memoria.graph.selectors import group_summary, visible_groups
+from memoria.retrieval.params import BOUNDS, MAX_SEEDS, ActivationParams
 from memoria.search.request import parse_search_parameters
 from memoria.search.service import search
 
@@ -119,3 +121,37 @@ def graph_view(request: HttpRequest, group: str) -> HttpResponse:
         "max_hops_limit": MAX_HOPS,
     }
     return render(request, "explorer/graph.html", {"group": group, "config": config})
+
+
+@group_page
+def live_view(request: HttpRequest, group: str) -> HttpResponse:
+    """The live retrieval panel; ?seed= (repeatable) and ?q= fill it in, &run=1 starts it at once."""
+    seeds = [seed for seed in request.GET.getlist("seed") if seed][:MAX_SEEDS]
+    config = {
+        "group": group,
+        "algorithms": list(ALGORITHMS),
+        "defaults": ActivationParams().as_dict(),
+        "bounds": {
+            name: {"low": low, "high": high, "low_allowed": low_ok} for name, (_, low, high, low_ok) in BOUNDS.items()
+        },
+        "max_seeds": MAX_SEEDS,
+        "start": {"seeds": seeds, "query": request.GET.get("q", ""), "run": request.GET.get("run") == "1"},
+    }
+    return render(request, "explorer/live.html", live_page_context(group, config, "live"))
+
+
+@group_page
+def watch_view(request: HttpRequest, group: str) -> HttpResponse:
+    """Retrievals running in the group now and lately, by anyone; any of them replayed in the live view."""
+    return render(request, "explorer/watch.html", live_page_context(group, {"group": group}, "watch"))
+
+
+def live_page_context(group: str, config: dict[str, Any], page: str) -> dict[str, Any]:
+    """What explorer/_live_page.html needs: the script's settings, and which script and test id are the page's."""
+    return {
+        "group": group,
+        "config": config,
+        "config_id": f"{page}-config",
+        "page_testid": f"{page}-page",
+        "page_script": f"explorer/js/{page}_page.js",
+    }

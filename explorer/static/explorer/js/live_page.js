@@ -1,0 +1,240 @@
+// The live retrieval page: a query or chosen seeds, the algorithm and its settings; running it opens the
+// retrieval socket (docs/websocket.md) and plays the events into a LiveView. Changing a setting re-runs and
+// shows what the change gained and lost.
+
+import { getJson, graphUrl, groupApi } from "./api.js";
+import { h } from "./dom.js";
+import { JsonSocket } from "./live_socket.js";
+import { LiveView } from "./live_view.js";
+
+const config = JSON.parse(document.getElementById("live-config").textContent);
+const group = config.group;
+const $ = (selector) => document.querySelector(selector);
+const form = $("[data-live-form]");
+
+// Algorithms the page knows how to ask for. The server lists those it runs (explorer/consumers.py ALGORITHMS);
+// a known one it does not run yet is shown but disabled. PPR's settings join its fieldset when its socket lands.
+const ALGORITHMS = {
+  activation: { label: "Activation Energy", params: ["max_depth", "min_activation", "tag_sim_floor", "max_branches"] },
+  ppr: { label: "Personalized PageRank", params: [] },
+};
+
+const seeds = []; // {id, name, score}
+let current = null; // the retrieval id this page is showing
+let lastFinished = null;
+let rerunTimer = null;
+
+const live = new LiveView($("[data-live-root]"), {
+  group,
+  stepMs: Number($("[data-pace]").value),
+  nodeActions: (card) => [
+    h("button", { type: "button", class: "small", "data-testid": "use-as-seed", onclick: () => addSeed(card) }, "Use as seed"),
+    h("button", { type: "button", class: "small secondary", onclick: () => { seeds.length = 0; addSeed(card); run(); } }, "Retrieve from here"),
+    h("a", { class: "button small", href: graphUrl(group, { node: card.id }) }, "Graph view"),
+  ],
+  onFinished: (finishedRun) => {
+    if (finishedRun.finished.status === "completed") lastFinished = finishedRun; // a cancelled run is no baseline
+    $("[data-cancel]").disabled = true;
+  },
+});
+
+// ---- algorithm and settings -------------------------------------------------------------------------------
+
+const algorithmSelect = form.elements.algorithm;
+for (const name of new Set([...config.algorithms, ...Object.keys(ALGORITHMS)])) {
+  const available = config.algorithms.includes(name);
+  const label = ALGORITHMS[name] ? ALGORITHMS[name].label : name;
+  algorithmSelect.append(h("option", { value: name, disabled: !available }, available ? label : `${label} (not on this server yet)`));
+}
+algorithmSelect.value = config.algorithms[0];
+
+function showAlgorithm() {
+  for (const fieldset of document.querySelectorAll("[data-params]")) fieldset.hidden = fieldset.dataset.params !== algorithmSelect.value;
+}
+algorithmSelect.addEventListener("change", showAlgorithm);
+showAlgorithm();
+
+for (const [name, bound] of Object.entries(config.bounds)) {
+  const input = form.elements[name];
+  input.min = String(bound.low);
+  input.max = String(bound.high);
+  input.value = String(config.defaults[name]);
+}
+
+function paramProblems() {
+  const problems = [];
+  for (const name of ALGORITHMS[algorithmSelect.value].params) {
+    const input = form.elements[name];
+    const bound = config.bounds[name];
+    const value = Number(input.value);
+    const lowOk = bound.low_allowed ? value >= bound.low : value > bound.low;
+    if (input.value === "" || !Number.isFinite(value) || !lowOk || value > bound.high || (input.step === "1" && !Number.isInteger(value))) {
+      problems.push(`${name.toUpperCase()}: ${input.value || "(empty)"} is outside ${bound.low_allowed ? "[" : "("}${bound.low}, ${bound.high}]`);
+    }
+  }
+  for (const seed of seeds) {
+    if (!(seed.score > 0 && seed.score <= 1)) problems.push(`seed ${seed.name}: score must be in (0, 1]`);
+  }
+  if (!seeds.length && !form.elements.query.value.trim()) problems.push("Give a query or choose seeds.");
+  return problems;
+}
+
+function requestBody() {
+  const algorithm = ALGORITHMS[algorithmSelect.value];
+  const params = Object.fromEntries(algorithm.params.map((name) => [name, Number(form.elements[name].value)]));
+  const tags = form.elements.query_tags.value.split(/[\s,]+/).filter(Boolean);
+  const query = form.elements.query.value.trim();
+  return {
+    type: "retrieve",
+    algorithm: algorithmSelect.value,
+    group,
+    ...(query ? { query } : {}),
+    ...(seeds.length ? { seeds: seeds.map((seed) => ({ id: seed.id, score: seed.score })) } : {}),
+    ...(tags.length ? { query_tags: tags } : {}),
+    params,
+    explain: form.elements.explain.checked,
+  };
+}
+
+// ---- seeds ------------------------------------------------------------------------------------------------
+
+function drawSeeds() {
+  $("[data-seed-list]").replaceChildren(
+    ...seeds.map((seed, index) =>
+      h("li", { "data-seed": seed.id },
+        h("span", { class: "seed-name", title: seed.id, text: seed.name }),
+        h("input", { type: "number", min: "0", max: "1", step: "any", value: String(seed.score), "aria-label": `score of ${seed.name}`,
+          oninput: (event) => { seed.score = Number(event.target.value); settingsChanged(); } }),
+        h("button", { type: "button", class: "small secondary", "aria-label": `remove ${seed.name}`,
+          onclick: () => { seeds.splice(index, 1); drawSeeds(); settingsChanged(); } }, "×"))),
+  );
+}
+
+function addSeed(card) {
+  if (seeds.some((seed) => seed.id === card.id)) return;
+  if (seeds.length >= config.max_seeds) {
+    showError(`At most ${config.max_seeds} seeds.`);
+    return;
+  }
+  seeds.push({ id: card.id, name: card.name || card.id, score: 1 });
+  drawSeeds();
+}
+
+async function findSeeds() {
+  const query = $("[data-seed-search]").value.trim();
+  const list = $("[data-seed-results]");
+  if (!query) return;
+  list.replaceChildren(h("li", { class: "muted small", text: "Searching…" }));
+  try {
+    const found = await getJson("/api/search", { q: query, group, scope: "entities", limit: 8 });
+    list.replaceChildren(
+      ...found.entities.map((hit) =>
+        h("li", {}, h("button", { type: "button", class: "link-like", onclick: () => { addSeed(hit); list.replaceChildren(); } }, hit.name))),
+    );
+    if (!found.entities.length) list.replaceChildren(h("li", { class: "muted small", text: "No entity found." }));
+  } catch (error) {
+    list.replaceChildren(h("li", { class: "error small", text: error.message }));
+  }
+}
+
+$("[data-seed-find]").addEventListener("click", findSeeds);
+$("[data-seed-search]").addEventListener("keydown", (event) => {
+  if (event.key === "Enter") {
+    event.preventDefault(); // not the form's submit
+    findSeeds();
+  }
+});
+
+// ---- running ----------------------------------------------------------------------------------------------
+
+function showError(message) {
+  $("[data-live-error]").textContent = message || "";
+}
+
+function onFrame(frame) {
+  if (frame.type === "error") {
+    if (!frame.retrieval_id || frame.retrieval_id === current) {
+      showError(frame.errors ? frame.errors.join("; ") : frame.message);
+      live.setState("error");
+      $("[data-cancel]").disabled = true;
+    }
+    return;
+  }
+  if (frame.retrieval_id !== current) return; // a cancelled run's stragglers
+  if (frame.type === "retrieval_started") {
+    const tags = frame.query_tags.length ? frame.query_tags.join(", ") : "none";
+    const source = { caller: "given", query: "derived from the query", none: "no query" }[frame.tag_source] || frame.tag_source;
+    $("[data-tags-used]").textContent = `Tags used: ${tags} (${source}).`;
+  }
+  live.push(frame);
+}
+
+const socket = new JsonSocket("/ws/retrievals/", {
+  onFrame,
+  onClose: (event) => {
+    if (current && live.el.root.dataset.liveState === "running") {
+      showError(`The connection closed (${event.code}); run again to reconnect.`);
+      live.stop();
+      live.setState("error");
+    }
+  },
+});
+
+async function run() {
+  clearTimeout(rerunTimer);
+  const problems = paramProblems();
+  if (problems.length) {
+    showError(problems.join(" "));
+    return;
+  }
+  showError("");
+  if (current && live.el.root.dataset.liveState === "running") await socket.send({ type: "cancel", retrieval_id: current });
+  live.stop();
+  current = `live-${Math.random().toString(36).slice(2, 12)}`;
+  if (lastFinished) live.compareNextWith(lastFinished);
+  $("[data-cancel]").disabled = false;
+  try {
+    await socket.send({ ...requestBody(), retrieval_id: current });
+  } catch (error) {
+    showError(`Could not reach the server: ${error.message}`);
+    $("[data-cancel]").disabled = true;
+  }
+}
+
+function settingsChanged() {
+  if (!lastFinished || !$("[data-rerun]").checked) return;
+  clearTimeout(rerunTimer);
+  rerunTimer = setTimeout(() => { if (!paramProblems().length) run(); }, 450);
+}
+
+form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  run();
+});
+$("[data-cancel]").addEventListener("click", () => {
+  if (current) socket.send({ type: "cancel", retrieval_id: current });
+});
+for (const fieldset of document.querySelectorAll("[data-params]")) fieldset.addEventListener("input", settingsChanged);
+form.elements.explain.addEventListener("change", settingsChanged);
+$("[data-pace]").addEventListener("change", (event) => live.setStep(Number(event.target.value)));
+
+// ---- start ------------------------------------------------------------------------------------------------
+
+async function start() {
+  const { seeds: startSeeds, query, run: runNow } = config.start;
+  form.elements.query.value = query;
+  if (startSeeds.length) {
+    const found = await getJson(`${groupApi(group)}/nodes`, { ids: startSeeds.join(",") });
+    for (const card of found.nodes) addSeed(card);
+    if (found.missing.length) showError(`Not in ${group}: ${found.missing.join(", ")}`);
+  }
+  document.body.dataset.liveReady = "true";
+  if (runNow && (seeds.length || query)) await run();
+}
+
+// For the browser tests and the console.
+window.memoriaLive = { live, run, seeds, addSeed, requestBody };
+start().catch((error) => {
+  showError(error.message);
+  document.body.dataset.liveReady = "error";
+});

@@ -1,0 +1,201 @@
+// One retrieval as its events describe it (docs/websocket.md): the seeds, every node and edge it touched with the
+// energy numbers the server sent, its completed paths, and summaries for display. Pure data, no DOM: the live
+// page, the watch page and the diff of two runs all read it. Numbers are the server's; nothing is recomputed.
+
+export const REASONS = {
+  below_threshold: "below threshold",
+  claimed: "claimed by another parent",
+  branch_limit: "branch limit (MAX_BRANCHES)",
+};
+
+export const END_REASONS = {
+  max_depth: "reached MAX_DEPTH",
+  below_threshold: "no neighbour above MIN_ACTIVATION",
+  dead_end: "dead end (no unvisited neighbour)",
+  claimed: "every candidate claimed by another parent",
+};
+
+// A candidate's labels, minus the ones every entity has, as a GraphView node card.
+function neighbourCard(candidate) {
+  return {
+    id: candidate.neighbor_id,
+    name: candidate.neighbor_name || candidate.neighbor_id,
+    kind: "Entity",
+    labels: (candidate.neighbor_labels || []).filter((label) => label !== "Entity" && label !== "Memory"),
+  };
+}
+
+export function pathKey(path) {
+  return path.nodes.join("\u2192");
+}
+
+export class RetrievalRun {
+  constructor(started) {
+    this.id = started.retrieval_id;
+    this.started = started;
+    this.params = started.params || {};
+    this.seeds = new Map((started.seeds || []).map((seed) => [seed.id, { ...seed, status: "running", name: null }]));
+    this.nodes = new Map(); // id → {card, energy (best received, or the seed's score), seed, depth}
+    this.edges = new Map(); // edge id → {id, source, target, relation, records: [candidate + seed_id, parent_id, depth]}
+    this.levels = []; // level_expanded events in arrival order
+    this.paths = []; // {seed_id, path}
+    this.finished = null;
+    this.events = 0;
+    for (const seed of this.seeds.values()) {
+      this.nodes.set(seed.id, { card: { id: seed.id, name: seed.id, kind: "Entity", labels: [] }, energy: seed.score, seed: true, depth: 0 });
+    }
+  }
+
+  // Apply one event; returns what changed for the drawing: {type, ...}.
+  apply(event) {
+    this.events += 1;
+    switch (event.type) {
+      case "seed_started":
+        return { type: event.type, seedId: event.seed_id };
+      case "level_expanded":
+        return this.applyLevel(event);
+      case "path_completed":
+        this.paths.push({ seed_id: event.seed_id, path: event.path });
+        return { type: event.type, path: event.path };
+      case "seed_finished":
+        return this.applySeedFinished(event);
+      case "retrieval_finished":
+        this.finished = event;
+        return { type: event.type };
+      default:
+        return { type: event.type };
+    }
+  }
+
+  applyLevel(event) {
+    this.levels.push(event);
+    const added = { nodes: [], edges: [], frontier: [] };
+    for (const parent of event.parents) {
+      for (const candidate of parent.candidates) {
+        const record = { ...candidate, seed_id: event.seed_id, parent_id: parent.parent_id, depth: event.depth };
+        const known = this.nodes.get(candidate.neighbor_id);
+        if (!known) {
+          this.nodes.set(candidate.neighbor_id, {
+            card: neighbourCard(candidate),
+            energy: candidate.selected ? candidate.transfer_energy : null,
+            seed: false,
+            depth: candidate.selected ? event.depth + 1 : null,
+            near: parent.parent_id,
+          });
+          added.nodes.push(candidate.neighbor_id);
+        } else if (candidate.selected && !known.seed && (known.energy === null || candidate.transfer_energy > known.energy)) {
+          known.energy = candidate.transfer_energy;
+          known.depth = event.depth + 1;
+        }
+        if (candidate.selected) added.frontier.push(candidate.neighbor_id);
+        const edge = this.edges.get(candidate.edge_id);
+        if (edge) {
+          edge.records.push(record);
+        } else {
+          const outgoing = candidate.direction === "out";
+          this.edges.set(candidate.edge_id, {
+            id: candidate.edge_id,
+            source: outgoing ? parent.parent_id : candidate.neighbor_id,
+            target: outgoing ? candidate.neighbor_id : parent.parent_id,
+            relation: candidate.relation,
+            weight: candidate.weight,
+            records: [record],
+          });
+          added.edges.push(candidate.edge_id);
+        }
+      }
+    }
+    return { type: event.type, seedId: event.seed_id, depth: event.depth, ...added };
+  }
+
+  applySeedFinished(event) {
+    const seed = this.seeds.get(event.seed_id) || { id: event.seed_id, score: event.score };
+    Object.assign(seed, { status: event.status, name: event.name || null, labels: event.labels || [], error: event.error });
+    this.seeds.set(event.seed_id, seed);
+    const node = this.nodes.get(event.seed_id);
+    if (node && event.name) {
+      node.card = { ...node.card, name: event.name, labels: (event.labels || []).filter((label) => label !== "Entity") };
+    }
+    return { type: event.type, seedId: event.seed_id };
+  }
+
+  // Cards from elsewhere (the node API) for seeds, whose events carry only their ids until they finish.
+  nameNodes(cards) {
+    for (const card of cards) {
+      const node = this.nodes.get(card.id);
+      if (node) node.card = { ...node.card, ...card };
+    }
+  }
+
+  name(id) {
+    const node = this.nodes.get(id);
+    return node ? node.card.name : id;
+  }
+
+  // The best record of an edge: a selected one first, then the most energetic.
+  bestRecord(edgeId) {
+    const edge = this.edges.get(edgeId);
+    if (!edge) return null;
+    return [...edge.records].sort((a, b) => Number(b.selected) - Number(a.selected) || b.transfer_energy - a.transfer_energy)[0];
+  }
+
+  selectedEdgeIds() {
+    return [...this.edges.values()].filter((edge) => edge.records.some((record) => record.selected)).map((edge) => edge.id);
+  }
+
+  // Completed paths, strongest final energy first (then deeper, then by their nodes).
+  rankedPaths() {
+    return [...this.paths].sort(
+      (a, b) => b.path.energy - a.path.energy || b.path.depth - a.path.depth || pathKey(a.path).localeCompare(pathKey(b.path)),
+    );
+  }
+
+  // Per hop (depth 1 is the seeds' own edges): the selected transfer energies' count, min, median and max,
+  // and the strongest rejected one, as the server sent them.
+  depthSummary() {
+    const byDepth = new Map();
+    for (const level of this.levels) {
+      const hop = level.depth + 1;
+      if (!byDepth.has(hop)) byDepth.set(hop, { selected: [], rejected: [] });
+      for (const parent of level.parents) {
+        for (const candidate of parent.candidates) {
+          byDepth.get(hop)[candidate.selected ? "selected" : "rejected"].push(candidate.transfer_energy);
+        }
+      }
+    }
+    return [...byDepth.entries()].sort((a, b) => a[0] - b[0]).map(([depth, { selected, rejected }]) => {
+      const sorted = [...selected].sort((a, b) => a - b);
+      const middle = Math.floor(sorted.length / 2);
+      const median = sorted.length === 0 ? null : sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+      return {
+        depth,
+        count: sorted.length,
+        min: sorted.length ? sorted[0] : null,
+        median,
+        max: sorted.length ? sorted[sorted.length - 1] : null,
+        rejected: rejected.length,
+        rejectedMax: rejected.length ? Math.max(...rejected) : null,
+      };
+    });
+  }
+}
+
+// What changed between two runs' paths: gained (only in `after`), lost (only in `before`), and how many stayed.
+export function diffPaths(before, after) {
+  const old = new Map(before.paths.map((item) => [pathKey(item.path), item]));
+  const now = new Map(after.paths.map((item) => [pathKey(item.path), item]));
+  const gained = [...now.entries()].filter(([key]) => !old.has(key)).map(([, item]) => item);
+  const lost = [...old.entries()].filter(([key]) => !now.has(key)).map(([, item]) => item);
+  return { gained, lost, kept: now.size - gained.length };
+}
+
+// The params that differ between two runs, as "name: before → after".
+export function changedParams(before, after) {
+  const names = new Set([...Object.keys(before.params), ...Object.keys(after.params)]);
+  const changes = [...names].filter((name) => before.params[name] !== after.params[name])
+    .map((name) => `${name}: ${before.params[name]} → ${after.params[name]}`);
+  const tagsBefore = (before.started.query_tags || []).join(", ");
+  const tagsAfter = (after.started.query_tags || []).join(", ");
+  if (tagsBefore !== tagsAfter) changes.push(`query_tags: [${tagsBefore}] → [${tagsAfter}]`);
+  return changes;
+}
