@@ -12,6 +12,9 @@ from datetime import datetime, timedelta
 from memoria.browse.records import EdgeCard
 from memoria.interchange.document import TIMESTAMP_FORMAT
 
+# Room after the last date, as a share of the axis, so a fact that began on it still shows as a bar.
+OPEN_END_ROOM = 0.15
+
 
 @dataclass(frozen=True)
 class TimelineRow:
@@ -29,7 +32,7 @@ class TimelineRow:
 class Timeline:
     rows: tuple[TimelineRow, ...]
     start: str | None
-    end: str | None
+    end: str | None  # the last date any fact names; the axis runs a little past it when facts still hold
 
 
 def _moment(timestamp: str) -> datetime:
@@ -40,9 +43,11 @@ def fact_timeline(facts: Sequence[EdgeCard], *, entity_id: str) -> Timeline:
     """Bars on an axis from the earliest to the latest time any of the facts names."""
     moments = [_moment(t) for fact in facts for t in (fact.valid_at, fact.invalid_at) if t]
     first = min(moments, default=None)
-    last = max(moments, default=None)
+    named_last = last = max(moments, default=None)
     if first is not None and last - first < timedelta(days=1):
         last = first + timedelta(days=1)
+    if first is not None and any(fact.invalid_at is None for fact in facts):
+        last += (last - first) * OPEN_END_ROOM  # facts that still hold run past the last date named
     span = (last - first).total_seconds() if first is not None else 0.0
 
     def at(timestamp: str | None, default: float) -> float:
@@ -71,5 +76,5 @@ def fact_timeline(facts: Sequence[EdgeCard], *, entity_id: str) -> Timeline:
     return Timeline(
         rows=tuple(rows),
         start=first.strftime(fmt) if first else None,
-        end=last.strftime(fmt) if last else None,
+        end=named_last.strftime(fmt) if named_last else None,
     )

@@ -31,3 +31,9 @@ def browser_type_launch_args() -> dict:
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing; `make test` installs Debian's chromium package")
     return {"executable_path": CHROMIUM, "args": CHROMIUM_ARGS, "headless": True}
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args: dict) -> dict:
+    """A desktop-sized window: the graph view's three columns, and screenshots worth showing."""
+    return {**browser_context_args, "viewport": {"width": 1400, "height": 900}}

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from django.core.management import call_command
 from playwright.sync_api import Page, expect
 
 from memoria.accounts.roles import Role
 from memoria.accounts.services import token_for, user_grant
+from tests.e2e.browsing import screenshot, sign_in
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 # Opens a websocket from the page, keeps the first frame, closes from our side, and reports the close code
 # (1000 when we closed it, the server's code when it closed first).
 OPEN_SOCKET = """
@@ -33,14 +31,6 @@ def analyst(transactional_db: None, group: str) -> tuple[str, str]:
     return "analyst", "correct horse battery"
 
 
-def sign_in(page: Page, base: str, username: str, password: str) -> None:
-    page.goto(base + "/")
-    expect(page).to_have_url(base + "/accounts/login/?next=/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Sign in").click()
-
-
 def test_sign_in_and_see_groups(page: Page, daphne_url: str, analyst: tuple[str, str], group: str) -> None:
     sign_in(page, daphne_url, *analyst)
     expect(page.get_by_test_id("current-user")).to_contain_text("analyst · viewer")
@@ -48,8 +38,7 @@ def test_sign_in_and_see_groups(page: Page, daphne_url: str, analyst: tuple[str,
     expect(row).to_be_visible()
     cells = row.locator("td").all_inner_texts()
     assert cells[0] == group and int(cells[1]) > 0 and int(cells[2]) > 300 and int(cells[3]) > 900
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / "groups.png"))
+    screenshot(page, "groups.png")
 
     health = page.evaluate(OPEN_SOCKET, ["/ws/health/"])
     assert health["data"]["type"] == "health"

@@ -130,18 +130,19 @@ export class GraphView {
     for (const handler of this.handlers.get(type) || []) handler(...args);
   }
 
-  // Dragging a node moves it and pins it where it is dropped (the layout then leaves it there).
+  // Dragging a node moves it and pins it where it is dropped (the layout then leaves it there). While it moves
+  // the frame is frozen, or the whole graph would rescale under the pointer; it is released on drop.
   enableDragToPin() {
     let dragged = null;
     let moved = false;
     this.sigma.on("downNode", ({ node }) => {
       dragged = node;
       moved = false;
-      if (!this.sigma.getCustomBBox()) this.sigma.setCustomBBox(this.sigma.getBBox());
     });
     const captor = this.sigma.getMouseCaptor();
     captor.on("mousemovebody", (event) => {
       if (!dragged) return;
+      if (!moved) this.sigma.setCustomBBox(this.sigma.getBBox());
       const position = this.sigma.viewportToGraph(event);
       this.graph.mergeNodeAttributes(dragged, { x: position.x, y: position.y });
       moved = true;
@@ -151,6 +152,7 @@ export class GraphView {
     });
     captor.on("mouseup", () => {
       if (dragged && moved) {
+        this.sigma.setCustomBBox(null);
         this.pinNode(dragged, true);
         this.justDragged = true;
         setTimeout(() => { this.justDragged = false; }, 0);

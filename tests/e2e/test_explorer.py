@@ -1,0 +1,182 @@
+"""Browsing in Chromium against daphne: switch group, search, open an entity and its time line, then the graph
+view: expand nodes (and a hub's "more"), filter, find shortest and strongest paths, inspect an edge."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from memoria.accounts.roles import Role
+from memoria.accounts.services import user_grant
+from memoria.graph import driver
+from tests.e2e.browsing import screenshot, sign_in
+from tests.e2e.memory import DEPOT_BINS, warehouse_memory
+
+PASSWORD = "correct horse battery staple"
+# The first search in a fresh daphne loads the embedding model for the query vector.
+FIRST_SEARCH_MS = 120_000
+
+
+@pytest.fixture
+def memory(transactional_db: None, group: str) -> Iterator[dict[str, str]]:
+    ids = warehouse_memory(group)
+    second = f"{group}-2"
+    warehouse_memory(second)
+    user_grant(username="planner", role=Role.VIEWER, groups=[group, second], password=PASSWORD)
+    yield ids
+    driver.write("MATCH (n:Memory {group_id: $group}) DETACH DELETE n", group=second)
+
+
+def node_count(page: Page) -> int:
+    return int(page.get_by_test_id("node-count").inner_text())
+
+
+def open_graph(page: Page, base: str, group: str, query: str) -> None:
+    page.goto(f"{base}/g/{group}/graph/?{query}")
+    page.wait_for_function("document.body.dataset.graphReady === 'true'", timeout=30_000)
+
+
+def settle(page: Page) -> None:
+    """Stop the layout so nodes stay where the test is about to click."""
+    page.evaluate("memoriaGraph.view.stopLayout()")
+    page.wait_for_timeout(400)
+
+
+def click_at(page: Page, position: dict) -> None:
+    box = page.get_by_test_id("graph-canvas").bounding_box()
+    page.mouse.click(box["x"] + position["x"], box["y"] + position["y"])
+
+
+def click_node(page: Page, node_id: str) -> None:
+    settle(page)
+    click_at(page, page.evaluate("(id) => memoriaGraph.view.viewportPosition(id)", node_id))
+
+
+def test_switch_group_search_and_open_an_entity(page: Page, daphne_url: str, memory: dict, group: str) -> None:
+    sign_in(page, daphne_url, "planner", PASSWORD, then="/search/")
+    switcher = page.get_by_test_id("group-switcher")
+    expect(switcher.locator("option")).to_have_text([group, f"{group}-2"])  # only the user's groups
+    switcher.select_option(f"{group}-2")  # submits on change
+    expect(page).to_have_url(re.compile(r"/search/$"))
+    expect(page.get_by_test_id("group-switcher")).to_have_value(f"{group}-2")
+    page.get_by_test_id("group-switcher").select_option(group)
+    expect(page.get_by_test_id("group-switcher")).to_have_value(group)
+
+    page.get_by_role("searchbox", name="Search").fill("safety stock policy gloves")
+    page.get_by_role("button", name="Search").click()
+    page.wait_for_selector('[data-testid="tab-entities"]', timeout=FIRST_SEARCH_MS)
+    page.get_by_test_id("tab-entities").click()
+    entities = page.get_by_test_id("panel-entities")
+    expect(entities).to_be_visible()
+    link = entities.get_by_role("link", name="Safety stock policy for gloves")
+    expect(link).to_be_visible()
+    score = entities.locator(".result").filter(has_text="Safety stock policy for gloves").get_by_test_id("score")
+    assert "bm25" in score.get_attribute("title")
+    screenshot(page, "search.png")
+
+    link.click()
+    expect(page.get_by_test_id("node-name")).to_have_text("Safety stock policy for gloves")
+    timeline = page.get_by_test_id("timeline")
+    old = timeline.locator("li.fact.invalidated")
+    expect(old).to_have_count(1)
+    expect(old.locator("del")).to_contain_text("The old safety stock policy applies to Lyon")
+    struck = old.locator("del").evaluate("(el) => getComputedStyle(el).textDecorationLine")
+    assert "line-through" in struck
+    expect(old).to_contain_text("2025-01-05 → 2025-03-01")
+    current = timeline.locator("li.fact:not(.invalidated)")
+    expect(current).to_contain_text("The safety stock policy governs Lyon")
+    expect(current.locator("del")).to_have_count(0)
+    expect(page.get_by_test_id("community-link")).to_have_text("Lyon gloves supply")
+    expect(page.get_by_role("link", name="policy change")).to_be_visible()
+    mini = page.get_by_test_id("mini-graph")
+    expect(mini).to_have_attribute("data-ready", "true", timeout=20_000)
+    assert int(mini.get_attribute("data-nodes")) == 2  # the policy and Lyon
+    page.wait_for_timeout(1500)  # let the mini graph's layout spread out for the picture
+    screenshot(page, "entity.png")
+
+
+def test_graph_view_expand_path_and_edge_inspector(page: Page, daphne_url: str, memory: dict, group: str) -> None:
+    sign_in(page, daphne_url, "planner", PASSWORD)
+    open_graph(page, daphne_url, group, f"node={memory['forecast']}")
+    expect(page.get_by_test_id("node-count")).to_have_text("3")  # the request, ERP orders, the stockout
+    expect(page.get_by_test_id("node-panel")).to_contain_text("Forecast gloves demand in Lyon")
+
+    click_node(page, memory["stockout"])  # expanding the stockout brings Lyon in
+    expect(page.get_by_test_id("node-panel")).to_contain_text("Stockout of safety gloves")
+    expect(page.get_by_test_id("node-count")).to_have_text("4")
+    click_node(page, memory["lyon"])  # and Lyon brings the policy and the supplier
+    expect(page.get_by_test_id("node-count")).to_have_text("6")
+    page.get_by_test_id("path-to-here").click()
+    expect(page.get_by_test_id("path-to")).to_have_text("Lyon warehouse")
+    click_node(page, memory["forecast"])
+    page.get_by_test_id("path-from-here").click()
+
+    page.get_by_test_id("path-shortest").click()
+    expect(page.get_by_test_id("path-summary")).to_contain_text("shortest: 2 hops")
+    highlighted = page.evaluate("[...memoriaGraph.view.highlighted.nodes]")
+    assert highlighted == [memory["forecast"], memory["stockout"], memory["lyon"]]
+    page.get_by_test_id("path-strongest").click()
+    expect(page.get_by_test_id("path-summary")).to_contain_text("strongest: 3 hops · strength 0.684")
+    highlighted = page.evaluate("[...memoriaGraph.view.highlighted.nodes]")
+    assert highlighted == [memory["forecast"], memory["erp"], memory["aldana"], memory["lyon"]]
+    assert page.evaluate("memoriaGraph.view.highlighted.edges.size") == 3
+    expect(page.get_by_test_id("path-steps").locator("li")).to_have_text(
+        [re.compile(r"uses_data .*0\.8$"), re.compile(r"lists .*0\.95$"), re.compile(r"supplies .*0\.9$")]
+    )
+
+    # Click the drawn edge ERP orders ← request in the canvas: the inspector opens and fills from the server.
+    settle(page)
+    uses_data = page.evaluate(
+        "(ids) => memoriaGraph.view.edgesOf(ids[0]).find((e) => e.target === ids[1]).id",
+        [memory["forecast"], memory["erp"]],
+    )
+    click_at(page, page.evaluate("(id) => memoriaGraph.view.edgeViewportPosition(id)", uses_data))
+    inspector = page.get_by_test_id("edge-inspector")
+    expect(inspector).to_be_visible()
+    expect(inspector.get_by_test_id("edge-relation")).to_have_text("uses_data")
+    expect(inspector.get_by_test_id("edge-weight")).to_have_text("0.8")
+    expect(inspector.get_by_test_id("edge-validity")).to_have_text("2025-02-10 → now")
+    expect(inspector).to_contain_text("The forecast uses the ERP sales orders")
+    expect(inspector).to_contain_text("demand_forecasting")
+    expect(inspector.get_by_test_id("edge-episodes")).to_contain_text("planner message")
+    page.wait_for_timeout(500)
+    screenshot(page, "graph-view.png")
+
+
+def test_hubs_offer_more_and_filters_hide(page: Page, daphne_url: str, memory: dict, group: str) -> None:
+    sign_in(page, daphne_url, "planner", PASSWORD)
+    open_graph(page, daphne_url, group, f"node={memory['depot']}")
+    expect(page.get_by_test_id("node-count")).to_have_text("51")  # the depot and a first page of 50 bins
+    more = page.get_by_test_id("expand-more")
+    expect(more).to_have_text(f"More ({DEPOT_BINS - 50})")
+    more.click()
+    expect(page.get_by_test_id("node-count")).to_have_text(str(DEPOT_BINS + 1))
+    expect(page.get_by_test_id("expand-more")).to_have_text("All shown")
+
+    # The lightest bins weigh 0.30–0.34: a least weight of 0.35 hides them (and the facts that led to them).
+    page.get_by_test_id("min-weight").fill("0.35")
+    expect(page.get_by_test_id("node-count")).to_have_text(str(DEPOT_BINS + 1 - 5))
+    page.get_by_test_id("min-weight").fill("0.25")
+    expect(page.get_by_test_id("node-count")).to_have_text(str(DEPOT_BINS + 1))
+
+    # The legend filters: hiding plain entities leaves nothing of the depot's star.
+    page.get_by_test_id("legend").get_by_role("button", name=re.compile("^Entity")).click()
+    expect(page.get_by_test_id("node-count")).to_have_text("0")
+
+
+def test_time_slider_shows_the_graph_as_it_was(page: Page, daphne_url: str, memory: dict, group: str) -> None:
+    sign_in(page, daphne_url, "planner", PASSWORD)
+    open_graph(page, daphne_url, group, f"node={memory['lyon']}")
+    edges = page.get_by_test_id("edge-count")
+    expect(edges).to_have_text("4")  # stockout, supplier, the old and the new policy
+    page.get_by_test_id("time-enabled").check()
+    # The earliest time: the old policy held, and the supply fact (of unknown start) holds throughout.
+    page.get_by_test_id("time-slider").fill("0")
+    expect(page.get_by_test_id("time-label")).to_have_text("as of 2025-01-05")
+    expect(edges).to_have_text("2")
+    expect(page.get_by_test_id("node-count")).to_have_text("3")  # the stockout had not happened yet
+    page.get_by_test_id("time-slider").fill("1000")  # the latest: the old policy no longer holds
+    expect(edges).to_have_text("3")
