@@ -3,7 +3,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView
 
-from memoria.api import episode_views, search_views, views
+from memoria.api import browse_views, episode_views, search_views, views
 from memoria.api.community_views import GroupCommunitiesView
 
 urlpatterns = [
@@ -14,6 +14,16 @@ urlpatterns = [
     path("groups/<str:group>/export", views.GroupExportView.as_view(), name="api-group-export"),
     path("groups/<str:group>/episodes", episode_views.GroupEpisodesView.as_view(), name="api-group-episodes"),
     path("groups/<str:group>/communities", GroupCommunitiesView.as_view(), name="api-group-communities"),
+    # Graph view reads (docs/explorer.md); node ids may hold '/', so the longer pattern comes first.
+    path(
+        "groups/<str:group>/nodes/<path:node_id>/neighbours",
+        browse_views.NeighbourhoodView.as_view(),
+        name="api-group-node-neighbours",
+    ),
+    path("groups/<str:group>/nodes/<path:node_id>", browse_views.NodeDetailView.as_view(), name="api-group-node"),
+    path("groups/<str:group>/nodes", browse_views.NodeCardsView.as_view(), name="api-group-nodes"),
+    path("groups/<str:group>/subgraph", browse_views.SubgraphView.as_view(), name="api-group-subgraph"),
+    path("groups/<str:group>/paths", browse_views.PathView.as_view(), name="api-group-paths"),
     path("retrieval/activation", views.ActivationRetrievalView.as_view(), name="api-retrieval-activation"),
     path("search", search_views.SearchView.as_view(), name="api-search"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
