@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
@@ -14,16 +14,31 @@ from rest_framework.views import APIView
 from memoria.accounts.services import check_group_access
 from memoria.errors import InvalidInput
 from memoria.ingest.episodes import episode_input_parse, episode_inputs_parse
-from memoria.ingest.pipeline import episodes_add
+from memoria.ingest.pipeline import episodes_add, extractors_for_settings
 
 # One request is one transaction: bounded so that a request stays a few seconds of work.
 MAX_EPISODES_PER_REQUEST = 500
+COMMUNITIES_PARAMETER = "update_communities"
+BOOLEAN_WORDS = {"true": True, "1": True, "false": False, "0": False}
+
+
+def update_communities_parse(raw: str | None) -> bool:
+    """?update_communities=false leaves the group's communities as they are (true, the default, refreshes them)."""
+    if raw is None:
+        return True
+    value = BOOLEAN_WORDS.get(raw.strip().lower())
+    if value is None:
+        raise InvalidInput(f"{COMMUNITIES_PARAMETER}: {raw!r} must be true or false")
+    return value
 
 
 class GroupEpisodesView(APIView):
     """Add one episode ({...}) or several ([...], at most 500) to a group; the request lands whole or not at all.
 
-    Episodes already stored (same id) are reported with `added: false` and left unchanged.
+    Episodes already stored (same id) are reported with `added: false` and left unchanged. The LLM steps run
+    when an LLM is configured (503/502 if it fails: nothing is written); then the communities of the touched
+    entities are refreshed, unless `?update_communities=false` (a failure there is reported per episode in
+    `communities_error`: the episodes stay stored).
     """
 
     parser_classes = [JSONParser]
@@ -38,6 +53,8 @@ class GroupEpisodesView(APIView):
         facts_merged = serializers.ListField(child=serializers.CharField())
         facts_invalidated = serializers.ListField(child=serializers.CharField())
         touched_entities = serializers.ListField(child=serializers.CharField())
+        communities = serializers.ListField(child=serializers.CharField())
+        communities_error = serializers.CharField(allow_null=True)
 
     class Output(serializers.Serializer):
         group = serializers.CharField()
@@ -45,9 +62,18 @@ class GroupEpisodesView(APIView):
         unchanged = serializers.IntegerField()
         episodes = serializers.ListField(child=serializers.DictField())
 
-    @extend_schema(request=dict, responses={200: Output, 201: Output})
+    @extend_schema(
+        request=dict,
+        responses={200: Output, 201: Output},
+        parameters=[
+            OpenApiParameter(
+                COMMUNITIES_PARAMETER, bool, description="refresh the communities of touched entities (default true)"
+            )
+        ],
+    )
     def post(self, request: Request, group: str) -> Response:
         check_group_access(user=request.user, group=group)
+        update_communities = update_communities_parse(request.query_params.get(COMMUNITIES_PARAMETER))
         data = request.data
         if isinstance(data, dict):
             episodes = [episode_input_parse(data, where="episode")]
@@ -57,7 +83,13 @@ class GroupEpisodesView(APIView):
             episodes = episode_inputs_parse(data, where="episodes")
         else:
             raise InvalidInput("body: must be an episode object or a list of them")
-        results = episodes_add(group=group, episodes=episodes, batch_size=len(episodes))
+        results = episodes_add(
+            group=group,
+            episodes=episodes,
+            extractors=extractors_for_settings(),
+            batch_size=len(episodes),
+            update_communities=update_communities,
+        )
         added = sum(result.added for result in results)
         body = {
             "group": group,

@@ -8,14 +8,21 @@ from rest_framework.test import APIClient
 
 from memoria.api.episode_views import MAX_EPISODES_PER_REQUEST
 from memoria.graph import driver
+from memoria.ingest.communities import communities_build
 from tests.conftest import count_group
+from tests.llm.fake_openai import Reply, chat_reply
+from tests.llm.scripted import configured_reading_model
 
 ONE = {"id": "api-1", "content": "Liv: My sister Maren lives in Tallinn.", "valid_at": "2024-03-01T10:00:00Z"}
 TWO = {"content": "Oren: I sailed with Maren at the Harbour Regatta.", "valid_at": "2024-03-02T10:00:00Z"}
 
 
+def post_to(client: APIClient, url: str, body: object) -> object:
+    return client.post(url, data=json.dumps(body), content_type="application/json")
+
+
 def post(client: APIClient, group: str, body: object) -> object:
-    return client.post(f"/api/groups/{group}/episodes", data=json.dumps(body), content_type="application/json")
+    return post_to(client, f"/api/groups/{group}/episodes", body)
 
 
 def test_curator_adds_one_then_many_and_re_adding_changes_nothing(client_for, group: str) -> None:
@@ -84,3 +91,45 @@ def test_viewers_get_403_strangers_404_anonymous_401(client_for, group: str) -> 
     assert post(client_for("curator", [group]), "no/slashes", ONE).status_code == 404
     assert post(APIClient(), group, ONE).status_code == 401
     assert count_group(group) == {"nodes": 0, "edges": 0}
+
+
+def test_a_configured_llm_extracts_and_its_failures_write_nothing(client_for, group: str, settings: object) -> None:
+    curator = client_for("curator", [group])
+    with configured_reading_model(settings) as server:
+        response = post(curator, group, ONE)
+        assert response.status_code == 201, response.content
+        assert {"extracted_entities", "extracted_facts"} <= set(server.schema_names())
+        counts = count_group(group)
+        server.respond = lambda request: Reply(status=401, body={"error": {"message": "key revoked"}})
+        down = post(curator, group, TWO)
+        assert (down.status_code, down.json()["code"]) == (503, "llm_unavailable")
+        assert "answered 401" in down.json()["detail"]
+        server.respond = lambda request: chat_reply("no JSON here")
+        wrong = post(curator, group, TWO)
+        assert (wrong.status_code, wrong.json()["code"]) == (502, "llm_invalid_answer")
+        assert count_group(group) == counts
+
+
+def test_communities_are_refreshed_unless_the_query_says_not(client_for, group: str) -> None:
+    curator = client_for("curator", [group])
+    assert post(curator, group, [ONE, TWO]).status_code == 201
+    [community] = communities_build(group=group).communities
+    members = "MATCH (c:Community {id: $id})-[:HAS_MEMBER]->(m) RETURN c.revision AS revision, m.name AS name"
+
+    def state() -> tuple[set[str], set[str]]:
+        rows = driver.read(members, id=community.id)
+        return {row["revision"] for row in rows}, {row["name"] for row in rows}
+
+    before = state()
+    three = {"content": "Tove: I met Maren in Tallinn.", "valid_at": "2024-03-03T10:00:00Z"}
+    refused = post_to(curator, f"/api/groups/{group}/episodes?update_communities=maybe", three)
+    assert refused.status_code == 400 and refused.json()["errors"] == [
+        "update_communities: 'maybe' must be true or false"
+    ]
+    left = post_to(curator, f"/api/groups/{group}/episodes?update_communities=false", three)
+    assert left.status_code == 201 and left.json()["episodes"][0]["communities"] == []
+    assert state() == before
+    four = {"content": "Ansel: I visited Maren in Tallinn.", "valid_at": "2024-03-04T10:00:00Z"}
+    refreshed = post(curator, group, four).json()["episodes"][0]
+    assert (refreshed["communities"], refreshed["communities_error"]) == ([community.id], None)
+    assert state()[1] == {*before[1], "Ansel"}

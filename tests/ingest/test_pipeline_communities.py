@@ -35,7 +35,8 @@ EPISODE_STORED = "MATCH (e:Episode {id: $id}) RETURN e.id AS id"
 
 
 def communities_of(group: str) -> dict[str, dict]:
-    return {row["id"]: row for row in driver.read(MEMBERS, group=group)}
+    """Each community's revision, summary and member names (sorted: collect() promises no order)."""
+    return {row["id"]: row | {"members": sorted(row["members"])} for row in driver.read(MEMBERS, group=group)}
 
 
 @pytest.fixture

@@ -17,8 +17,8 @@ from memoria.llm.extractors import LlmEntityExtractor, LlmFactExtractor
 from memoria.llm.prompts import extract_entities, extract_facts, resolve_entities
 from memoria.llm.resolver import LlmEntityResolver
 from tests.conftest import count_group
-from tests.llm.fake_openai import FakeOpenAI, Reply, fake_openai
-from tests.llm.scripted import reading_model
+from tests.llm.fake_openai import FakeOpenAI, Reply
+from tests.llm.scripted import configured_reading_model, reading_model
 
 FIRST = EpisodeInput("Caroline: My sister Anna Berg paints in Lyon.", id="x1", valid_at="2024-03-01T10:00:00Z")
 SECOND = EpisodeInput("Caroline: Anna sold a painting.", id="x2", valid_at="2024-03-02T10:00:00Z")
@@ -28,10 +28,7 @@ MENTIONED = "MATCH (e:Episode {id: $id})-[:MENTIONS]->(n) RETURN n.name AS name 
 @pytest.fixture
 def model(settings: object) -> Iterator[FakeOpenAI]:
     """The fake server as the configured LLM, answering with the scripted reading model."""
-    with fake_openai() as server:
-        server.respond = reading_model
-        settings.MEMORIA_LLM_URL = server.url
-        settings.MEMORIA_LLM_MODEL = "test-model"
+    with configured_reading_model(settings) as server:
         yield server
 
 

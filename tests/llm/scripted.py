@@ -8,13 +8,15 @@ the graph and in the requests the server recorded.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from memoria.llm.prompts import extract_entities as entities_prompt
 from memoria.llm.prompts import extract_facts as facts_prompt
 from memoria.llm.prompts import resolve_entities as resolve_prompt
 from memoria.llm.prompts import summarize_community as community_prompt
-from tests.llm.fake_openai import Reply, chat_reply
+from tests.llm.fake_openai import FakeOpenAI, Reply, chat_reply, fake_openai
 
 NAME = re.compile(r"\b[A-Z][\w-]*(?: [A-Z][\w-]*)*")
 SPEAKER = re.compile(r"^([A-Z]\w*):", re.MULTILINE)
@@ -93,3 +95,13 @@ def reading_model(request: dict[str, Any]) -> Reply:
     if schema_name == resolve_prompt.SCHEMA_NAME:
         return chat_reply(resolution_answer(prompt))
     return chat_reply(community_answer(schema_name, prompt))
+
+
+@contextmanager
+def configured_reading_model(settings: Any) -> Iterator[FakeOpenAI]:
+    """The fake server as the configured LLM (pytest-django's `settings`), answering with reading_model."""
+    with fake_openai() as server:
+        server.respond = reading_model
+        settings.MEMORIA_LLM_URL = server.url
+        settings.MEMORIA_LLM_MODEL = "test-model"
+        yield server

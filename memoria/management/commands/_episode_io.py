@@ -1,4 +1,9 @@
-"""Shared by the commands that add episodes: skip what is stored, a progress bar, one way to report throughput."""
+"""Shared by the commands that add episodes: skip what is stored, a progress bar, one way to report throughput.
+
+The steps follow the settings (extractors_for_settings): the LLM's when MEMORIA_LLM_URL and MEMORIA_LLM_MODEL are
+set, unless --extractor says otherwise. An LLM that fails mid-run stops the run: the batch it failed in writes
+nothing, the batches before it stay, and running the command again resumes with that batch.
+"""
 
 from __future__ import annotations
 
@@ -13,9 +18,18 @@ from tqdm import tqdm
 
 from memoria.accounts.roles import check_group_name
 from memoria.embeddings import embedder
-from memoria.errors import EmbeddingModelError, GraphUnavailable, InvalidInput
+from memoria.errors import EmbeddingModelError, GraphUnavailable, InvalidInput, LlmUnavailable
 from memoria.ingest.episodes import EpisodeInput, episode_prepare
-from memoria.ingest.pipeline import DEFAULT_BATCH_SIZE, EpisodeResult, episodes_add, stored_episodes
+from memoria.ingest.pipeline import (
+    AUTO,
+    DEFAULT_BATCH_SIZE,
+    EXTRACTOR_CHOICES,
+    EpisodeResult,
+    Extractors,
+    episodes_add,
+    extractors_for_settings,
+    stored_episodes,
+)
 
 STORED_CHECK_CHUNK = 1000
 
@@ -36,6 +50,19 @@ def add_ingest_arguments(parser: CommandParser) -> None:
         help="threads for the embedding model (default: torch's, one per core); 1 is faster on a machine whose "
         "cores are busy with other work (docs/benchmarks.md)",
     )
+    parser.add_argument(
+        "--extractor",
+        choices=EXTRACTOR_CHOICES,
+        default=AUTO,
+        help="extraction and resolution steps: the LLM's when MEMORIA_LLM_URL and MEMORIA_LLM_MODEL are set (auto), "
+        "always offline, or the LLM's (an error when none is configured)",
+    )
+    parser.add_argument(
+        "--no-communities",
+        dest="update_communities",
+        action="store_false",
+        help="do not refresh the group's communities after each batch (build_communities can later)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -46,6 +73,8 @@ class IngestOptions:
     episode_vectors: bool
     embedding_threads: int | None
     quiet: bool
+    extractor: str = AUTO
+    update_communities: bool = True
 
 
 def ingest_options(options: dict[str, Any]) -> IngestOptions:
@@ -56,6 +85,8 @@ def ingest_options(options: dict[str, Any]) -> IngestOptions:
         episode_vectors=options["episode_vectors"],
         embedding_threads=options["embedding_threads"],
         quiet=options["quiet"],
+        extractor=options["extractor"],
+        update_communities=options["update_communities"],
     )
     if chosen.batch_size < 1:
         raise CommandError("--batch-size must be at least 1")
@@ -66,6 +97,20 @@ def ingest_options(options: dict[str, Any]) -> IngestOptions:
     except ValueError as error:
         raise CommandError(str(error)) from error
     return chosen
+
+
+def extractors_chosen(options: IngestOptions) -> Extractors:
+    """The steps --extractor asks for; CommandError when they need an LLM that is not (or badly) configured."""
+    try:
+        return extractors_for_settings(choice=options.extractor)
+    except (InvalidInput, LlmUnavailable) as error:
+        raise CommandError(f"--extractor {options.extractor}: {error}") from error
+
+
+def _described(extractors: Extractors) -> str:
+    if extractors.llm is None:
+        return "offline extractor"
+    return f"LLM extractor ({extractors.llm.config.model} at {extractors.llm.config.endpoint})"
 
 
 def episodes_read(paths: list[Path], read: Callable[[Path], list[EpisodeInput]]) -> list[EpisodeInput]:
@@ -84,6 +129,13 @@ def episodes_ingest(
 ) -> list[EpisodeResult]:
     """Add the episodes not stored yet; an interrupted run keeps its finished batches and resumes from there."""
     group = options.group
+    extractors = extractors_chosen(options)
+    done: list[EpisodeResult] = []
+
+    def advance(batch: list[EpisodeResult]) -> None:
+        done.extend(batch)
+        bar.update(len(batch))
+
     try:
         ids = [episode_prepare(group=group, episode=episode).id for episode in episodes]
         stored: set[str] = set()
@@ -105,11 +157,19 @@ def episodes_ingest(
             results = episodes_add(
                 group=group,
                 episodes=todo,
+                extractors=extractors,
                 batch_size=options.batch_size,
                 episode_vectors=options.episode_vectors,
-                progress=lambda done: bar.update(len(done)),
+                update_communities=options.update_communities,
+                progress=advance,
             )
         seconds = time.perf_counter() - started
+    except LlmUnavailable as error:
+        stored_now = sum(result.added for result in done)
+        raise CommandError(
+            f"the LLM failed, so the batch it was working on wrote nothing ({stored_now} episode(s) of this run are "
+            f"stored; run the command again to resume, or use --extractor offline): {error}"
+        ) from error
     except (InvalidInput, GraphUnavailable, EmbeddingModelError) as error:
         raise CommandError(str(error)) from error
     added = [result for result in results if result.added]
@@ -119,6 +179,21 @@ def episodes_ingest(
         f"{sum(len(r.entities_created) for r in added)} entit(ies) and {sum(len(r.facts_created) for r in added)} "
         f"fact(s) created, {sum(len(r.facts_merged) for r in added)} merged, "
         f"{sum(len(r.facts_invalidated) for r in added)} invalidated; {seconds:.2f} s, {rate:.1f} episodes/s "
-        f"(model loaded in {load_seconds:.2f} s)"
+        f"with the {_described(extractors)} (model loaded in {load_seconds:.2f} s)"
     )
+    _report_communities(command, added, options)
     return results
+
+
+def _report_communities(command: BaseCommand, added: list[EpisodeResult], options: IngestOptions) -> None:
+    if not options.update_communities or not added:
+        return
+    refreshed = {community for result in added for community in result.communities}
+    command.stdout.write(f"communities: {len(refreshed)} refreshed (a group never built has none to refresh)")
+    failures = {result.communities_error for result in added if result.communities_error}
+    if failures:
+        stale = sum(result.communities_error is not None for result in added)
+        command.stderr.write(
+            f"communities not refreshed after {stale} episode(s) (run build_communities --group {options.group}): "
+            + "; ".join(sorted(failures))
+        )
