@@ -41,8 +41,15 @@ class Command(BaseCommand):
         search.add_argument("--runs", type=int, default=100, help="timed searches per recipe")
         search.add_argument("--warmup", type=int, default=10)
         search.add_argument("--embedding-threads", type=int, help="torch threads for the query embedding")
+        render = sub.add_parser("render", help="graph view: time to first render in headless Chromium")
+        render.add_argument("--edges", type=int, nargs="+", default=[1_000, 10_000, 30_000], help="nodes: a third")
+        render.add_argument("--runs", type=int, default=3, help="fresh pages per size")
+        render.add_argument("--chromium", default="/usr/bin/chromium")
 
     def handle(self, *args: object, suite: str, **options: int) -> None:
+        if suite == "render":  # the browser alone: no graph server needed
+            self.render(**options)
+            return
         if suite == "activation":
             for name in ("nodes", "edges", "runs", "clients"):
                 if options[name] < (1 if name != "clients" else 0):
@@ -58,6 +65,21 @@ class Command(BaseCommand):
             getattr(self, suite)(**options)
         except GraphUnavailable as error:
             raise CommandError(str(error)) from error
+
+    def render(self, *, edges: list[int], runs: int, chromium: str, **_: object) -> None:
+        if min(edges) < 3 or runs < 1:
+            raise CommandError("--edges must be at least 3 each and --runs positive")
+        if not Path(chromium).exists():
+            raise CommandError(f"{chromium} is missing: install Debian's chromium package or pass --chromium")
+        try:
+            from memoria.bench.render import render_benchmark
+        except ImportError as error:
+            raise CommandError(f"bench render needs playwright (requirements/test.txt): {error}") from error
+
+        say = self.stdout.write
+        say(machine_line())
+        say(f"graph view first render, headless Chromium (WebGL through SwiftShader), {runs} page(s) per size")
+        render_benchmark(sizes=[(count // 3, count) for count in edges], runs=runs, chromium=chromium, say=say)
 
     def activation(self, *, nodes: int, edges: int, runs: int, warmup: int, clients: int, **_: object) -> None:
         from memoria.bench.activation import activation_benchmark, build_graph

@@ -40,7 +40,9 @@ const LINK_COLOUR = "#d5dbe3";
 const FADED = "#e6e9ee";
 const HIGHLIGHT = "#ff2d55";
 const INVALIDATED_COLOUR = "#b9c0ca";
-const BIG_GRAPH_EDGES = 5000; // past this, edges are hidden while the camera moves
+// Past this many edges, edges (and labels) are hidden while the camera moves and edges while the layout runs:
+// drawing tens of thousands of edges every frame is what makes a big graph stutter, above all without a GPU.
+const BIG_GRAPH_EDGES = 5000;
 
 // A fact holds at `at` when it had begun (unknown start: always) and not yet ended; the server's rule too
 // (memoria/search/methods.py FACT_HOLDS). Timestamps are fixed-width UTC strings, so they compare as text.
@@ -86,6 +88,7 @@ export class GraphView {
     this.handlers = new Map();
     this.layout = null;
     this.layoutTimer = null;
+    this.layoutHidesEdges = false;
     this.firstRenderDone = false;
     this.sigma = new window.Sigma(this.graph, container, {
       renderEdgeLabels: false,
@@ -380,7 +383,9 @@ export class GraphView {
     let color = fact ? CATEGORY_COLOURS[edge.category] || "#a4adb8" : LINK_COLOUR;
     if (fact && edge.invalidated) color = INVALIDATED_COLOUR;
     const out = { ...data, color };
-    if (this.isEdgeHidden(id, this.graph.source(id), this.graph.target(id))) return { ...out, hidden: true };
+    if (this.layoutHidesEdges || this.isEdgeHidden(id, this.graph.source(id), this.graph.target(id))) {
+      return { ...out, hidden: true };
+    }
     if (this.highlighted) {
       if (this.highlighted.edges.has(id)) { out.color = HIGHLIGHT; out.size = Math.max(data.size * 2, 4); out.zIndex = 3; }
       else { out.color = FADED; out.zIndex = 0; }
@@ -392,7 +397,10 @@ export class GraphView {
 
   changed() {
     this.recomputeFilter();
-    this.sigma.setSetting("hideEdgesOnMove", this.graph.size > BIG_GRAPH_EDGES);
+    const big = this.graph.size > BIG_GRAPH_EDGES;
+    if (this.sigma.getSetting("hideEdgesOnMove") !== big) {
+      this.sigma.setSettings({ hideEdgesOnMove: big, hideLabelsOnMove: big });
+    }
     this.refresh();
     this.emit("change");
   }
@@ -414,6 +422,8 @@ export class GraphView {
     }
     clearTimeout(this.layoutTimer);
     this.layout.start();
+    this.layoutHidesEdges = this.graph.size > BIG_GRAPH_EDGES;
+    if (this.layoutHidesEdges) this.refresh();
     this.emit("layout", true);
     if (ms) this.layoutTimer = setTimeout(() => this.stopLayout(), ms);
   }
@@ -421,6 +431,10 @@ export class GraphView {
   stopLayout() {
     clearTimeout(this.layoutTimer);
     if (this.layout && this.layout.isRunning()) this.layout.stop();
+    if (this.layoutHidesEdges) {
+      this.layoutHidesEdges = false;
+      this.refresh();
+    }
     this.emit("layout", false);
   }
 
