@@ -171,7 +171,7 @@ class RetrievalConsumer(AuthenticatedConsumer):
 
 
 class WatchConsumer(AuthenticatedConsumer):
-    """Forwards every retrieval event of one memory group, whoever started it."""
+    """Forwards every retrieval event of one memory group, whoever started it, and its curation changes."""
 
     async def on_authenticated(self) -> None:
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
@@ -194,4 +194,8 @@ class WatchConsumer(AuthenticatedConsumer):
         await self.send_json({"type": "error", "code": "unknown_type", "message": "a watch socket only listens"})
 
     async def retrieval_event(self, message: dict[str, Any]) -> None:
+        await self.send_json(message["event"])
+
+    async def curation_event(self, message: dict[str, Any]) -> None:
+        """A committed curation change in the group: open views apply it (docs/curation.md)."""
         await self.send_json(message["event"])

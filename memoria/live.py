@@ -1,5 +1,7 @@
 """Live retrieval events for watchers: every event of a retrieval in a group is also sent to that group's watchers.
 
+Committed curation changes reach the same watchers, so open views of the group update.
+
 Uses the channel layer (in-process by default, Redis across processes).
 """
 
@@ -11,6 +13,7 @@ from typing import Any
 from channels.layers import get_channel_layer
 
 WATCH_MESSAGE_TYPE = "retrieval.event"
+CURATION_MESSAGE_TYPE = "curation.event"  # a committed curation change (docs/curation.md), on the same group
 
 
 def watch_channel_group(group: str) -> str:
@@ -22,6 +25,12 @@ async def publish_event(group: str, event: dict[str, Any]) -> None:
     layer = get_channel_layer()
     if layer is not None:
         await layer.group_send(watch_channel_group(group), {"type": WATCH_MESSAGE_TYPE, "event": event})
+
+
+async def publish_curation(group: str, event: dict[str, Any]) -> None:
+    layer = get_channel_layer()
+    if layer is not None:
+        await layer.group_send(watch_channel_group(group), {"type": CURATION_MESSAGE_TYPE, "event": event})
 
 
 async def broadcast_events(group: str, events: AsyncIterator[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:

@@ -40,6 +40,7 @@ INSTALLED_APPS = [
     "memoria.graph",
     "memoria.accounts",
     "memoria.api",
+    "memoria.curation",
     "memoria",
     "explorer",
 ]

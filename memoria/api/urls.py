@@ -3,7 +3,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView
 
-from memoria.api import browse_views, episode_views, search_views, views
+from memoria.api import browse_views, curation_views, episode_views, search_views, views
 from memoria.api.community_views import GroupCommunitiesView
 
 urlpatterns = [
@@ -14,6 +14,25 @@ urlpatterns = [
     path("groups/<str:group>/export", views.GroupExportView.as_view(), name="api-group-export"),
     path("groups/<str:group>/episodes", episode_views.GroupEpisodesView.as_view(), name="api-group-episodes"),
     path("groups/<str:group>/communities", GroupCommunitiesView.as_view(), name="api-group-communities"),
+    # Curation (docs/curation.md). Ids may hold '/', so the longer patterns come first.
+    path(
+        "groups/<str:group>/edges/<path:edge_id>/invalidate",
+        curation_views.GroupEdgeInvalidateView.as_view(),
+        name="api-group-edge-invalidate",
+    ),
+    path("groups/<str:group>/edges/<path:edge_id>", curation_views.GroupEdgeView.as_view(), name="api-group-edge"),
+    path("groups/<str:group>/edges", curation_views.GroupEdgesView.as_view(), name="api-group-edges"),
+    path(
+        "groups/<str:group>/entities/<path:entity_id>/merge",
+        curation_views.GroupEntityMergeView.as_view(),
+        name="api-group-entity-merge",
+    ),
+    path("groups/<str:group>/audit", curation_views.GroupAuditView.as_view(), name="api-group-audit"),
+    path(
+        "groups/<str:group>/audit/<int:entry_id>/undo",
+        curation_views.GroupAuditUndoView.as_view(),
+        name="api-group-audit-undo",
+    ),
     # Graph view reads (docs/explorer.md); node ids may hold '/', so the longer pattern comes first.
     path(
         "groups/<str:group>/nodes/<path:node_id>/neighbours",

@@ -1,0 +1,164 @@
+"""What a curator may send, checked before anything is read or written; each problem names its field.
+
+Edge values are checked by the import format's own validator (docs/import-format.md), so an edge a
+curator writes obeys exactly the rules an imported or ingested one does: weight in [0.25, 1],
+tags normalised as ingestion does, relation length, category from kinds.RELATION_CATEGORIES.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from memoria.curation.audit import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
+from memoria.curation.models import EDGE, ENTITY
+from memoria.errors import InvalidGraphDocument, InvalidInput
+from memoria.interchange.document import ID_PATTERN, EdgeRecord, normalise_timestamp, parse_graph_document
+
+# Edge fields a curator edits in place; source and target change only through merges, episodes never by hand.
+EDITABLE_EDGE_FIELDS: tuple[str, ...] = ("relation", "category", "fact", "weight", "tags", "valid_at")
+VERSION_PATTERN = re.compile(r"^[0-9a-f]{1,64}$")
+ITEM_KINDS: tuple[str, ...] = (EDGE, ENTITY)
+
+
+@dataclass(frozen=True)
+class EdgePatch:
+    fields: dict[str, Any]  # a subset of EDITABLE_EDGE_FIELDS, as sent
+    version: str | None
+
+
+@dataclass(frozen=True)
+class EdgeInvalidation:
+    invalid_at: str | None  # normalised; None: now
+    version: str | None
+
+
+@dataclass(frozen=True)
+class EntityMerge:
+    source_id: str  # the duplicate, merged into the entity of the URL and then deleted
+    version: str | None
+    source_version: str | None
+
+
+def _body(data: Any, where: str, allowed: set[str]) -> dict[str, Any]:
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise InvalidInput(f"{where}: must be a JSON object, not {type(data).__name__}")
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        raise InvalidInput(
+            f"{where}: unknown key(s) {', '.join(map(repr, unknown))} (allowed: {', '.join(sorted(allowed))})"
+        )
+    return data
+
+
+def version_parse(value: Any, where: str) -> str | None:
+    """A version is what the reads answered (`version`): the caller edits on top of that, or gets a conflict."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not VERSION_PATTERN.match(value):
+        raise InvalidInput(f"{where}: must be a version string as the read answered it")
+    return value
+
+
+def _identifier(value: Any, where: str) -> str:
+    if not isinstance(value, str) or not ID_PATTERN.match(value):
+        raise InvalidInput(f"{where}: must be a node id (1–200 letters, digits or ._:/@#-)")
+    return value
+
+
+def edge_record_check(item: dict[str, Any], *, group: str, where: str = "edge") -> EdgeRecord:
+    """One edge through the import validator; its `edges[0].field` names become `edge.field`."""
+    try:
+        document = parse_graph_document({"nodes": [], "edges": [item]}, group=group)
+    except InvalidGraphDocument as error:
+        raise InvalidInput([problem.replace("edges[0]", where, 1) for problem in error.problems]) from error
+    return document.edges[0]
+
+
+def edge_patch_parse(data: Any) -> EdgePatch:
+    body = _body(data, "edge", {*EDITABLE_EDGE_FIELDS, "version"})
+    fields = {key: value for key, value in body.items() if key in EDITABLE_EDGE_FIELDS}
+    if not fields:
+        raise InvalidInput(f"edge: give at least one of {', '.join(EDITABLE_EDGE_FIELDS)}")
+    return EdgePatch(fields=fields, version=version_parse(body.get("version"), "edge.version"))
+
+
+def edge_create_parse(data: Any, *, group: str) -> EdgeRecord:
+    if not isinstance(data, dict):
+        raise InvalidInput(f"edge: must be a JSON object, not {type(data).__name__}")
+    return edge_record_check(data, group=group)
+
+
+def edge_invalidation_parse(data: Any) -> EdgeInvalidation:
+    body = _body(data, "invalidate", {"invalid_at", "version"})
+    invalid_at = body.get("invalid_at")
+    if invalid_at is not None:
+        if not isinstance(invalid_at, str):
+            raise InvalidInput("invalidate.invalid_at: must be an ISO 8601 date-time string")
+        try:
+            invalid_at = normalise_timestamp(invalid_at)
+        except ValueError as error:
+            raise InvalidInput(
+                f"invalidate.invalid_at: {invalid_at!r} is not a usable ISO 8601 date-time: {error}"
+            ) from error
+    return EdgeInvalidation(invalid_at=invalid_at, version=version_parse(body.get("version"), "invalidate.version"))
+
+
+def edge_delete_parse(data: Any, *, version: Any = None) -> str | None:
+    """A delete names the version it saw in its body or, as DELETE bodies are often dropped, in the query."""
+    body = _body(data, "delete", {"version"})
+    return version_parse(body.get("version", version), "delete.version")
+
+
+def undo_parse(data: Any) -> None:
+    """An undo names its entry in the URL and takes nothing else."""
+    _body(data, "undo", set())
+
+
+def entity_merge_parse(data: Any) -> EntityMerge:
+    body = _body(data, "merge", {"from", "version", "from_version"})
+    if "from" not in body:
+        raise InvalidInput("merge.from: is required (the id of the duplicate entity)")
+    return EntityMerge(
+        source_id=_identifier(body["from"], "merge.from"),
+        version=version_parse(body.get("version"), "merge.version"),
+        source_version=version_parse(body.get("from_version"), "merge.from_version"),
+    )
+
+
+@dataclass(frozen=True)
+class AuditQuery:
+    item_id: str | None
+    item_kind: str | None
+    before: int | None
+    limit: int
+
+
+def _positive(params: Mapping[str, str], key: str, default: int | None) -> int | None:
+    raw = params.get(key)
+    if raw is None or raw == "":
+        return default
+    if not raw.isdigit() or int(raw) < 1:
+        raise InvalidInput(f"{key}: {raw!r} must be a positive whole number")
+    return int(raw)
+
+
+def audit_query_parse(params: Mapping[str, str]) -> AuditQuery:
+    """The audit listing's query string: `item_id`, `item_kind` (edge | entity), `before` (an entry id), `limit`."""
+    unknown = sorted(set(params) - {"item_id", "item_kind", "before", "limit"})
+    if unknown:
+        raise InvalidInput(f"query: unknown parameter(s) {', '.join(map(repr, unknown))}")
+    item_kind = params.get("item_kind") or None
+    if item_kind is not None and item_kind not in ITEM_KINDS:
+        raise InvalidInput(f"item_kind: must be one of {', '.join(ITEM_KINDS)}")
+    item_id = params.get("item_id") or None
+    if item_id is not None and not ID_PATTERN.match(item_id):
+        raise InvalidInput("item_id: must be an id (1–200 letters, digits or ._:/@#-)")
+    limit = _positive(params, "limit", DEFAULT_PAGE_SIZE)
+    if limit > MAX_PAGE_SIZE:
+        raise InvalidInput(f"limit: {limit} is more than {MAX_PAGE_SIZE}")
+    return AuditQuery(item_id=item_id, item_kind=item_kind, before=_positive(params, "before", None), limit=limit)

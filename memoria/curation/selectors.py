@@ -1,0 +1,90 @@
+"""Reads that curation needs: an edge as the inspector shows it, and an item's current state and version."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memoria.curation.errors import ItemNotFound
+from memoria.curation.state import EdgeState, NodeState
+from memoria.curation.store import Scope, state_read
+from memoria.graph import driver, kinds
+
+EDGE_DETAIL = f"""
+MATCH (a)-[r:{kinds.RELATES}]->(b)
+WHERE r.id = $id
+WITH a, r, b WHERE r.group_id = $group
+RETURN properties(r) AS props, r.fact_embedding IS NOT NULL AS embedded,
+       a.id AS source_id, a.name AS source_name, labels(a) AS source_labels,
+       b.id AS target_id, b.name AS target_name, labels(b) AS target_labels
+"""
+EPISODES = f"""
+UNWIND $ids AS id
+MATCH (e:{kinds.MEMORY_LABEL} {{id: id}})
+WHERE e.group_id = $group AND $episode IN labels(e)
+RETURN e.id AS id, e.name AS name, e.valid_at AS valid_at, e.source AS source
+"""
+
+
+def edge_state_get(*, group: str, edge_id: str) -> EdgeState:
+    edge = state_read(group=group, scope=Scope(edges=frozenset({edge_id}))).edges[edge_id]
+    if edge is None:
+        raise ItemNotFound(f"no edge {edge_id!r} in group {group!r}")
+    return edge
+
+
+def entity_state_get(*, group: str, entity_id: str) -> NodeState | None:
+    """The entity's state, or None when there is no entity of that id in the group."""
+    node = state_read(group=group, scope=Scope(nodes=frozenset({entity_id}))).nodes[entity_id]
+    if node is None or node.props.get("group_id") != group or node.kind != kinds.ENTITY:
+        return None
+    return node
+
+
+def _end(node_id: str, name: str | None, labels: list[str]) -> dict[str, Any]:
+    return {"id": node_id, "name": name or "", "labels": sorted(set(labels) - {kinds.MEMORY_LABEL})}
+
+
+def edge_detail(*, group: str, edge_id: str) -> dict[str, Any]:
+    """Everything the edge inspector shows: the fact, its weight, tags and validity, its ends and the episodes
+    it came from (by name), and the version to send back with an edit."""
+    rows = driver.read(EDGE_DETAIL, id=edge_id, group=group)
+    if not rows:
+        raise ItemNotFound(f"no edge {edge_id!r} in group {group!r}")
+    row = rows[0]
+    state = EdgeState.of(row["source_id"], row["target_id"], row["props"])
+    props = state.props
+    episode_ids = list(props.get("episodes") or [])
+    found = {
+        episode["id"]: episode
+        for episode in (
+            driver.read(EPISODES, ids=episode_ids, group=group, episode=kinds.EPISODE) if episode_ids else []
+        )
+    }
+    return {
+        "id": edge_id,
+        "group": group,
+        "source": _end(row["source_id"], row["source_name"], row["source_labels"]),
+        "target": _end(row["target_id"], row["target_name"], row["target_labels"]),
+        "relation": props.get("relation"),
+        "category": props.get("relation_category"),
+        "fact": props.get("fact") or "",
+        "weight": props.get("weight"),
+        "tags": list(props.get("tags") or []),
+        "valid_at": props.get("valid_at"),
+        "invalid_at": props.get("invalid_at"),
+        "expired_at": props.get("expired_at"),
+        "created_at": props.get("created_at"),
+        # An episode deleted since is still listed, with found: false, so the provenance is never silently shortened.
+        "episodes": [
+            {
+                "id": episode_id,
+                "found": episode_id in found,
+                "name": found.get(episode_id, {}).get("name"),
+                "valid_at": found.get(episode_id, {}).get("valid_at"),
+                "source": found.get(episode_id, {}).get("source"),
+            }
+            for episode_id in episode_ids
+        ],
+        "embedded": row["embedded"],
+        "version": state.version(),
+    }

@@ -1,0 +1,290 @@
+"""Reading a change's scope from the graph, and the one writer that turns `before` into `after` inside a transaction.
+
+Every change (edit, invalidate, delete, add, merge, undo) ends here, so the conflict check, the
+vector rule and the statement order exist once. Edges are found by id through the RELATES.id index
+(a bare `()-[r:RELATES]->()` pattern: ArcadeDB ignores that index once the end nodes carry labels)
+and rewritten through their end nodes' ids, as the importer does.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import neo4j
+
+from memoria.curation.errors import CurationConflict
+from memoria.curation.state import EdgeState, GraphState, Link, NodeState
+from memoria.graph import driver, kinds
+from memoria.graph.versions import group_version_bump
+from memoria.ingest.persist import CREATE_ENTITIES as CREATE_NODES
+from memoria.ingest.reindex import FACT_TEXT, NODE_TEXT
+from memoria.interchange.importer import MERGE_LINKS as CREATE_LINKS
+
+Runner = neo4j.ManagedTransaction
+
+NODES = f"""
+UNWIND $ids AS id
+MATCH (n:{kinds.MEMORY_LABEL} {{id: id}})
+RETURN n.id AS id, labels(n) AS labels, properties(n) AS props
+"""
+NAMES = f"""
+UNWIND $ids AS id
+MATCH (n:{kinds.MEMORY_LABEL} {{id: id}})
+RETURN n.id AS id, n.name AS name
+"""
+EDGES = f"""
+MATCH (a)-[r:{kinds.RELATES}]->(b)
+WHERE r.id IN $ids
+WITH a, r, b WHERE r.group_id = $group
+RETURN r.id AS id, a.id AS source, b.id AS target, a.name AS source_name, b.name AS target_name,
+       properties(r) AS props
+"""
+# {type} comes from state.LINK_TYPES only.
+LINKS = """
+UNWIND $pairs AS pair
+MATCH (s:Memory {{id: pair.source}})-[:{type}]->(t:Memory {{id: pair.target}})
+RETURN DISTINCT s.id AS source, t.id AS target
+"""
+INCIDENT = f"""
+UNWIND $ids AS id
+MATCH (n:{kinds.MEMORY_LABEL} {{id: id}})-[r]-(m)
+RETURN n.id AS node, type(r) AS type, r.id AS edge_id, startNode(r).id AS source, endNode(r).id AS target
+"""
+# Vectors stay when the embedded text stays (the reindex contract, memoria.ingest.reindex); otherwise they go,
+# and reindex makes new ones after the commit.
+UPDATE_NODES = f"""
+UNWIND $rows AS row
+MATCH (n:{kinds.MEMORY_LABEL} {{id: row.id}})
+WITH n, row, {NODE_TEXT} AS old_text, n.name_embedding AS name_vector, n.embedding AS content_vector
+SET n = row.props
+SET n.name_embedding = CASE WHEN {NODE_TEXT} = old_text THEN name_vector ELSE null END,
+    n.embedding = CASE WHEN {NODE_TEXT} = old_text THEN content_vector ELSE null END
+WITH n WHERE n.name_embedding IS NULL AND n.embedding IS NULL
+RETURN n.id AS unembedded
+"""
+DELETE_NODES = f"""
+UNWIND $ids AS id
+MATCH (n:{kinds.MEMORY_LABEL} {{id: id}})
+DETACH DELETE n
+"""
+CREATE_EDGES = f"""
+UNWIND $rows AS row
+MATCH (a:{kinds.MEMORY_LABEL} {{id: row.source}})
+MATCH (b:{kinds.MEMORY_LABEL} {{id: row.target}})
+CREATE (a)-[r:{kinds.RELATES}]->(b)
+SET r = row.props
+"""
+UPDATE_EDGES = f"""
+UNWIND $rows AS row
+MATCH (a:{kinds.MEMORY_LABEL} {{id: row.source}})-[r:{kinds.RELATES}]->(b:{kinds.MEMORY_LABEL} {{id: row.target}})
+WHERE r.id = row.id
+WITH a, r, b, row, {FACT_TEXT} AS old_text, r.fact_embedding AS vector
+SET r = row.props
+SET r.fact_embedding = CASE WHEN {FACT_TEXT} = old_text THEN vector ELSE null END
+WITH r WHERE r.fact_embedding IS NULL
+RETURN r.id AS unembedded
+"""
+# A relationship cannot change ends: it is created anew (same id and properties) and the old one deleted.
+# The vector moves along when the text reads the same from the new ends (a fact-less fact names its ends).
+MOVE_EDGES = f"""
+UNWIND $rows AS row
+MATCH (a:{kinds.MEMORY_LABEL} {{id: row.old_source}})-[r:{kinds.RELATES}]->
+      (b:{kinds.MEMORY_LABEL} {{id: row.old_target}})
+WHERE r.id = row.id
+WITH row, r AS old, {FACT_TEXT} AS old_text, r.fact_embedding AS vector
+MATCH (a:{kinds.MEMORY_LABEL} {{id: row.source}})
+MATCH (b:{kinds.MEMORY_LABEL} {{id: row.target}})
+CREATE (a)-[r:{kinds.RELATES}]->(b)
+SET r = row.props
+SET r.fact_embedding = CASE WHEN {FACT_TEXT} = old_text THEN vector ELSE null END
+DELETE old
+WITH r WHERE r.fact_embedding IS NULL
+RETURN r.id AS unembedded
+"""
+DELETE_EDGES = f"""
+UNWIND $rows AS row
+MATCH (:{kinds.MEMORY_LABEL} {{id: row.source}})-[r:{kinds.RELATES}]->(:{kinds.MEMORY_LABEL} {{id: row.target}})
+WHERE r.id = row.id
+DELETE r
+"""
+DELETE_LINKS = """
+UNWIND $rows AS row
+MATCH (:Memory {{id: row.source}})-[x:{type}]->(:Memory {{id: row.target}})
+DELETE x
+"""
+
+
+@dataclass(frozen=True)
+class Scope:
+    nodes: frozenset[str] = frozenset()
+    edges: frozenset[str] = frozenset()
+    links: frozenset[Link] = frozenset()
+
+    @classmethod
+    def of(cls, state: GraphState) -> Scope:
+        return cls(frozenset(state.nodes), frozenset(state.edges), frozenset(state.links))
+
+
+@dataclass(frozen=True)
+class AppliedChange:
+    """The nodes and edges a write left without a vector (created, or their text changed): reindex embeds them
+    after the commit. A write that changed no text leaves none, and costs no embedding."""
+
+    unembedded: tuple[str, ...]
+
+
+def _rows(runner: Runner | None, query: str, **parameters: Any) -> list[dict[str, Any]]:
+    if runner is None:
+        return driver.read(query, **parameters)
+    return [record.data() for record in runner.run(query, parameters)]
+
+
+def state_read(*, group: str, scope: Scope, runner: Runner | None = None) -> GraphState:
+    """The graph's current state over `scope` (inside `runner`'s transaction when given); nodes of another group
+    count as present, so they can never be overwritten or recreated."""
+    nodes: dict[str, NodeState | None] = dict.fromkeys(scope.nodes)
+    if scope.nodes:
+        for row in _rows(runner, NODES, ids=sorted(scope.nodes)):
+            nodes[row["id"]] = NodeState.of(row["labels"], row["props"])
+    edges: dict[str, EdgeState | None] = dict.fromkeys(scope.edges)
+    if scope.edges:
+        for row in _rows(runner, EDGES, ids=sorted(scope.edges), group=group):
+            if edges.get(row["id"]) is not None:
+                raise CurationConflict(f"edge id {row['id']!r} is held by two edges; it cannot be curated")
+            edges[row["id"]] = EdgeState.of(row["source"], row["target"], row["props"])
+    links: dict[Link, bool] = dict.fromkeys(scope.links, False)
+    by_type: dict[str, list[Link]] = defaultdict(list)
+    for link in scope.links:
+        by_type[link.type].append(link)
+    for link_type, wanted in sorted(by_type.items()):
+        pairs = [{"source": link.source, "target": link.target} for link in wanted]
+        for row in _rows(runner, LINKS.format(type=link_type), pairs=pairs):
+            links[Link(link_type, row["source"], row["target"])] = True
+    return GraphState(nodes, edges, links)
+
+
+def _describe_difference(expected: GraphState, current: GraphState) -> str:
+    for kind, wanted, found in (("node", expected.nodes, current.nodes), ("edge", expected.edges, current.edges)):
+        for key in sorted(wanted):
+            if wanted[key] != found.get(key):
+                if found.get(key) is None:
+                    return f"{kind} {key!r} no longer exists"
+                if wanted[key] is None:
+                    return f"{kind} {key!r} exists now"
+                return f"{kind} {key!r} changed (version {wanted[key].version()} expected, {found[key].version()} now)"
+    for link, present in sorted(expected.links.items(), key=lambda item: (item[0].type, item[0].source)):
+        if current.links.get(link) != present:
+            return f"{link.type} {link.source} → {link.target} was {'removed' if present else 'added'}"
+    return "the items changed"
+
+
+def _labels_text(labels: Iterable[str]) -> str:
+    allowed = {kinds.MEMORY_LABEL, *kinds.NODE_KINDS, *kinds.entity_labels()}
+    refused = sorted(set(labels) - allowed)
+    if refused:
+        raise CurationConflict(f"labels {refused} are not allowed here; the node cannot be restored")
+    return ":".join(sorted(set(labels) | {kinds.MEMORY_LABEL}))
+
+
+def _check_detached(runner: Runner, doomed: Collection[str], scope: Scope) -> None:
+    """A node the change deletes must have no relationship the scope does not account for (one added meanwhile)."""
+    if not doomed:
+        return
+    for row in runner.run(INCIDENT, ids=sorted(doomed)):
+        known = (
+            row["edge_id"] in scope.edges
+            if row["type"] == kinds.RELATES
+            else (
+                row["type"] in (kinds.MENTIONS, kinds.HAS_MEMBER)
+                and Link(row["type"], row["source"], row["target"]) in scope.links
+            )
+        )
+        if not known:
+            raise CurationConflict(f"{row['node']!r} gained a {row['type']} relationship meanwhile; reload and retry")
+
+
+def _existing(runner: Runner, ids: Collection[str]) -> set[str]:
+    return {row["id"] for row in runner.run(NAMES, ids=sorted(ids))} if ids else set()
+
+
+def _node_statements(expected: GraphState, target: GraphState) -> tuple[list, list]:
+    """Statements creating nodes (run first, so edges can reach them) and updating them (run after the edges)."""
+    created: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    updated: list[dict[str, Any]] = []
+    for key, node in sorted(target.nodes.items()):
+        old = expected.nodes[key]
+        if node is None or node == old:
+            continue
+        if old is None:
+            created[_labels_text(node.labels)].append({"props": dict(node.props)})
+        elif old.labels != node.labels or old.name != node.name:
+            # A rename would change the text of the node's fact-less facts outside the scope: not a curation change.
+            raise ValueError(f"node {key!r}: curation changes neither labels nor names")
+        else:
+            updated.append({"id": key, "props": dict(node.props)})
+    creating = [(CREATE_NODES.format(labels=labels), {"rows": rows}) for labels, rows in sorted(created.items())]
+    return creating, ([(UPDATE_NODES, {"rows": updated})] if updated else [])
+
+
+def _edge_statements(expected: GraphState, target: GraphState) -> list[tuple[str, dict[str, Any]]]:
+    created, updated, moved, deleted = [], [], [], []
+    for key, edge in sorted(target.edges.items()):
+        old = expected.edges[key]
+        if edge == old:
+            continue
+        if edge is None:
+            deleted.append({"id": key, "source": old.source, "target": old.target})
+            continue
+        row = {"id": key, "source": edge.source, "target": edge.target, "props": {"id": key, **edge.props}}
+        if old is None:
+            created.append(row)
+        elif (old.source, old.target) == (edge.source, edge.target):
+            updated.append(row)
+        else:
+            moved.append({**row, "old_source": old.source, "old_target": old.target})
+    batches = ((DELETE_EDGES, deleted), (MOVE_EDGES, moved), (UPDATE_EDGES, updated), (CREATE_EDGES, created))
+    return [(query, {"rows": rows}) for query, rows in batches if rows]
+
+
+def _link_statements(expected: GraphState, target: GraphState) -> list[tuple[str, dict[str, Any]]]:
+    statements = []
+    for link_type in sorted({link.type for link in target.links}):
+        wanted = [link for link in target.links if link.type == link_type]
+        add = [{"source": x.source, "target": x.target} for x in wanted if target.links[x] and not expected.links[x]]
+        drop = [{"source": x.source, "target": x.target} for x in wanted if expected.links[x] and not target.links[x]]
+        if drop:
+            statements.append((DELETE_LINKS.format(type=link_type), {"rows": drop}))
+        if add:
+            statements.append((CREATE_LINKS.format(rel_type=link_type), {"rows": add}))
+    return statements
+
+
+def state_apply(runner: Runner, *, group: str, expected: GraphState, target: GraphState) -> AppliedChange:
+    """Inside one transaction: raise CurationConflict unless the graph holds `expected`, then write `target`."""
+    if not expected.same_scope(target):
+        raise ValueError("before and after of a change must cover the same items")
+    scope = Scope.of(expected)
+    current = state_read(group=group, scope=scope, runner=runner)
+    if current != expected:
+        raise CurationConflict(_describe_difference(expected, current))
+    doomed = sorted(key for key, node in target.nodes.items() if node is None and expected.nodes[key] is not None)
+    _check_detached(runner, doomed, scope)
+    ends = {end for edge in target.edges.values() if edge for end in (edge.source, edge.target)}
+    kept = {key for key, node in target.nodes.items() if node is not None}
+    missing = sorted(ends - kept - _existing(runner, ends - set(target.nodes)))
+    if missing:
+        raise CurationConflict(f"node(s) {', '.join(missing)} no longer exist")
+
+    creating, updating = _node_statements(expected, target)
+    statements = [*creating, *_edge_statements(expected, target), *updating, *_link_statements(expected, target)]
+    if doomed:
+        statements.append((DELETE_NODES, {"ids": doomed}))
+    unembedded = {key for key, node in target.nodes.items() if node is not None and expected.nodes[key] is None}
+    unembedded |= {key for key, edge in target.edges.items() if edge is not None and expected.edges[key] is None}
+    for query, parameters in statements:
+        unembedded.update(record["unembedded"] for record in runner.run(query, parameters))  # writes return none
+    group_version_bump(runner, group)  # in-memory copies of the group see it changed, exactly when it did
+    return AppliedChange(tuple(sorted(unembedded)))
