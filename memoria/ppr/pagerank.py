@@ -10,8 +10,10 @@ bound; they stop as soon as it is below `tolerance`.
   (I − d·D^-1/2·W·D^-1/2)·z = (1−d)·D^-1/2·v is symmetric positive definite.
   Its solution, mapped back by D^1/2 and normalised, is the PPR with dangling
   mass returned to v (the "leaky" walk normalised: PRPACK's answer). Its
-  residual bounds the error: ‖x − x*‖ ≤ 2·‖D^1/2·r‖₁ / ((1−d)·Σy). CG needs
-  about 11 multiplies where power iteration needs 15 on a 100k/500k graph.
+  residual res = D^1/2·r bounds the error: ‖x − x*‖₁ ≤ (‖res‖₁ + |Σres|) /
+  ((1−d)·Σy*), where Σy* = Σy + Σres/(1−d) exactly, because the walk's columns
+  sum to 1. CG needs about 11 multiplies where power iteration needs 15 on a
+  100k/500k graph.
 
 Both start from the seeds and multiply only the rows their iterate has reached
 while that frontier is small (a local push, the seeds' neighbourhood), then
@@ -22,10 +24,13 @@ which on a small-world graph is most of it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
 from memoria.ppr.transition import TransitionGraph
 
@@ -34,6 +39,10 @@ DEFAULT_TOLERANCE = 1e-6
 DEFAULT_MAX_ITERATIONS = 100
 # Multiply only the frontier's rows while they hold at most this share of all transitions.
 FRONTIER_SHARE = 0.2
+# Conjugate gradient takes its exact error bound once the estimate is within this factor of the tolerance,
+# and at least every EXACT_EVERY iterations.
+ESTIMATE_MARGIN = 4.0
+EXACT_EVERY = 4
 
 POWER = "power"
 CONJUGATE_GRADIENT = "conjugate_gradient"
@@ -57,11 +66,6 @@ class Personalization:
 
     nodes: np.ndarray
     weights: np.ndarray
-
-    def dense(self, size: int) -> np.ndarray:
-        vector = np.zeros(size)
-        vector[self.nodes] = self.weights
-        return vector
 
 
 def personalization(size: int, seeds: Mapping[int, float] | None = None) -> Personalization:
@@ -88,85 +92,118 @@ def _dot(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.einsum("i,i->", a, b))
 
 
-class _Frontier:
-    """The rows an iterate has reached, until they are too many to be worth slicing."""
+# The second half of a two-thread multiply runs here while the caller does the first (scipy releases the GIL).
+_second_half = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memoria-ppr")
 
-    def __init__(self, graph: TransitionGraph, nodes: np.ndarray) -> None:
+
+def _multiply(
+    matrix: sp.csr_matrix, halves: tuple[sp.csr_matrix, sp.csr_matrix], x: np.ndarray, threads: int
+) -> np.ndarray:
+    if threads < 2:
+        return matrix @ x
+    bottom = _second_half.submit(halves[1].__matmul__, x)
+    return np.concatenate((halves[0] @ x, bottom.result()))
+
+
+class _Frontier:
+    """The slots an iterate has reached, until their rows are too many to be worth slicing."""
+
+    def __init__(self, graph: TransitionGraph, slots: np.ndarray) -> None:
         self.indptr = graph.forward.indptr
         self.budget = FRONTIER_SHARE * max(graph.edges, 1)
-        self.nodes: np.ndarray | None = None
-        self.update(nodes)
+        self.slots: np.ndarray | None = None
+        self.update(slots)
 
-    def update(self, nodes: np.ndarray) -> None:
-        cost = int((self.indptr[nodes + 1] - self.indptr[nodes]).sum()) if len(nodes) else 0
-        self.nodes = nodes if cost <= self.budget else None
+    def update(self, slots: np.ndarray) -> None:
+        cost = int((self.indptr[slots + 1] - self.indptr[slots]).sum()) if len(slots) else 0
+        self.slots = slots if cost <= self.budget else None
 
     @property
     def active(self) -> bool:
-        return self.nodes is not None
+        return self.slots is not None
 
 
-def _power(
-    graph: TransitionGraph, restart: Personalization, damping: float, tolerance: float, max_iterations: int
-) -> PprResult:
-    size = graph.size
-    x = restart.dense(size)
-    dangling = np.zeros(size, dtype=bool)
-    dangling[graph.dangling] = True
-    frontier = _Frontier(graph, restart.nodes)
+@dataclass(frozen=True)
+class _Problem:
+    """One solve, in the graph's slots."""
+
+    graph: TransitionGraph
+    seeds: np.ndarray  # slots
+    weights: np.ndarray  # summing to 1
+    damping: float
+    tolerance: float
+    max_iterations: int
+    threads: int
+
+    def restart(self) -> np.ndarray:
+        vector = np.zeros(self.graph.size)
+        vector[self.seeds] = self.weights
+        return vector
+
+
+def _power(problem: _Problem) -> tuple[np.ndarray, int, float, int]:
+    graph, damping = problem.graph, problem.damping
+    x = problem.restart()
+    is_dangling = np.zeros(graph.size, dtype=bool)
+    is_dangling[graph.dangling] = True
+    frontier = _Frontier(graph, problem.seeds)
     contraction = damping / (1 - damping)
     bound, iterations, local = float("inf"), 0, 0
-    while iterations < max_iterations and bound > tolerance:
+    while iterations < problem.max_iterations and bound > problem.tolerance:
         iterations += 1
         if frontier.active:
-            reached = frontier.nodes
+            reached = frontier.slots
             spread = graph.forward[reached].T @ x[reached]
-            leaked = x[reached][dangling[reached]].sum()
+            leaked = float(x[reached][is_dangling[reached]].sum())
             local += 1
         else:
-            spread = graph.backward @ x
-            leaked = x[graph.dangling].sum()
+            spread = _multiply(graph.backward, graph.backward_halves, x, problem.threads)
+            leaked = float(x[graph.dangling].sum())
         spread *= damping
-        spread[restart.nodes] += (1 - damping + damping * leaked) * restart.weights
-        bound = contraction * float(np.abs(spread - x).sum())
+        spread[problem.seeds] += (1 - damping + damping * leaked) * problem.weights
+        np.subtract(spread, x, out=x)  # the old iterate's buffer now holds the change
+        np.abs(x, out=x)
+        bound = contraction * float(x.sum())
         x = spread
         if frontier.active:
             frontier.update(np.flatnonzero(x))
-    return PprResult(x / x.sum(), iterations, bound <= tolerance, bound, POWER, local)
+    return x, iterations, bound, local
 
 
-def _conjugate_gradient(
-    graph: TransitionGraph, restart: Personalization, damping: float, tolerance: float, max_iterations: int
-) -> PprResult:
-    if graph.symmetric is None or graph.sqrt_degree is None:
+def _conjugate_gradient(problem: _Problem) -> tuple[np.ndarray, int, float, int]:
+    graph, damping = problem.graph, problem.damping
+    if graph.symmetric is None or graph.symmetric_halves is None or graph.sqrt_degree is None:
         raise ValueError("conjugate gradient needs an undirected graph")
-    size, root = graph.size, graph.sqrt_degree
+    root = graph.sqrt_degree
     walking = root > 0
-    inverse_root = np.divide(1.0, root, out=np.zeros(size), where=walking)
-    v = restart.dense(size)
+    v = problem.restart()
     isolated = np.where(walking, 0.0, (1 - damping) * v)  # no edges: y = (1−d)·v exactly, nothing to solve
-    z = np.zeros(size)
-    r = (1 - damping) * v * inverse_root
-    p = r.copy()
-    rr = _dot(r, r)
-    start = restart.nodes[walking[restart.nodes]]
-    frontier = _Frontier(graph, start)
     isolated_mass = float(isolated.sum())
+    r = (1 - damping) * v * np.divide(1.0, root, out=np.zeros(graph.size), where=walking)
+    z, p, scratch = np.zeros(graph.size), r.copy(), np.empty(graph.size)
+    rr = _dot(r, r)
+    frontier = _Frontier(graph, problem.seeds[walking[problem.seeds]])
 
     def error_bound() -> float:
-        mass = _dot(root, z) + isolated_mass
-        return 2 * float(np.abs(root * r).sum()) / ((1 - damping) * mass) if mass > 0 else float("inf")
+        # res = D^1/2·r is the leaky walk's residual; its column sums are 1, so the solution's missing mass is
+        # exactly Σres/(1−d), and ‖x − x*‖₁ ≤ (‖res‖₁ + |Σres|) / ((1−d)·Σy*), with Σy* known.
+        np.multiply(root, r, out=scratch)
+        signed = float(scratch.sum())
+        np.abs(scratch, out=scratch)
+        mass = _dot(root, z) + isolated_mass + signed / (1 - damping)
+        return (float(scratch.sum()) + abs(signed)) / ((1 - damping) * mass) if mass > 0 else float("inf")
 
     bound = error_bound() if rr > 0 else 0.0
+    anchor = (bound, rr)  # the last exact bound and the squared residual norm it was taken at
     iterations, local = 0, 0
-    while iterations < max_iterations and bound > tolerance:
+    while iterations < problem.max_iterations and bound > problem.tolerance:
         iterations += 1
         if frontier.active:
-            reached = frontier.nodes
+            reached = frontier.slots
             q = graph.symmetric[reached].T @ p[reached]
             local += 1
         else:
-            q = graph.symmetric @ p
+            q = _multiply(graph.symmetric, graph.symmetric_halves, p, problem.threads)
         q *= -damping
         q += p
         curvature = _dot(p, q)
@@ -174,17 +211,31 @@ def _conjugate_gradient(
             bound = 0.0 if rr == 0 else bound
             break
         alpha = rr / curvature
-        z += alpha * p
-        r -= alpha * q
+        np.multiply(p, alpha, out=scratch)
+        z += scratch
+        np.multiply(q, alpha, out=scratch)
+        r -= scratch
         rr_next = _dot(r, r)
         p *= rr_next / rr
         p += r
         rr = rr_next
-        bound = error_bound()
+        # The exact bound costs four passes over the vectors: far from the goal, the residual's shrinking
+        # 2-norm tells how far (an estimate, never a reason to stop: stopping always takes the exact bound).
+        estimate = anchor[0] * math.sqrt(rr / anchor[1]) if anchor[1] > 0 else 0.0
+        if (
+            estimate > ESTIMATE_MARGIN * problem.tolerance
+            and iterations % EXACT_EVERY
+            and iterations < problem.max_iterations
+        ):
+            bound = estimate
+        else:
+            bound = error_bound()
+            anchor = (bound, rr)
         if frontier.active:
             frontier.update(np.flatnonzero(p))
-    y = root * z + isolated
-    return PprResult(y / y.sum(), iterations, bound <= tolerance, bound, CONJUGATE_GRADIENT, local)
+    z *= root
+    z += isolated
+    return z, iterations, bound, local
 
 
 def personalized_pagerank(
@@ -195,10 +246,12 @@ def personalized_pagerank(
     tolerance: float = DEFAULT_TOLERANCE,
     max_iterations: int = DEFAULT_MAX_ITERATIONS,
     method: str = AUTO,
+    threads: int = 1,
 ) -> PprResult:
     """PPR from seed weights (node position → weight ≥ 0; normalised, uniform when none).
 
-    `auto` picks conjugate gradient on undirected graphs, power iteration on directed ones.
+    `auto` picks conjugate gradient on undirected graphs, power iteration on directed ones. With
+    `threads` 2, whole-matrix multiplies are split in two halves run at once.
     """
     if not 0 < damping < 1:
         raise ValueError("damping must be in (0, 1)")
@@ -212,4 +265,10 @@ def personalized_pagerank(
     if method == AUTO:
         method = POWER if graph.directed else CONJUGATE_GRADIENT
     solve = _conjugate_gradient if method == CONJUGATE_GRADIENT else _power
-    return solve(graph, restart, damping, tolerance, max_iterations)
+    problem = _Problem(
+        graph, graph.slot[restart.nodes], restart.weights, damping, tolerance, max_iterations, max(1, threads)
+    )
+    by_slot, iterations, bound, local = solve(problem)
+    scores = by_slot[graph.slot]
+    scores /= scores.sum()
+    return PprResult(scores, iterations, bound <= tolerance, bound, method, local)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from django.conf import settings
 
 from memoria.errors import InvalidInput
 from memoria.graphindex.cache import STALE, Freshness, ProjectionCache, projection_cache
@@ -20,6 +21,7 @@ from memoria.ppr.request import PprRequest, SeedWeight
 from memoria.search.service import search_seeds
 
 SEARCH_SEEDS = 5  # entities taken from hybrid search when the caller gives a query
+DEFAULT_THREADS = 1  # MEMORIA_PPR_THREADS=2 splits whole-graph multiplies over two cores (docs/ppr.md)
 
 CALLER = "caller"
 SEARCH = "search"
@@ -106,7 +108,8 @@ def ppr_run(request: PprRequest, *, cache: ProjectionCache | None = None, wait: 
     positions = {projection.position(seed.id): seed.weight for seed in seeds}
     started = time.perf_counter()
     walk = projection.walk(directed=request.directed, mentions=request.mentions)
-    result = personalized_pagerank(walk, positions, damping=request.damping)
+    threads = int(getattr(settings, "MEMORIA_PPR_THREADS", DEFAULT_THREADS))
+    result = personalized_pagerank(walk, positions, damping=request.damping, threads=threads)
     seconds = time.perf_counter() - started
     total = sum(seed.weight for seed in seeds)
     used = tuple(SeedWeight(seed.id, seed.weight / total) for seed in seeds if seed.weight > 0) if total > 0 else ()

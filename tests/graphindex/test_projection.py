@@ -111,5 +111,5 @@ def test_walks_are_built_once_and_can_leave_mentions_out(memory: str) -> None:
     assert projection.walk(directed=False, mentions=True) is everything
     facts_only = projection.walk(directed=True, mentions=False)
     episodes = [projection.position(f"{memory}-p{index}") for index in range(12)]
-    assert all(facts_only.forward[episode].nnz == 0 for episode in episodes)
-    assert all(everything.forward[episode].nnz == 3 for episode in episodes)
+    assert all(facts_only.forward[facts_only.slot[episode]].nnz == 0 for episode in episodes)
+    assert all(everything.forward[everything.slot[episode]].nnz == 3 for episode in episodes)

@@ -1,5 +1,5 @@
-"""`bench activation --nodes N --edges E` and `bench search --facts N`: measured speed, printed as medians, p95
-and ratios (docs/benchmarks.md).
+"""`bench activation --nodes N --edges E`, `bench search --facts N`, `bench ppr --nodes N --edges E` and
+`bench render`: measured speed, printed as medians, p95 and ratios (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -45,12 +45,26 @@ class Command(BaseCommand):
         render.add_argument("--edges", type=int, nargs="+", default=[1_000, 10_000, 30_000], help="nodes: a third")
         render.add_argument("--runs", type=int, default=3, help="fresh pages per size")
         render.add_argument("--chromium", default="/usr/bin/chromium")
+        ppr = sub.add_parser("ppr", help="Personalized PageRank beside igraph (PRPACK) and networkx on one graph")
+        ppr.add_argument("--nodes", type=int, default=10_000)
+        ppr.add_argument("--edges", type=int, default=50_000)
+        ppr.add_argument("--runs", type=int, default=100, help="timed PPRs (5 random seeds each)")
+        ppr.add_argument("--warmup", type=int, default=10)
+        ppr.add_argument("--reference-runs", type=int, default=5, help="networkx runs (it is slow)")
+        ppr.add_argument("--directed", action="store_true", help="walk edges one way (default: both, as HippoRAG)")
 
     def handle(self, *args: object, suite: str, **options: int) -> None:
         if suite == "render":  # the browser alone: no graph server needed
             self.render(**options)
             return
-        if suite == "activation":
+        if suite == "ppr":
+            if min(options["nodes"], options["edges"], options["runs"]) < 1 or options["reference_runs"] < 0:
+                raise CommandError("--nodes, --edges and --runs must be positive, --reference-runs not negative")
+            if options["warmup"] < 0:
+                raise CommandError("--warmup must not be negative")
+            if options["nodes"] < 2:
+                raise CommandError("--nodes must be at least 2 (an edge joins two different nodes)")
+        elif suite == "activation":
             for name in ("nodes", "edges", "runs", "clients"):
                 if options[name] < (1 if name != "clients" else 0):
                     raise CommandError(f"--{name} must be positive")
@@ -130,3 +144,23 @@ class Command(BaseCommand):
         say(f"search, {facts} facts, limit 10, query embedding included, {runs} timed searches per recipe{threads}")
         for name, r in results.items():
             say(f"  {name:27s} p50 {r['p50_ms']:7.2f} ms  p95 {r['p95_ms']:7.2f} ms | hits {r['hits']:5.1f}")
+
+    def ppr(
+        self, *, nodes: int, edges: int, runs: int, warmup: int, reference_runs: int, directed: bool, **_: object
+    ) -> None:
+        from memoria.bench.ppr import ensure_graph, optional_module, ppr_benchmark, ppr_report
+
+        say = self.stdout.write
+        say(machine_line())
+        for name in ("igraph", "networkx"):
+            if optional_module(name) is None:
+                say(f"{name} is not installed (pip install -r requirements/test.txt): its line is left out")
+        group = ensure_graph(nodes=nodes, edges=edges, say=say)
+        results = ppr_benchmark(
+            group=group, runs=runs, warmup=warmup, reference_runs=reference_runs, directed=directed, say=say
+        )
+        for line in ppr_report(results, runs=runs, directed=directed):
+            say(line)
+        worst = max((series["max_l1_to_igraph"] or 0.0) for series in results["ours"])
+        if worst > 1e-6:
+            raise CommandError(f"our scores differ from igraph's by {worst:.1e} in L1 (more than 1e-6); see above")
