@@ -16,6 +16,7 @@ from memoria.accounts.services import check_group_access
 from memoria.errors import GroupNotFound, InvalidInput
 from memoria.graph.health import graph_health
 from memoria.live import broadcast_events, publish_event, watch_channel_group
+from memoria.retrieval.journal import retrieval_journal
 from memoria.retrieval.request import RETRIEVAL_ID, parse_activation_request
 from memoria.retrieval.runs import activation_run, new_retrieval_id
 
@@ -27,6 +28,10 @@ CLOSE_NOT_FOUND = 4404
 MAX_MESSAGE_BYTES = 64 * 1024
 MAX_RUNNING_PER_SOCKET = 4
 ALGORITHMS = ("activation",)
+
+
+def unknown_retrieval(retrieval_id: Any, message: str) -> dict[str, Any]:
+    return {"type": "error", "code": "unknown_retrieval", "retrieval_id": retrieval_id, "message": message}
 
 
 class AuthenticatedConsumer(AsyncJsonWebsocketConsumer):
@@ -158,14 +163,7 @@ class RetrievalConsumer(AuthenticatedConsumer):
     async def cancel_retrieval(self, retrieval_id: Any) -> None:
         task = self.running.get(retrieval_id) if isinstance(retrieval_id, str) else None
         if task is None:
-            await self.send_json(
-                {
-                    "type": "error",
-                    "code": "unknown_retrieval",
-                    "retrieval_id": retrieval_id,
-                    "message": "no retrieval with this id is running on this socket",
-                }
-            )
+            await self.send_json(unknown_retrieval(retrieval_id, "no retrieval with this id is running on this socket"))
             return
         task.cancel()
 
@@ -182,6 +180,7 @@ class WatchConsumer(AuthenticatedConsumer):
             await self.send_json(error_frame(error))
             await self.close(code=CLOSE_NOT_FOUND)
             return
+        self.group = group
         self.watched = watch_channel_group(group)
         await self.channel_layer.group_add(self.watched, self.channel_name)
         await self.send_json({"type": "watching", "group": group})
@@ -191,7 +190,23 @@ class WatchConsumer(AuthenticatedConsumer):
             await self.channel_layer.group_discard(self.watched, self.channel_name)
 
     async def receive_json(self, content: dict[str, Any], **kwargs: Any) -> None:
-        await self.send_json({"type": "error", "code": "unknown_type", "message": "a watch socket only listens"})
+        """`list` the group's journaled retrievals, or `replay` one's events so far; nothing else is asked."""
+        kind = content["type"]
+        if kind == "list":
+            await self.send_json(
+                {"type": "retrievals", "group": self.group, "retrievals": retrieval_journal.runs(self.group)}
+            )
+        elif kind == "replay":
+            retrieval_id = content.get("retrieval_id")
+            replay = retrieval_journal.replay(self.group, retrieval_id) if isinstance(retrieval_id, str) else None
+            if replay is None:
+                await self.send_json(unknown_retrieval(retrieval_id, "no recent retrieval with this id in this group"))
+            else:
+                await self.send_json({"type": "replay", **replay})
+        else:
+            await self.send_json(
+                {"type": "error", "code": "unknown_type", "message": f"unknown type {kind!r}: use list or replay"}
+            )
 
     async def retrieval_event(self, message: dict[str, Any]) -> None:
         await self.send_json(message["event"])

@@ -12,6 +12,8 @@ from typing import Any
 
 from channels.layers import get_channel_layer
 
+from memoria.retrieval.journal import retrieval_journal
+
 WATCH_MESSAGE_TYPE = "retrieval.event"
 CURATION_MESSAGE_TYPE = "curation.event"  # a committed curation change (docs/curation.md), on the same group
 
@@ -22,6 +24,7 @@ def watch_channel_group(group: str) -> str:
 
 
 async def publish_event(group: str, event: dict[str, Any]) -> None:
+    retrieval_journal.record(group, event)  # for watchers who arrive after it started
     layer = get_channel_layer()
     if layer is not None:
         await layer.group_send(watch_channel_group(group), {"type": WATCH_MESSAGE_TYPE, "event": event})
