@@ -180,3 +180,14 @@ def test_time_slider_shows_the_graph_as_it_was(page: Page, daphne_url: str, memo
     expect(page.get_by_test_id("node-count")).to_have_text("3")  # the stockout had not happened yet
     page.get_by_test_id("time-slider").fill("1000")  # the latest: the old policy no longer holds
     expect(edges).to_have_text("3")
+
+
+def test_a_community_opens_with_its_members(page: Page, daphne_url: str, memory: dict, group: str) -> None:
+    sign_in(page, daphne_url, "planner", PASSWORD)
+    page.goto(f"{daphne_url}/g/{group}/communities/{memory['com']}/")
+    page.get_by_test_id("open-graph").click()
+    page.wait_for_function("document.body.dataset.graphReady === 'true'", timeout=30_000)
+    # A community has no facts of its own: opening it lays out its four members (and the facts among them).
+    expect(page.get_by_test_id("node-count")).to_have_text("5")
+    kinds = page.evaluate("memoriaGraph.view.edgesOf(memoriaGraph.view.nodeIds()[0]).map((e) => e.kind)")
+    assert sorted(set(kinds)) == ["HAS_MEMBER"] and len(kinds) == 4

@@ -127,13 +127,18 @@ view.on("change", () => {
 
 // ---- expanding --------------------------------------------------------------------------------------------
 
-function linkKinds() {
+// Facts always; episode mentions and community membership when ticked, and always for the node whose own links
+// they are (an episode's mentions, a community's members), which have no facts of their own to show.
+const OWN_LINKS = { Episode: "MENTIONS", Community: "HAS_MEMBER" };
+
+function linkKinds(card) {
   const extra = [...document.querySelectorAll("[data-link]")].filter((box) => box.checked).map((box) => box.dataset.link);
-  return ["RELATES", ...extra].join(",");
+  if (card && OWN_LINKS[card.kind]) extra.push(OWN_LINKS[card.kind]);
+  return [...new Set(["RELATES", ...extra])].join(",");
 }
 
 async function expand(id) {
-  const parameters = { links: linkKinds(), ...filterParameters() };
+  const parameters = { links: linkKinds(view.node(id)), ...filterParameters() };
   const signature = JSON.stringify(parameters);
   const known = expansions.get(id);
   const offset = known && known.signature === signature ? known.offset : 0;
