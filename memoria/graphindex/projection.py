@@ -26,7 +26,7 @@ import numpy as np
 
 from memoria.graph import driver, kinds
 from memoria.graph.versions import group_version
-from memoria.ppr.transition import TransitionGraph, transition_graph
+from memoria.ppr.transition import TransitionGraph, WalkPattern, walk_pattern
 
 RELATES_LINK = 0
 MENTIONS_LINK = 1
@@ -71,6 +71,7 @@ class Projection:
     loaded_at: float  # time.time() when the load finished
     load_seconds: float
     _positions: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
+    _patterns: dict[tuple[bool, bool], WalkPattern] = field(default_factory=dict, repr=False, compare=False)
     _walks: dict[tuple[bool, bool], TransitionGraph] = field(default_factory=dict, repr=False, compare=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
@@ -95,22 +96,31 @@ class Projection:
     def kind(self, position: int) -> str:
         return kinds.NODE_KINDS[self.kinds[position]]
 
-    def walk(self, *, directed: bool, mentions: bool) -> TransitionGraph:
-        """The PageRank walk over RELATES edges (plus MENTIONS if asked), built once and shared."""
+    def chosen_edges(self, *, mentions: bool) -> np.ndarray | slice:
+        """Which edges a walk uses: all, or the RELATES facts only."""
+        return slice(None) if mentions else np.flatnonzero(self.links == RELATES_LINK)
+
+    def walk(self, *, directed: bool, mentions: bool, multipliers: np.ndarray | None = None) -> TransitionGraph:
+        """The PageRank walk over RELATES edges (plus MENTIONS if asked), built once and shared.
+
+        `multipliers` (one per chosen edge) scale the stored weights for one query, as relation-aware
+        PPR does; that walk is built from the cached pattern each time and not kept.
+        """
         key = (directed, mentions)
+        chosen = self.chosen_edges(mentions=mentions)
         with self._lock:
-            built = self._walks.get(key)
-            if built is None:
-                chosen = slice(None) if mentions else self.links == RELATES_LINK
-                built = transition_graph(
-                    size=self.size,
-                    sources=self.sources[chosen],
-                    targets=self.targets[chosen],
-                    weights=self.weights[chosen],
-                    directed=directed,
-                )
-                self._walks[key] = built
-            return built
+            pattern = self._patterns.get(key)
+            if pattern is None:
+                sources, targets = self.sources[chosen], self.targets[chosen]
+                pattern = walk_pattern(size=self.size, sources=sources, targets=targets, directed=directed)
+                self._patterns[key] = pattern
+            if multipliers is not None:
+                built = None
+            else:
+                built = self._walks.get(key)
+                if built is None:
+                    built = self._walks[key] = pattern.walk(self.weights[chosen])
+        return built if built is not None else pattern.walk(self.weights[chosen] * multipliers)
 
 
 def _kind_codes(labels: list[list[str]]) -> np.ndarray:
