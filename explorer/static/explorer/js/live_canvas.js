@@ -94,16 +94,25 @@ export class RunCanvas {
         edges.push({ id: edge.id, kind: "RELATES", source: edge.source, target: edge.target, relation: edge.relation, weight: edge.weight });
       }
     }
-    const byParent = new Map();
-    for (const item of nodes) {
-      if (!byParent.has(item.near)) byParent.set(item.near, []);
-      byParent.get(item.near).push(item.card);
-    }
-    for (const [near, cards] of byParent) this.view.addNodes(cards, { near });
+    this.placeNear(nodes);
     this.view.addEdges(edges);
     this.frontier = new Set(change.frontier);
     this.restyle();
     this.view.startLayout({ ms: 1500 });
+  }
+
+  // New nodes in one batch (one redraw), each then moved next to the parent it was met from, so the frontier
+  // grows out of its parents.
+  placeNear(items) {
+    const near = new Map(items.map((item) => [item.card.id, item.near]));
+    const added = this.view.addNodes(items.map((item) => item.card));
+    const graph = this.view.graph;
+    for (const id of added) {
+      const origin = graph.getNodeAttributes(near.get(id));
+      const angle = Math.random() * 2 * Math.PI;
+      const radius = 0.05 + 0.1 * Math.random();
+      graph.mergeNodeAttributes(id, { x: origin.x + radius * Math.cos(angle), y: origin.y + radius * Math.sin(angle) });
+    }
   }
 
   finish() {

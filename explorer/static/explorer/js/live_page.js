@@ -192,6 +192,7 @@ async function run() {
   live.stop();
   current = `live-${Math.random().toString(36).slice(2, 12)}`;
   if (lastFinished) live.compareNextWith(lastFinished);
+  live.el.status.textContent = seeds.length ? "Starting…" : "Finding seeds for the query…";
   $("[data-cancel]").disabled = false;
   try {
     await socket.send({ ...requestBody(), retrieval_id: current });

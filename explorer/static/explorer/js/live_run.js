@@ -80,7 +80,6 @@ export class RetrievalRun {
             energy: candidate.selected ? candidate.transfer_energy : null,
             seed: false,
             depth: candidate.selected ? event.depth + 1 : null,
-            near: parent.parent_id,
           });
           added.nodes.push(candidate.neighbor_id);
         } else if (candidate.selected && !known.seed && (known.energy === null || candidate.transfer_energy > known.energy)) {

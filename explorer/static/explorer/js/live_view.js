@@ -38,6 +38,7 @@ export class LiveView {
     this.canvas = new RunCanvas(this.view);
     this.player = new EventPlayer((event) => this.apply(event), { stepMs });
     this.run = null;
+    this.pathsFrame = null;
     this.previous = null;
     this.compareNext = null;
     this.lastDiff = null;
@@ -85,7 +86,7 @@ export class LiveView {
       this.canvas.showLevel(change, event);
       this.drawPlot();
     } else if (event.type === "path_completed") {
-      this.drawPaths();
+      this.schedulePaths();
     } else if (event.type === "seed_finished") {
       this.renameNodes([event.seed_id]);
       renderSeeds(this.el.seeds, run);
@@ -157,6 +158,15 @@ export class LiveView {
     this.view.startLayout({ ms: 2000 });
     this.setState("finished");
     this.onFinished(run);
+  }
+
+  // Paths complete in bursts; the list is drawn once per frame, not once per path.
+  schedulePaths() {
+    if (this.pathsFrame) return;
+    this.pathsFrame = requestAnimationFrame(() => {
+      this.pathsFrame = null;
+      this.drawPaths();
+    });
   }
 
   drawPaths() {
