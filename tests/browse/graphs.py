@@ -12,6 +12,21 @@ def entity(node_id: str, name: str | None = None, *labels: str, summary: str = "
     return {"id": node_id, "name": name or node_id, "labels": ["Entity", *labels], "summary": summary}
 
 
+def episode(node_id: str, name: str, content: str, valid_at: str) -> dict[str, Any]:
+    return {
+        "id": node_id,
+        "name": name,
+        "labels": ["Episode"],
+        "source": "message",
+        "content": content,
+        "valid_at": valid_at,
+    }
+
+
+def community(node_id: str, name: str, summary: str) -> dict[str, Any]:
+    return {"id": node_id, "name": name, "labels": ["Community"], "summary": summary}
+
+
 def fact(source: str, target: str, weight: float, relation: str = "related_to", **extra: Any) -> dict[str, Any]:
     return {"source": source, "target": target, "relation": relation, "weight": weight, "tags": [], **extra}
 
@@ -33,23 +48,11 @@ def small_memory(group: str) -> dict[str, str]:
         entity(ids["ans"], "Q3 forecast delivered", "AgentAnswer"),
         entity(ids["hub"], "Warehouse Lyon"),
         *(entity(ids[f"leaf{i}"], f"Bin {i}") for i in range(7)),
-        {
-            "id": ids["ep1"],
-            "name": "message 1",
-            "labels": ["Episode"],
-            "content": "Please forecast Q3 demand for SKU-1 from the ERP orders.",
-            "source": "message",
-            "valid_at": "2025-03-01T09:00:00Z",
-        },
-        {
-            "id": ids["ep2"],
-            "name": "message 2",
-            "labels": ["Episode"],
-            "content": "The supplier strike is over.",
-            "source": "message",
-            "valid_at": "2025-04-01T09:00:00Z",
-        },
-        {"id": ids["com"], "name": "Forecasting", "labels": ["Community"], "summary": "Forecast requests and data."},
+        episode(
+            ids["ep1"], "message 1", "Please forecast Q3 demand for SKU-1 from the ERP orders.", "2025-03-01T09:00:00Z"
+        ),
+        episode(ids["ep2"], "message 2", "The supplier strike is over.", "2025-04-01T09:00:00Z"),
+        community(ids["com"], "Forecasting", "Forecast requests and data."),
     ]
     edges = [
         fact(

@@ -4,7 +4,7 @@ the strongest through ERP orders and the supplier (3 hops, 0.8 × 0.95 × 0.9)."
 
 from __future__ import annotations
 
-from tests.browse.graphs import entity, fact, load
+from tests.browse.graphs import community, entity, episode, fact, load
 
 DEPOT_BINS = 53  # more than a page of links (50), so the depot offers "more"
 
@@ -22,23 +22,16 @@ def warehouse_memory(group: str) -> dict[str, str]:
         entity(ids["expedite"], "Expedite gloves order", "AgentAction"),
         entity(ids["depot"], "Rotterdam depot"),
         *(entity(f"{group}/bin{i}", f"Bin {i}") for i in range(DEPOT_BINS)),
-        {
-            "id": ids["ep1"],
-            "name": "planner message",
-            "labels": ["Episode"],
-            "source": "message",
-            "content": "Forecast gloves demand in Lyon from the ERP sales orders.",
-            "valid_at": "2025-02-10T09:00:00Z",
-        },
-        {
-            "id": ids["ep2"],
-            "name": "policy change",
-            "labels": ["Episode"],
-            "source": "message",
-            "content": "From March the safety stock policy governs Lyon.",
-            "valid_at": "2025-03-01T09:00:00Z",
-        },
-        {"id": ids["com"], "name": "Lyon gloves supply", "labels": ["Community"], "summary": "Gloves around Lyon."},
+        episode(
+            ids["ep1"],
+            "planner message",
+            "Forecast gloves demand in Lyon from the ERP sales orders.",
+            "2025-02-10T09:00:00Z",
+        ),
+        episode(
+            ids["ep2"], "policy change", "From March the safety stock policy governs Lyon.", "2025-03-01T09:00:00Z"
+        ),
+        community(ids["com"], "Lyon gloves supply", "Gloves around Lyon."),
     ]
     edges = [
         fact(
