@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import io
 import re
 
@@ -25,7 +26,10 @@ def test_the_synthetic_graph_is_shaped_as_the_api_sends_it() -> None:
 
 def test_bench_render_reports_a_first_render_per_size() -> None:
     out = io.StringIO()
-    call_command("bench", "render", "--edges", "30", "90", "--runs", "1", stdout=out)
+    # The command drives Chromium with Playwright's sync API, which refuses a thread where an event loop runs
+    # (pytest-playwright leaves one in the main thread): run it in a thread of its own, as a shell would.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(call_command, "bench", "render", "--edges", "30", "90", "--runs", "1", stdout=out).result()
     lines = out.getvalue().splitlines()
     assert lines[0].startswith("machine: ")
     figures = [re.search(r"(\d+) nodes +(\d+) edges \| first render +(\d+) ms wall", line) for line in lines[2:]]
