@@ -24,7 +24,9 @@ from memoria.search.methods import lucene_query
 from memoria.search.rerankers import rrf
 
 VECTOR_MIN_SCORE = 0.6  # on the vector index's (1 + cosine) / 2 scale, Graphiti's threshold
-VECTOR_DEPTH = 50  # neighbours asked of the (approximate, all-groups) vector index before keeping the group's
+# Neighbours asked of the (approximate, all-groups) vector index before keeping the group's; when other groups'
+# copies of the same names fill a page, the next is deeper, while the page's lowest score still passes the threshold.
+VECTOR_DEPTHS = (50, 400, 3200)
 CANDIDATE_LIMIT = 10  # candidates kept per method before fusing
 # Names this close in meaning are one entity even without a rule ("NYC" / "New York City" is 0.96).
 EMBEDDING_MATCH_SCORE = 0.935
@@ -51,9 +53,10 @@ RETURN query.key AS key, collect({{{ENTITY_FIELDS}, score: score}})[..$limit] AS
 VECTOR_CANDIDATES = f"""
 UNWIND $queries AS query
 CALL db.index.vector.queryNodes($index, $depth, query.vector) YIELD node AS n, score
-WITH query, n, score WHERE n.group_id = $group AND score >= $min_score
 WITH query, n, score ORDER BY score DESC
-RETURN query.key AS key, collect({{{ENTITY_FIELDS}, score: score}})[..$limit] AS hits
+WITH query, count(n) AS seen, min(score) AS lowest,
+     collect(CASE WHEN n.group_id = $group AND score >= $min_score THEN {{{ENTITY_FIELDS}, score: score}} END) AS kept
+RETURN query.key AS key, seen, lowest, kept[..$limit] AS hits
 """
 
 
@@ -184,6 +187,25 @@ def entities_by_id(*, group: str, ids: Sequence[str]) -> dict[str, EntityState]:
     return found
 
 
+def _vector_candidate_rows(
+    queries: list[dict], *, read: Callable[..., list[dict]], index: str, limit: int
+) -> list[dict]:
+    """One row per query; a query whose page other groups filled is asked again, deeper."""
+    done: list[dict] = []
+    for depth in VECTOR_DEPTHS:
+        if not queries:
+            break
+        rows = read(VECTOR_CANDIDATES, queries, depth=depth, min_score=VECTOR_MIN_SCORE, index=index)
+        crowded = {
+            row["key"]
+            for row in rows
+            if len(row["hits"]) < limit and row["seen"] >= depth and (row["lowest"] or 0) >= VECTOR_MIN_SCORE
+        }
+        done.extend(row for row in rows if row["key"] not in crowded or depth == VECTOR_DEPTHS[-1])
+        queries = [query for query in queries if query["key"] in crowded]
+    return done
+
+
 def entity_candidates(
     *, group: str, names: dict[str, str], vectors: dict[str, list[float]], limit: int = CANDIDATE_LIMIT
 ) -> dict[str, list[Candidate]]:
@@ -200,12 +222,11 @@ def entity_candidates(
         [{"key": key, "text": query} for key, name in names.items() if (query := lucene_query(name))],
         index=dialect.fulltext_index_name(IndexSpec(kinds.ENTITY, "name")),
     )
-    vector_rows = hits(
-        VECTOR_CANDIDATES,
+    vector_rows = _vector_candidate_rows(
         [{"key": key, "vector": vectors[key]} for key in names if key in vectors],
-        depth=VECTOR_DEPTH,
-        min_score=VECTOR_MIN_SCORE,
+        read=hits,
         index=dialect.vector_index_name(IndexSpec(kinds.ENTITY, "name_embedding")),
+        limit=limit,
     )
     rankings: dict[str, list[list[str]]] = {key: [] for key in names}
     states: dict[str, EntityState] = {}

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Iterator
+
 import pytest
 
 from memoria.embeddings import embedder
@@ -111,3 +114,27 @@ def test_a_derived_id_held_by_another_group_is_refused(group: str) -> None:
             entities_resolve(request=ResolveEntitiesInput(group, (mention("Kestrel Foods"),), embed))
     finally:
         driver.write("MATCH (n:Memory {group_id: $group}) DETACH DELETE n", group=other)
+
+
+@pytest.fixture
+def crowd() -> Iterator[str]:
+    """Another group holding many copies of one name, closer to the query than anything of the searched group."""
+    name = f"t-crowd-{uuid.uuid4().hex[:8]}"
+    nodes = [{"id": f"{name}-{index}", "name": "Northwind Freight Logistics"} for index in range(60)]
+    graph_document_import(document=parse_graph_document({"nodes": nodes, "edges": []}, group=name), group=name)
+    group_reindex(group=name)
+    yield name
+    driver.write("MATCH (n:Memory {group_id: $group}) DETACH DELETE n", group=name)
+
+
+def test_vector_candidates_are_found_past_other_groups_copies(group: str, crowd: str) -> None:
+    own = [{"id": f"{group}-0", "name": "Northwind Freight Logistics GmbH"}]
+    graph_document_import(document=parse_graph_document({"nodes": own, "edges": []}, group=group), group=group)
+    group_reindex(group=group)
+    names = {"northwind": "Northwind Freight Logistics"}
+
+    found = entity_candidates(
+        group=group, names=names, vectors=dict(zip(names, embed(list(names.values())), strict=True))
+    )
+
+    assert [(c.entity.id, c.vector_score is not None) for c in found["northwind"]] == [(f"{group}-0", True)]
