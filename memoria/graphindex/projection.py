@@ -32,6 +32,12 @@ RELATES_LINK = 0
 MENTIONS_LINK = 1
 LINKS = (kinds.RELATES, kinds.MENTIONS)
 NO_CATEGORY = -1
+# How central an entity is to an episode that mentions it (MARA-RAG's entity–passage relations), read from an
+# optional `role` property of MENTIONS. Category codes index CATEGORIES: the facts' five, then these three.
+MENTION_ROLES = ("PRIMARY", "SECONDARY", "PERIPHERAL")
+CATEGORIES = (*kinds.RELATION_CATEGORIES, *MENTION_ROLES)
+# HippoRAG's synonymy edges weigh as attributions (seed 003).
+CATEGORY_ALIASES = {"SYNONYMY": "ATTRIBUTION"}
 PAGE_NODES = 20_000
 PAGE_WORKERS = 2
 
@@ -47,7 +53,7 @@ MATCH (a)-[r:{kinds.RELATES}|{kinds.MENTIONS}]->(b)
 WHERE id(a) = key
 RETURN collect(key) AS sources, collect(id(b)) AS targets,
        collect(coalesce(toFloat(r.weight), 1.0)) AS weights,
-       collect(coalesce(r.relation_category, '')) AS categories,
+       collect(coalesce(r.relation_category, r.role, '')) AS categories,
        collect(CASE type(r) WHEN '{kinds.MENTIONS}' THEN {MENTIONS_LINK} ELSE {RELATES_LINK} END) AS links
 """
 
@@ -66,7 +72,7 @@ class Projection:
     indptr: np.ndarray  # int64, size + 1: edges of node i are indptr[i]:indptr[i+1]
     targets: np.ndarray  # int32
     weights: np.ndarray  # float64, ≥ 0 (non-finite and negative stored weights are 0: never walked)
-    categories: np.ndarray  # int8: position in kinds.RELATION_CATEGORIES, or NO_CATEGORY
+    categories: np.ndarray  # int8: position in CATEGORIES, or NO_CATEGORY
     links: np.ndarray  # int8: RELATES_LINK or MENTIONS_LINK
     loaded_at: float  # time.time() when the load finished
     load_seconds: float
@@ -137,10 +143,8 @@ def _category_codes(categories: list[str]) -> np.ndarray:
     if not categories:
         return np.zeros(0, dtype=np.int8)
     names, inverse = np.unique(np.asarray(categories, dtype=object), return_inverse=True)
-    known = np.array(
-        [kinds.RELATION_CATEGORIES.index(n) if n in kinds.RELATION_CATEGORIES else NO_CATEGORY for n in names],
-        dtype=np.int8,
-    )
+    canonical = [CATEGORY_ALIASES.get(str(name).upper(), str(name).upper()) for name in names]
+    known = np.array([CATEGORIES.index(n) if n in CATEGORIES else NO_CATEGORY for n in canonical], dtype=np.int8)
     return known[inverse]
 
 

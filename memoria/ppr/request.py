@@ -15,6 +15,7 @@ from memoria.accounts.roles import GROUP_PATTERN
 from memoria.errors import InvalidInput
 from memoria.interchange.document import ID_PATTERN
 from memoria.ppr.pagerank import DEFAULT_DAMPING
+from memoria.ppr.relations import RelationBetas, betas_parse
 from memoria.search.config import parse_query
 
 REQUEST_KEYS = {"group", "seeds", "query", "damping", "relation_aware", "betas", "top_k", "directed", "mentions"}
@@ -42,6 +43,8 @@ class PprRequest:
     top_k: int = DEFAULT_TOP_K
     directed: bool = False
     mentions: bool = True  # walk Episode→Entity MENTIONS links too (HippoRAG's passage nodes)
+    relation_aware: bool = False
+    betas: RelationBetas | None = None  # relation-aware: the caller's β; None: chosen for the query
 
 
 def _number(raw: Any) -> float | None:
@@ -110,8 +113,9 @@ def parse_ppr_request(raw: Any) -> PprRequest:
             query = parse_query(raw["query"])
         except InvalidInput as error:
             problems.extend(error.problems)
-    if raw.get("seeds") is not None and raw.get("query") is not None:
-        problems.append("seeds or query: give seeds, or a query to find them, not both")
+    relation_aware = _flag(raw, "relation_aware", False, problems)
+    if raw.get("seeds") is not None and raw.get("query") is not None and not relation_aware:
+        problems.append("seeds or query: give seeds, or a query to find them, not both (both: relation_aware only)")
     damping = _number(raw.get("damping", DEFAULT_DAMPING))
     if damping is None or not 0 < damping < 1:
         problems.append("damping: must be a number strictly between 0 and 1")
@@ -122,10 +126,17 @@ def parse_ppr_request(raw: Any) -> PprRequest:
         top_k = DEFAULT_TOP_K
     directed = _flag(raw, "directed", False, problems)
     mentions = _flag(raw, "mentions", True, problems)
-    if _flag(raw, "relation_aware", False, problems):
-        problems.append("relation_aware: relation-aware PPR is not available yet; leave it out or false")
+    betas = None
     if raw.get("betas") is not None:
-        problems.append("betas: only used with relation_aware, which is not available yet")
+        if not relation_aware:
+            problems.append("betas: only used with relation_aware: true")
+        else:
+            try:
+                betas = betas_parse(raw["betas"])
+            except InvalidInput as error:
+                problems.extend(error.problems)
+    if relation_aware and raw.get("query") is None and raw.get("betas") is None:
+        problems.append("relation_aware: give a query (β and seeds are chosen for it) or betas")
     if problems:
         raise InvalidInput(problems)
-    return PprRequest(group, seeds, query, damping, top_k, directed, mentions)
+    return PprRequest(group, seeds, query, damping, top_k, directed, mentions, relation_aware, betas)

@@ -1,7 +1,10 @@
-"""Running a validated PPR request: seeds (the caller's, or found by hybrid search), the group's projection, PPR.
+"""Running a validated PPR request: seeds (the caller's, or found for a query), the group's projection, PPR.
 
-The REST view, and later the websocket and the evaluation, all come through
-`ppr_run`; it says which projection version it used and how fresh that was.
+Plain PPR takes a query's seeds from hybrid entity search; relation-aware PPR
+(seed 003) takes them from the facts nearest the query and the nearest
+episodes, and multiplies every edge's weight by its category's β. The REST
+view, and later the websocket and the evaluation, all come through `ppr_run`;
+it says which projection version it used and how fresh that was.
 """
 
 from __future__ import annotations
@@ -14,9 +17,12 @@ import numpy as np
 from django.conf import settings
 
 from memoria.errors import InvalidInput
+from memoria.graph import kinds
 from memoria.graphindex.cache import STALE, Freshness, ProjectionCache, projection_cache
 from memoria.graphindex.projection import Projection
 from memoria.ppr.pagerank import PprResult, personalized_pagerank
+from memoria.ppr.relation_seeds import ScoredFact, SeedOptions, relation_seeds
+from memoria.ppr.relations import RelationBetas, betas_offline
 from memoria.ppr.request import PprRequest, SeedWeight
 from memoria.search.service import search_seeds
 
@@ -25,6 +31,7 @@ DEFAULT_THREADS = 1  # MEMORIA_PPR_THREADS=2 splits whole-graph multiplies over 
 
 CALLER = "caller"
 SEARCH = "search"
+FACTS = "facts"
 UNIFORM = "uniform"
 
 
@@ -39,10 +46,13 @@ class ScoredNode:
 @dataclass(frozen=True)
 class PprAnswer:
     group: str
-    seed_source: str  # caller | search | uniform (no seeds: every node restarts alike)
+    seed_source: str  # caller | search | facts (relation-aware) | uniform (no seeds: every node restarts alike)
     seeds: tuple[SeedWeight, ...]  # as used, weights normalised to sum 1
     scores: tuple[ScoredNode, ...]  # the top_k, best first
+    passages: tuple[ScoredNode, ...]  # the top_k episodes, best first
     result: PprResult
+    betas: RelationBetas | None  # relation-aware only
+    facts: tuple[ScoredFact, ...]  # relation-aware seeds from a query: the facts they came from
     damping: float
     directed: bool
     mentions: bool
@@ -58,6 +68,10 @@ class PprAnswer:
             "seed_source": self.seed_source,
             "seeds": [{"id": seed.id, "weight": seed.weight} for seed in self.seeds],
             "scores": [vars(node) for node in self.scores],
+            "passages": [vars(node) for node in self.passages],
+            "relation_aware": self.betas is not None,
+            "betas": self.betas.as_dict() if self.betas else None,
+            "facts": [vars(fact) for fact in self.facts],
             "iterations": self.result.iterations,
             "converged": self.result.converged,
             "error_bound": self.result.error_bound,
@@ -76,26 +90,39 @@ def _missing(projection: Projection, seeds: tuple[SeedWeight, ...]) -> list[int]
     return [index for index, seed in enumerate(seeds) if projection.position(seed.id) is None]
 
 
-def _top(projection: Projection, scores: np.ndarray, top_k: int) -> tuple[ScoredNode, ...]:
-    count = min(top_k, len(scores))
+def _top(
+    projection: Projection, scores: np.ndarray, top_k: int, among: np.ndarray | None = None
+) -> tuple[ScoredNode, ...]:
+    candidates = np.arange(len(scores)) if among is None else among
+    count = min(top_k, len(candidates))
     if count == 0:
         return ()
-    best = np.argpartition(-scores, count - 1)[:count] if count < len(scores) else np.arange(len(scores))
+    values = scores[candidates]
+    best = np.argpartition(-values, count - 1)[:count] if count < len(candidates) else np.arange(len(candidates))
     # Ties broken by position (= id order), so equal scores come back in the same order every time.
-    ordered = best[np.lexsort((best, -scores[best]))]
+    chosen = candidates[best[np.lexsort((candidates[best], -values[best]))]]
     return tuple(
-        ScoredNode(projection.ids[i], projection.names[i], projection.kind(i), float(scores[i])) for i in ordered
+        ScoredNode(projection.ids[i], projection.names[i], projection.kind(i), float(scores[i])) for i in chosen
     )
+
+
+def _query_seeds(
+    request: PprRequest, projection: Projection
+) -> tuple[tuple[SeedWeight, ...] | None, str, tuple[ScoredFact, ...]]:
+    if request.seeds is not None or request.query is None:
+        return request.seeds, CALLER, ()
+    if request.relation_aware:
+        found = relation_seeds(projection=projection, group=request.group, query=request.query, options=SeedOptions())
+        return tuple(SeedWeight(node, weight) for node, weight in found.weights.items()), FACTS, found.facts
+    entities = search_seeds(group=request.group, query=request.query, limit=SEARCH_SEEDS)
+    return tuple(SeedWeight(node, score) for node, score in entities), SEARCH, ()
 
 
 def ppr_run(request: PprRequest, *, cache: ProjectionCache | None = None, wait: float | None = None) -> PprAnswer:
     """Personalized PageRank over the group's projection; InvalidInput names seeds that are not the group's."""
     cache = cache or projection_cache()
-    seeds, source = request.seeds, CALLER
-    if request.query is not None:
-        found = search_seeds(group=request.group, query=request.query, limit=SEARCH_SEEDS)
-        seeds, source = tuple(SeedWeight(node_id, score) for node_id, score in found), SEARCH
     projection, freshness = cache.get(request.group, wait=wait)
+    seeds, source, facts = _query_seeds(request, projection)
     if seeds and _missing(projection, seeds) and freshness.state == STALE:
         # Written since this projection was loaded: only a current one can tell whether they exist.
         projection, freshness = cache.get(request.group, wait=wait, fresh=True)
@@ -106,19 +133,28 @@ def ppr_run(request: PprRequest, *, cache: ProjectionCache | None = None, wait: 
         )
     seeds = tuple(seed for seed in seeds or () if projection.position(seed.id) is not None)
     positions = {projection.position(seed.id): seed.weight for seed in seeds}
+    betas = None
+    if request.relation_aware:
+        betas = request.betas or betas_offline(query=request.query or "")
     started = time.perf_counter()
-    walk = projection.walk(directed=request.directed, mentions=request.mentions)
+    chosen = projection.chosen_edges(mentions=request.mentions)
+    multipliers = betas.multipliers(projection, chosen) if betas else None
+    walk = projection.walk(directed=request.directed, mentions=request.mentions, multipliers=multipliers)
     threads = int(getattr(settings, "MEMORIA_PPR_THREADS", DEFAULT_THREADS))
     result = personalized_pagerank(walk, positions, damping=request.damping, threads=threads)
     seconds = time.perf_counter() - started
     total = sum(seed.weight for seed in seeds)
     used = tuple(SeedWeight(seed.id, seed.weight / total) for seed in seeds if seed.weight > 0) if total > 0 else ()
+    episodes = np.flatnonzero(projection.kinds == kinds.NODE_KINDS.index(kinds.EPISODE))
     return PprAnswer(
         group=request.group,
         seed_source=source if used else UNIFORM,
         seeds=used,
         scores=_top(projection, result.scores, request.top_k),
+        passages=_top(projection, result.scores, request.top_k, among=episodes),
         result=result,
+        betas=betas,
+        facts=facts,
         damping=request.damping,
         directed=request.directed,
         mentions=request.mentions,

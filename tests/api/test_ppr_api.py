@@ -36,6 +36,10 @@ def test_a_viewer_gets_scores_and_freshness(client_for, memory: str) -> None:
         "seed_source",
         "seeds",
         "scores",
+        "passages",
+        "relation_aware",
+        "betas",
+        "facts",
         "iterations",
         "converged",
         "error_bound",
@@ -50,6 +54,8 @@ def test_a_viewer_gets_scores_and_freshness(client_for, memory: str) -> None:
     }
     assert answer["seeds"] == [{"id": f"{memory}-e1", "weight": 2 / 3}, {"id": f"{memory}-e2", "weight": 1 / 3}]
     assert len(answer["scores"]) == 7 and set(answer["scores"][0]) == {"id", "name", "kind", "score"}
+    assert len(answer["passages"]) == 5 and {p["kind"] for p in answer["passages"]} == {"Episode"}
+    assert not answer["relation_aware"] and answer["betas"] is None and answer["facts"] == []
     assert answer["converged"] and answer["error_bound"] <= 1e-6 and answer["damping"] == 0.5
     projection = answer["projection"]
     assert projection["state"] == "ready" and projection["version"] == projection["current_version"] >= 1
@@ -79,7 +85,7 @@ def test_damping_and_direction_are_applied(client_for, memory: str) -> None:
         ({"group": "g", "seeds": [{"id": "a b"}]}, "seeds[0].id: must be a node id"),
         ({"group": "g", "seeds": [{"id": "a", "score": 1}]}, "seeds[0]: must be an object with an id"),
         ({"group": "g", "seeds": [{"id": f"n{i}"} for i in range(1001)]}, "at most 1000 seeds"),
-        ({"group": "g", "seeds": [{"id": "a"}], "query": "x"}, "not both"),
+        ({"group": "g", "seeds": [{"id": "a"}], "query": "x"}, "not both (both: relation_aware only)"),
         ({"group": "g", "query": ""}, "query: must be a non-empty text"),
         ({"group": "g", "damping": 1}, "damping: must be a number strictly between 0 and 1"),
         ({"group": "g", "damping": 0}, "damping: must be a number strictly between 0 and 1"),
@@ -88,8 +94,23 @@ def test_damping_and_direction_are_applied(client_for, memory: str) -> None:
         ({"group": "g", "top_k": 1001}, "top_k: must be a whole number in [1, 1000]"),
         ({"group": "g", "top_k": 2.5}, "top_k: must be a whole number in [1, 1000]"),
         ({"group": "g", "directed": "yes"}, "directed: must be true or false"),
-        ({"group": "g", "relation_aware": True}, "relation_aware: relation-aware PPR is not available yet"),
-        ({"group": "g", "betas": {"TEMPORAL": 1}}, "betas: only used with relation_aware"),
+        ({"group": "g", "relation_aware": True}, "relation_aware: give a query"),
+        ({"group": "g", "relation_aware": 1}, "relation_aware: must be true or false"),
+        ({"group": "g", "betas": {"entity_entity": {"TEMPORAL": 1}}}, "betas: only used with relation_aware: true"),
+        ({"group": "g", "relation_aware": True, "betas": []}, "betas: must be an object"),
+        ({"group": "g", "relation_aware": True, "betas": {"TEMPORAL": 1}}, "betas: unknown famil(ies) TEMPORAL"),
+        (
+            {"group": "g", "relation_aware": True, "betas": {"entity_entity": {"WHEN": 1}}},
+            "betas.entity_entity.WHEN: not one of",
+        ),
+        (
+            {"group": "g", "relation_aware": True, "betas": {"entity_passage": {"PRIMARY": -1}}},
+            "betas.entity_passage.PRIMARY: must be a finite number ≥ 0",
+        ),
+        (
+            {"group": "g", "relation_aware": True, "betas": {"entity_entity": {"SPATIAL": 0, "TEMPORAL": 0}}},
+            "betas.entity_entity: at least one β must be above 0",
+        ),
         ({"group": "g", "algorithm": "activation"}, "algorithm: must be 'ppr'"),
         ({"group": "g", "limit": 3}, "unknown field(s): limit"),
         ([], "body: must be a JSON object"),
@@ -100,6 +121,29 @@ def test_bad_bodies_answer_400_naming_the_field(client_for, body: object, expect
     assert response.status_code == 400, response.content
     assert response.json()["code"] == "invalid"
     assert any(expected in problem for problem in response.json()["errors"]), response.json()
+
+
+def test_relation_aware_with_the_callers_betas(client_for, memory: str) -> None:
+    body = {
+        "group": memory,
+        "seeds": [{"id": f"{memory}-e3"}],
+        "relation_aware": True,
+        "betas": {"entity_entity": {"TEMPORAL": 3, "SPATIAL": 1}},
+    }
+    answer = run(client_for("viewer", [memory]), body).json()
+    assert answer["relation_aware"] and answer["seed_source"] == "caller"
+    betas = answer["betas"]
+    assert betas["source"] == "caller"
+    # Categories left out take the average of those given (2), then the family is normalised.
+    assert betas["entity_entity"] == {
+        "HIERARCHICAL": 0.2,
+        "TEMPORAL": 0.3,
+        "SPATIAL": 0.1,
+        "CAUSALITY": 0.2,
+        "ATTRIBUTION": 0.2,
+    }
+    assert betas["entity_passage"] == {"PRIMARY": 1 / 3, "SECONDARY": 1 / 3, "PERIPHERAL": 1 / 3}
+    assert answer["converged"]
 
 
 def test_seeds_outside_the_group_answer_400_and_write_nothing(client_for, memory: str) -> None:

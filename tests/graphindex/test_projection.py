@@ -8,7 +8,14 @@ import numpy as np
 import pytest
 
 from memoria.graph import driver, kinds
-from memoria.graphindex.projection import MENTIONS_LINK, NO_CATEGORY, RELATES_LINK, Projection, projection_load
+from memoria.graphindex.projection import (
+    CATEGORIES,
+    MENTIONS_LINK,
+    NO_CATEGORY,
+    RELATES_LINK,
+    Projection,
+    projection_load,
+)
 from tests.graphindex.graphs import random_memory, store, stored_edges
 
 
@@ -20,7 +27,7 @@ def projected_edges(projection: Projection) -> Counter:
             projection.ids[target],
             link_names[int(link)],
             float(weight),
-            kinds.RELATION_CATEGORIES[category] if category != NO_CATEGORY else None,
+            CATEGORIES[category] if category != NO_CATEGORY else None,
         )
         for source, target, weight, category, link in zip(
             projection.sources,
@@ -113,3 +120,28 @@ def test_walks_are_built_once_and_can_leave_mentions_out(memory: str) -> None:
     episodes = [projection.position(f"{memory}-p{index}") for index in range(12)]
     assert all(facts_only.forward[facts_only.slot[episode]].nnz == 0 for episode in episodes)
     assert all(everything.forward[everything.slot[episode]].nnz == 3 for episode in episodes)
+
+
+def test_mention_roles_and_synonymy_get_their_categories(memory: str) -> None:
+    episode, entity, other = f"{memory}-p0", f"{memory}-e70", f"{memory}-e71"
+    driver.write(
+        """
+        MATCH (p:Memory {id: $p}), (e:Memory {id: $e}), (o:Memory {id: $o})
+        CREATE (p)-[:MENTIONS {role: 'PRIMARY'}]->(e)
+        CREATE (e)-[:RELATES {id: $e + '-syn', group_id: $g, relation: 'same_as', relation_category: 'SYNONYMY',
+                              weight: 0.9}]->(o)
+        """,
+        p=episode,
+        e=entity,
+        o=other,
+        g=memory,
+    )
+    projection = projection_load(group=memory)
+    source, target = projection.position(episode), projection.position(entity)
+    row = slice(projection.indptr[source], projection.indptr[source + 1])
+    roles = projection.categories[row][projection.targets[row] == target]
+    assert CATEGORIES.index("PRIMARY") in roles.tolist()
+    source, target = projection.position(entity), projection.position(other)
+    row = slice(projection.indptr[source], projection.indptr[source + 1])
+    synonym = (projection.targets[row] == target) & (projection.weights[row] == 0.9)
+    assert projection.categories[row][synonym].tolist() == [CATEGORIES.index("ATTRIBUTION")]

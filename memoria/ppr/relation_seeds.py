@@ -1,0 +1,107 @@
+"""Seeds of relation-aware PPR for a query (seed 003): entities of the facts nearest the query, and episodes.
+
+- Facts by query-to-fact cosine; the offline filter keeps the best few at or
+  above a minimum score (MARA-RAG's LLM recognition filter keeps four or fewer).
+- Each kept fact's two ends get score ÷ the number of episodes mentioning
+  them (an inverse document frequency), averaged over the facts they occur in;
+  the heaviest entities are kept.
+- Episodes by query-to-episode cosine, scaled into [0, 1] over the candidates
+  read (HippoRAG scales over all passages; we read the nearest ones only) and
+  multiplied by `passage_node_weight` (0.05), so passages seed lightly.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+
+from memoria.graphindex.projection import MENTIONS_LINK, Projection
+from memoria.search.config import ScopeConfig, SearchConfig, SearchMethod
+from memoria.search.service import search
+
+COSINE = "cosine"
+
+
+@dataclass(frozen=True)
+class SeedOptions:
+    fact_candidates: int = 20
+    facts_kept: int = 4
+    min_fact_score: float = 0.0
+    entities: int = 5  # HippoRAG's link_top_k
+    passage_candidates: int = 20
+    passage_node_weight: float = 0.05
+
+
+@dataclass(frozen=True)
+class ScoredFact:
+    id: str
+    source: str
+    target: str
+    score: float
+
+
+@dataclass(frozen=True)
+class RelationSeeds:
+    weights: dict[str, float]  # node id → restart weight (not normalised)
+    facts: tuple[ScoredFact, ...]  # the facts kept
+    passages: tuple[tuple[str, float], ...]  # (episode id, weight) seeded
+
+
+def _mention_counts(projection: Projection) -> np.ndarray:
+    return np.bincount(projection.targets[projection.links == MENTIONS_LINK], minlength=projection.size)
+
+
+def entity_weights(projection: Projection, facts: tuple[ScoredFact, ...], *, keep: int) -> dict[str, float]:
+    """Σ (score ÷ episodes mentioning the entity) ÷ facts it occurs in, for the `keep` heaviest entities."""
+    mentions = _mention_counts(projection)
+    total: dict[str, float] = defaultdict(float)
+    occurrences: dict[str, int] = defaultdict(int)
+    for fact in facts:
+        for end in dict.fromkeys((fact.source, fact.target)):
+            position = projection.position(end)
+            if position is None:
+                continue
+            total[end] += fact.score / max(int(mentions[position]), 1)
+            occurrences[end] += 1
+    averaged = {entity: total[entity] / occurrences[entity] for entity in total}
+    best = sorted(averaged, key=lambda entity: (-averaged[entity], entity))[:keep]
+    return {entity: averaged[entity] for entity in best if averaged[entity] > 0}
+
+
+def passage_weights(scored: list[tuple[str, float]], *, node_weight: float) -> dict[str, float]:
+    """Dense scores scaled into [0, 1] over the candidates (all alike: 1), times `node_weight`."""
+    if not scored:
+        return {}
+    low, high = min(score for _, score in scored), max(score for _, score in scored)
+    span = high - low
+    return {
+        node_id: node_weight * ((score - low) / span if span > 0 else 1.0)
+        for node_id, score in scored
+        if span <= 0 or score > low
+    }
+
+
+def relation_seeds(*, projection: Projection, group: str, query: str, options: SeedOptions) -> RelationSeeds:
+    config = SearchConfig(
+        facts=ScopeConfig(methods=(SearchMethod.COSINE,), limit=options.fact_candidates),
+        episodes=ScopeConfig(methods=(SearchMethod.COSINE,), limit=options.passage_candidates),
+    )
+    found = search(query=query, groups=[group], config=config)
+    facts = sorted(
+        (
+            ScoredFact(hit.id, hit.source or "", hit.target or "", hit.scores.get(COSINE, 0.0))
+            for hit in found.facts
+            if hit.scores.get(COSINE, 0.0) >= options.min_fact_score
+        ),
+        key=lambda fact: (-fact.score, fact.id),
+    )[: options.facts_kept]
+    weights = entity_weights(projection, tuple(facts), keep=options.entities)
+    episodes = [
+        (hit.id, hit.scores.get(COSINE, 0.0)) for hit in found.episodes if projection.position(hit.id) is not None
+    ]
+    passages = passage_weights(episodes, node_weight=options.passage_node_weight)
+    for node_id, weight in passages.items():
+        weights[node_id] = weights.get(node_id, 0.0) + weight
+    return RelationSeeds(weights, tuple(facts), tuple(passages.items()))
