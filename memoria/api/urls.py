@@ -5,6 +5,7 @@ from drf_spectacular.views import SpectacularAPIView
 
 from memoria.api import browse_views, curation_views, episode_views, search_views, views
 from memoria.api.community_views import GroupCommunitiesView
+from memoria.api.ppr_views import PprRetrievalView
 
 urlpatterns = [
     path("health", views.HealthView.as_view(), name="api-health"),
@@ -44,6 +45,7 @@ urlpatterns = [
     path("groups/<str:group>/subgraph", browse_views.SubgraphView.as_view(), name="api-group-subgraph"),
     path("groups/<str:group>/paths", browse_views.PathView.as_view(), name="api-group-paths"),
     path("retrieval/activation", views.ActivationRetrievalView.as_view(), name="api-retrieval-activation"),
+    path("retrieval/ppr", PprRetrievalView.as_view(), name="api-retrieval-ppr"),
     path("search", search_views.SearchView.as_view(), name="api-search"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
 ]
