@@ -181,6 +181,12 @@ MEMORIA_LLM_MODEL = env_str("MEMORIA_LLM_MODEL", "")
 MEMORIA_LLM_API_KEY = env_str("MEMORIA_LLM_API_KEY", "")
 MEMORIA_LLM_TIMEOUT = env_int("MEMORIA_LLM_TIMEOUT", 60, minimum=1, maximum=3600)
 
+# PPR's in-memory projections (docs/ppr.md): how long a request waits for a first load, the most edges one process
+# holds across groups before the least recently used projection is dropped, and threads per whole-graph multiply.
+MEMORIA_PROJECTION_WAIT_SECONDS = env_int("MEMORIA_PROJECTION_WAIT_SECONDS", 10, maximum=3600)
+MEMORIA_PROJECTION_MAX_EDGES = env_int("MEMORIA_PROJECTION_MAX_EDGES", 5_000_000, minimum=1, maximum=2**31)
+MEMORIA_PPR_THREADS = env_int("MEMORIA_PPR_THREADS", 1, minimum=1, maximum=64)
+
 # Largest request body accepted (imports are the big ones).
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MEMORIA_MAX_REQUEST_BYTES", 50 * 1024 * 1024, maximum=2**31)
 
