@@ -15,4 +15,5 @@ urlpatterns = [
     path("g/<str:group>/graph/", views.graph_view, name="graph"),
     path("g/<str:group>/live/", views.live_view, name="live"),
     path("g/<str:group>/watch/", views.watch_view, name="watch"),
+    path("g/<str:group>/audit/", views.audit_view, name="audit"),
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -13,12 +14,15 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from explorer.consumers import ALGORITHMS
+from explorer.curation_page import audit_rows, curation_settings
 from explorer.current_group import current_group, remember_group
 from explorer.timeline import fact_timeline
 from memoria.accounts.services import user_groups, user_role
 from memoria.browse.filters import CATEGORY_CHOICES
 from memoria.browse.neighbourhood import DEFAULT_LIMIT
 from memoria.browse.selectors import community_page, entity_page, episode_page
+from memoria.curation.audit import audit_entries_page
+from memoria.curation.inputs import audit_query_parse
 from memoria.errors import GroupNotFound, InvalidInput
 from memoria.graph.paths import DEFAULT_MAX_HOPS, MAX_HOPS
 from memoria.graph.selectors import group_summary, visible_groups
@@ -144,6 +148,30 @@ def live_view(request: HttpRequest, group: str) -> HttpResponse:
 def watch_view(request: HttpRequest, group: str) -> HttpResponse:
     """Retrievals running in the group now and lately, by anyone; any of them replayed in the live view."""
     return render(request, "explorer/watch.html", live_page_context(group, {"group": group}, "watch"))
+
+
+@group_page
+def audit_view(request: HttpRequest, group: str) -> HttpResponse:
+    """The group's curation changes, newest first, a page at a time, optionally of one item; curators may undo."""
+    problems: list[str] = []
+    try:
+        query = audit_query_parse(request.GET)
+    except InvalidInput as error:
+        problems = error.problems
+        query = audit_query_parse({})
+    page = audit_entries_page(
+        group=group, item_id=query.item_id, item_kind=query.item_kind, before=query.before, limit=query.limit
+    )
+    older = urlencode({"item_id": query.item_id or "", "before": page.next_before}) if page.next_before else None
+    context = {
+        "group": group,
+        "query": query,
+        "problems": problems,
+        "rows": audit_rows(group, page.entries),
+        "older": older,
+        "curation": curation_settings(request, group),
+    }
+    return render(request, "explorer/audit.html", context)
 
 
 def live_page_context(group: str, config: dict[str, Any], page: str) -> dict[str, Any]:

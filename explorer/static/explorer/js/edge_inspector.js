@@ -70,6 +70,8 @@ export async function showEdge(panel, group, edge) {
     if (panel.dataset.edge !== edge.id) return; // another edge was opened meanwhile
     renderEdge(panel, group, full);
     panel.dataset.loaded = "server";
+    // Curation (curation_inspector.js) adds its controls to a server record; the inspector itself stays read-only.
+    panel.dispatchEvent(new CustomEvent("edgeloaded", { detail: { group, edge: full } }));
   } catch (error) {
     panel.dataset.loaded = `card (${error.status || "offline"})`;
   }

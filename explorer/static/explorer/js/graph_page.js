@@ -4,6 +4,7 @@
 
 import { getJson, groupApi, neighboursApi, pageUrl } from "./api.js";
 import { day, h, number } from "./dom.js";
+import { attachCuration } from "./curation_graph.js";
 import { showEdge } from "./edge_inspector.js";
 import { colours, createGraphView } from "./graph_view.js";
 
@@ -322,6 +323,9 @@ async function start() {
   if (edge && view.hasEdge(edge)) openEdge(edge);
   document.body.dataset.graphReady = "true";
 }
+
+// Editing (curators) and live curation updates (everyone): curation_graph.js.
+attachCuration({ view, group, panel: $("[data-edge-panel]"), controls: $("[data-path]"), ends: () => ({ ...pathEnds }), openEdge });
 
 // For the browser tests and the console: the page's view and its actions.
 window.memoriaGraph = { view, expand, openNode, openEdge, setPathEnd, findPath };
