@@ -128,6 +128,7 @@ def test_bad_input_is_named_and_writes_nothing(prefix: str, tmp_path: Path) -> N
         ((str(good), "--ks", "0"), r"every k must be in \[1, 100\]"),
         ((str(good), "--limit-questions", "0"), "--limit-questions must be at least 1"),
         ((str(good), "--embedding-threads", "0"), "--embedding-threads must be at least 1"),
+        ((str(good), "--json", str(tmp_path / "nowhere" / "f.json")), "nowhere does not exist"),
         ((str(good), "--group-prefix", "no/"), r"--group-prefix 'no/': group 'no/91' must be 1–64 letters"),
         ((str(good), str(good)), "would both go into group"),
     ]

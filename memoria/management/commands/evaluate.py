@@ -91,6 +91,8 @@ class Command(BaseCommand):
             raise CommandError("--limit-questions must be at least 1")
         if embedding_threads is not None and embedding_threads < 1:
             raise CommandError("--embedding-threads must be at least 1")
+        if json_path is not None and not json_path.parent.is_dir():
+            raise CommandError(f"--json {json_path}: folder {json_path.parent} does not exist")
         if files and data_dir is not None:
             raise CommandError("give conversation files or --data-dir, not both")
         paths = _conversation_paths(files or [data_dir or evaluation.default_locomo_dir()])
