@@ -1,19 +1,21 @@
-"""Reindexing a group on the real server: every vector filled, reruns embed nothing, vector search finds by meaning."""
+"""Reindexing on the real server: every vector filled, reruns embed nothing, ids limit the work, a vector is never
+stored beside a newer text, and vector search finds by meaning."""
 
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
 
+from memoria import embeddings
 from memoria.embeddings import embedder
-from memoria.errors import EmbeddingModelError
 from memoria.graph import driver, kinds
 from memoria.graph.dialect import graph_dialect
 from memoria.graph.schema import VECTOR
 from memoria.ingest import reindex
-from memoria.ingest.reindex import group_reindex, reindex_backlog
+from memoria.ingest.reindex import group_reindex, reindex_after_write, reindex_backlog
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
 
@@ -131,13 +133,80 @@ def test_command_reports_counts_and_throughput(stored: str) -> None:
     assert ": 9 text(s)" in run("reindex", "--group", stored, "--all", "--quiet")[0]
 
 
-def test_command_errors_are_command_errors(stored: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_command_errors_are_command_errors(
+    stored: str, settings, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     with pytest.raises(CommandError, match="must be 1–64 letters"):
         run("reindex", "--group", "no/slashes")
-
-    def broken() -> None:
-        raise EmbeddingModelError("weights do not match the pin")
-
-    monkeypatch.setattr(reindex, "embedder", broken)
-    with pytest.raises(CommandError, match="weights do not match the pin"):
+    monkeypatch.setattr(embeddings, "_embedder", None)  # the shared model is restored afterwards
+    settings.MEMORIA_EMBEDDING_MODEL = str(tmp_path / "no-model")
+    with pytest.raises(CommandError, match="no-model does not exist"):
         run("reindex", "--group", stored, "--quiet")
+    assert reindex_backlog(group=stored) == 9
+
+
+def fact_id(group: str, source: str) -> str:
+    return driver.read(EDGE_FROM, source=f"{group}-{source}")[0]["id"]
+
+
+def test_ids_limit_the_work_to_those_items(stored: str) -> None:
+    wanted = [f"{stored}-stock", fact_id(stored, "delay"), f"{stored}-ep", "absent-id"]
+    assert reindex_backlog(group=stored, ids=wanted) == 3
+    report = group_reindex(group=stored, ids=wanted, batch_size=2)
+    assert (report.entities, report.communities, report.episodes, report.facts) == (1, 0, 1, 1)
+    vectors = vectors_of(stored)
+    assert {item for item, vector in vectors.items() if vector is not None} == set(wanted[:3])
+    assert reindex_backlog(group=stored, ids=wanted) == 0 and reindex_backlog(group=stored) == 6
+    assert group_reindex(group=stored, ids=wanted).texts == 0
+    assert group_reindex(group=stored, ids=wanted, only_missing=False).texts == 3
+    assert group_reindex(group=stored, ids=[]).texts == 0
+
+
+def test_ids_of_another_group_are_ignored(stored: str) -> None:
+    other = f"{stored}-other"
+    try:
+        graph_document_import(document=parse_graph_document(memory(other), group=other), group=other)
+        assert group_reindex(group=stored, ids=[f"{other}-stock", fact_id(other, "delay")]).texts == 0
+        assert reindex_backlog(group=other) == 9
+    finally:
+        driver.write("MATCH (n:Memory {group_id: $group}) DETACH DELETE n", group=other)
+
+
+def test_one_string_is_not_a_list_of_ids(stored: str) -> None:
+    with pytest.raises(ValueError, match="not one string"):
+        group_reindex(group=stored, ids=f"{stored}-stock")
+
+
+@pytest.mark.parametrize(
+    ("store", "key"),
+    [(reindex.SET_NAME_EMBEDDINGS, "stock"), (reindex.SET_EPISODE_EMBEDDINGS, "ep"), (reindex.SET_FACT_EMBEDDINGS, "")],
+)
+def test_a_vector_is_stored_only_beside_the_text_it_was_computed_from(stored: str, store: str, key: str) -> None:
+    if key:
+        row = {"id": f"{stored}-{key}"}
+    else:
+        row = {"id": fact_id(stored, "forecast"), "source": f"{stored}-forecast", "target": f"{stored}-stock"}
+    texts = {"stock": "Warehouse stock levels", "ep": "Forecast Q3 please"}
+    current = texts.get(key, "The Q3 forecast reads the warehouse stock levels")
+    vector = embedder().embed_one(current)
+    # As if a write had changed the text between the read and the store: the older text's vector is refused.
+    assert driver.write(store, rows=[{**row, "text": "an older text", "vector": vector}])[0]["stored"] == 0
+    assert vectors_of(stored)[row["id"]] is None
+    assert driver.write(store, rows=[{**row, "text": current, "vector": vector}])[0]["stored"] == 1
+    assert vectors_of(stored)[row["id"]] == pytest.approx(vector)
+
+
+def test_reindex_after_write_reports_instead_of_raising(
+    stored: str, settings, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    wanted = [f"{stored}-stock", f"{stored}-party", fact_id(stored, "forecast")]
+    embedder()
+    monkeypatch.setattr(embeddings, "_embedder", None)
+    settings.MEMORIA_EMBEDDING_MODEL = str(tmp_path / "no-model")
+    failed = reindex_after_write(group=stored, ids=wanted)
+    assert (failed.embedded, failed.left) == (0, 3) and "no-model does not exist" in failed.error
+    monkeypatch.undo()
+    settings.MEMORIA_EMBEDDING_MODEL = ""
+    done = reindex_after_write(group=stored, ids=wanted)
+    assert (done.embedded, done.left, done.error) == (3, 0, None)
+    assert reindex_after_write(group=stored, ids=wanted).embedded == 0
