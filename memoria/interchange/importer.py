@@ -1,7 +1,10 @@
 """Writing a validated graph document into one group: checked against what is stored, then written atomically.
 
 Nodes and edges are upserted by id in UNWIND batches inside one transaction,
-so an import either lands whole or not at all.
+so an import either lands whole or not at all. It keeps the reindex contract
+(memoria/ingest/reindex.py): a stored item whose embedded text the import
+changes loses its vector in that transaction, one whose text stays keeps it;
+with `embed=True` the written items lacking a vector are embedded after the commit.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ import json
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -20,6 +23,15 @@ from memoria.accounts.roles import check_group_name
 from memoria.errors import InvalidGraphDocument
 from memoria.graph import driver, kinds
 from memoria.graph.dialect import graph_dialect
+from memoria.graph.versions import group_version_bump
+from memoria.ingest.reindex import (
+    CLEAR_FACT_VECTOR,
+    CLEAR_NODE_VECTOR,
+    FACT_TEXT,
+    NODE_TEXT,
+    ReindexOutcome,
+    reindex_after_write,
+)
 from memoria.interchange.document import (
     TIMESTAMP_FORMAT,
     EdgeRecord,
@@ -42,15 +54,30 @@ MATCH (a:Memory {id: source})-[r:RELATES]->(b:Memory)
 WHERE r.id IN $ids
 RETURN r.id AS id, r.group_id AS group_id, a.id AS source, b.id AS target
 """
+# The id list alone in the WHERE: ArcadeDB then reads the RELATES id index instead of every relationship.
 STORED_EDGES_ANYWHERE = """
 MATCH ()-[r:RELATES]->()
-WHERE r.id IN $ids AND r.group_id <> $group
+WHERE r.id IN $ids
+WITH r WHERE r.group_id <> $group
 RETURN r.id AS id, r.group_id AS group_id
 """
-UPDATE_NODES = """
+# Texts are compared before and after in the writing transaction itself, so no concurrent write slips between.
+UPDATE_NODES = f"""
 UNWIND $rows AS row
-MATCH (n:Memory {id: row.id})
+MATCH (n:Memory {{id: row.id}})
+WITH n, row, {NODE_TEXT} AS text_before, n.name AS name_before
 SET n += row.props
+WITH n, name_before, {NODE_TEXT} <> text_before AS text_changed
+FOREACH (changed IN CASE WHEN text_changed THEN [1] ELSE [] END | {CLEAR_NODE_VECTOR})
+RETURN n.id AS id, text_changed, n.name <> name_before AS renamed
+"""
+# A fact without a fact text is embedded as "source relation target": renaming an end changes its text.
+CLEAR_RENAMED_ENDS_FACTS = f"""
+UNWIND $ids AS id
+MATCH (:Memory {{id: id}})-[r:RELATES]-()
+WHERE coalesce(r.fact, '') = ''
+{CLEAR_FACT_VECTOR}
+RETURN DISTINCT r.id AS id
 """
 CREATE_EDGES = """
 UNWIND $rows AS row
@@ -59,11 +86,15 @@ MATCH (b:Memory {id: row.target})
 CREATE (a)-[r:RELATES]->(b)
 SET r = row.props, r.created_at = $now
 """
-UPDATE_EDGES = """
+UPDATE_EDGES = f"""
 UNWIND $rows AS row
-MATCH (a:Memory {id: row.source})-[r:RELATES]->(b:Memory {id: row.target})
+MATCH (a:Memory {{id: row.source}})-[r:RELATES]->(b:Memory {{id: row.target}})
 WHERE r.id = row.id
+WITH a, r, b, row, {FACT_TEXT} AS text_before
 SET r += row.props
+WITH a, r, b, {FACT_TEXT} <> text_before AS text_changed
+FOREACH (changed IN CASE WHEN text_changed THEN [1] ELSE [] END | {CLEAR_FACT_VECTOR})
+RETURN r.id AS id, text_changed
 """
 DELETE_MOVED_EDGES = """
 UNWIND $rows AS row
@@ -90,6 +121,10 @@ class ImportReport:
     memberships: int
     round_trips: int
     seconds: float
+    texts_changed: int = 0  # stored nodes and facts whose embedded text changed: their vectors were removed
+    # Every node and fact the import wrote or whose text it changed: what `embed` looks at (too long to show).
+    touched_ids: tuple[str, ...] = field(default=(), repr=False)
+    embedding: ReindexOutcome | None = None  # with embed=True
 
 
 def batched(items: list[T], size: int) -> Iterator[list[T]]:
@@ -209,8 +244,14 @@ def graph_document_import(
     group: str,
     batch_size: int = DEFAULT_BATCH_SIZE,
     progress: Callable[[int], None] | None = None,
+    embed: bool = False,
+    embed_progress: Callable[[int], None] | None = None,
 ) -> ImportReport:
-    """Upsert the document into `group`; raises InvalidGraphDocument (nothing written) on any conflict."""
+    """Upsert the document into `group`; raises InvalidGraphDocument (nothing written) on any conflict.
+
+    With `embed`, the written items that lack a vector are embedded once the import has committed; a failure there
+    undoes nothing and is reported in `embedding` (the rest is left for `manage.py reindex`).
+    """
     check_group_name(group)
     started = time.perf_counter()
     stored_nodes, stored_edges = _check_against_store(document, group)
@@ -283,18 +324,35 @@ def graph_document_import(
 
     round_trips = len(statements) + len(deferred)
 
-    def work(tx: neo4j.ManagedTransaction) -> None:
-        for query, parameters, size in statements:
-            tx.run(query, parameters).consume()
-            if progress:
-                progress(size)
+    def transaction(todo: list[tuple[str, dict[str, Any], int]]) -> Callable[[neo4j.ManagedTransaction], set[str]]:
+        """The statements as one unit of work, answering the ids whose embedded text changed."""
 
-    if statements:
-        driver.write_transaction(work)
+        def work(tx: neo4j.ManagedTransaction) -> set[str]:
+            group_version_bump(tx, group)
+            changed: set[str] = set()
+            renamed: list[str] = []
+            for query, parameters, size in todo:
+                for record in tx.run(query, parameters):
+                    if record.get("text_changed"):
+                        changed.add(record["id"])
+                    if record.get("renamed"):
+                        renamed.append(record["id"])
+                if progress:
+                    progress(size)
+            # Last, so the facts' final texts decide which are fact-less.
+            for batch in batched(renamed, batch_size):
+                changed.update(record["id"] for record in tx.run(CLEAR_RENAMED_ENDS_FACTS, {"ids": batch}))
+            return changed
+
+        return work
+
+    changed = driver.write_transaction(transaction(statements)) if statements else set()
     if deferred:
-        statements = deferred
-        driver.write_transaction(work)
-    return ImportReport(
+        driver.write_transaction(transaction(deferred))
+    created = {row["id"] for rows in new_by_labels.values() for row in rows} | {row["id"] for row in new_edges}
+    touched = [node.id for node in document.nodes] + [edge.id for edge in document.edges]
+    touched += sorted(changed.difference(touched))
+    report = ImportReport(
         group=group,
         nodes_created=sum(len(rows) for rows in new_by_labels.values()),
         nodes_updated=len(updates),
@@ -304,7 +362,13 @@ def graph_document_import(
         memberships=len(document.memberships),
         round_trips=round_trips,
         seconds=time.perf_counter() - started,
+        texts_changed=len(changed - created),
+        touched_ids=tuple(touched),
     )
+    if embed:
+        outcome = reindex_after_write(group=group, ids=touched, progress=embed_progress)
+        report = replace(report, embedding=outcome)
+    return report
 
 
 def import_size(document: GraphDocument) -> int:
