@@ -66,10 +66,10 @@ def test_missing_file_and_bad_group(tmp_path: Path) -> None:
 
 
 def test_load_demo_twice_does_not_duplicate(group: str) -> None:
-    run("load_demo", "--group", group, "--quiet")
+    run("load_demo", "--group", group, "--quiet", "--no-reindex")  # embedding: tests/commands/test_load_demo.py
     first = group_summary(group=group)
     assert first.entities > 300 and first.episodes > 0 and first.facts > 900
-    assert "0 node(s) created" in run("load_demo", "--group", group, "--quiet")
+    assert "0 node(s) created" in run("load_demo", "--group", group, "--quiet", "--no-reindex")
     assert group_summary(group=group) == first
     kinds = driver.read(
         "MATCH (n:Entity {group_id: $g}) UNWIND labels(n) AS label RETURN DISTINCT label ORDER BY label", g=group
@@ -81,7 +81,7 @@ def test_load_demo_twice_does_not_duplicate(group: str) -> None:
 
 @pytest.mark.skipif(not MUSIQUE.exists(), reason=f"MuSiQue dataset not found at {MUSIQUE}")
 def test_load_musique_real_data(group: str) -> None:
-    output = run("load_musique", str(MUSIQUE), "--group", group, "--quiet")
+    output = run("load_musique", str(MUSIQUE), "--group", group, "--quiet", "--no-reindex")  # 30k texts to embed
     assert "1890 passage(s)" in output
     summary = group_summary(group=group)
     assert summary.episodes == 1890

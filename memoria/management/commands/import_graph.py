@@ -1,4 +1,5 @@
-"""`import_graph PATH --group G`: load a graph document (docs/import-format.md); all or nothing."""
+"""`import_graph PATH --group G [--no-reindex]`: load a graph document (docs/import-format.md), all or nothing,
+then embed what it wrote."""
 
 from __future__ import annotations
 
@@ -6,10 +7,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from memoria.accounts.roles import check_group_name
 from memoria.errors import InvalidInput
 from memoria.interchange.document import load_graph_document
-from memoria.management.commands._document_io import write_document
+from memoria.management.commands._document_io import add_document_arguments, checked_group, write_document
 
 
 class Command(BaseCommand):
@@ -18,13 +18,10 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("path", type=Path, help="JSON file, or - for standard input")
         parser.add_argument("--group", required=True)
-        parser.add_argument("--quiet", action="store_true", help="no progress bar")
+        add_document_arguments(parser)
 
-    def handle(self, *args: object, path: Path, group: str, quiet: bool, **options: object) -> None:
-        try:
-            check_group_name(group)
-        except ValueError as error:
-            raise CommandError(str(error)) from error
+    def handle(self, *args: object, path: Path, group: str, reindex: bool, quiet: bool, **options: object) -> None:
+        checked_group(group)
         if str(path) == "-":
             text = self.stdin.read() if hasattr(self, "stdin") else __import__("sys").stdin.read()
         else:
@@ -36,4 +33,4 @@ class Command(BaseCommand):
             document = load_graph_document(text, group=group)
         except InvalidInput as error:
             raise CommandError(f"{path}: {error}") from error
-        write_document(self, document=document, group=group, quiet=quiet)
+        write_document(self, document=document, group=group, reindex=reindex, quiet=quiet)

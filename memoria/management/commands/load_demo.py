@@ -1,4 +1,5 @@
-"""`load_demo`: the generated inventory-planning memory, into group `demo` (re-running updates in place)."""
+"""`load_demo [--no-reindex]`: the generated inventory-planning memory, into group `demo` (re-running updates in
+place), embedded so search finds it."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from memoria.datasets.demo import demo_document
 from memoria.interchange.document import parse_graph_document
-from memoria.management.commands._document_io import write_document
+from memoria.management.commands._document_io import add_document_arguments, checked_group, write_document
 
 
 class Command(BaseCommand):
@@ -15,8 +16,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--group", default="demo")
         parser.add_argument("--seed", type=int, default=7)
-        parser.add_argument("--quiet", action="store_true")
+        add_document_arguments(parser)
 
-    def handle(self, *args: object, group: str, seed: int, quiet: bool, **options: object) -> None:
+    def handle(self, *args: object, group: str, seed: int, reindex: bool, quiet: bool, **options: object) -> None:
+        checked_group(group)
         document = parse_graph_document(demo_document(seed=seed), group=group)
-        write_document(self, document=document, group=group, quiet=quiet)
+        write_document(self, document=document, group=group, reindex=reindex, quiet=quiet)

@@ -1,4 +1,5 @@
-"""`load_musique DIR --group G`: HippoRAG's MuSiQue slice with its OpenIE triples (docs/datasets.md)."""
+"""`load_musique DIR --group G [--no-reindex]`: HippoRAG's MuSiQue slice with its OpenIE triples (docs/datasets.md),
+embedded after the import unless told not to (a bulk load may prefer `reindex` later)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from memoria.accounts.roles import check_group_name
 from memoria.datasets.musique import build_musique
 from memoria.errors import InvalidInput
 from memoria.interchange.document import parse_graph_document
-from memoria.management.commands._document_io import write_document
+from memoria.management.commands._document_io import add_document_arguments, write_document
 
 
 class Command(BaseCommand):
@@ -19,9 +20,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("directory", type=Path, help="folder with corpus.json and openie.json")
         parser.add_argument("--group", required=True)
-        parser.add_argument("--quiet", action="store_true")
+        add_document_arguments(parser)
 
-    def handle(self, *args: object, directory: Path, group: str, quiet: bool, **options: object) -> None:
+    def handle(self, *args: object, directory: Path, group: str, reindex: bool, quiet: bool, **options: object) -> None:
         try:
             check_group_name(group)
             built = build_musique(directory, group=group)
@@ -35,4 +36,4 @@ class Command(BaseCommand):
         )
         for example in stats.skipped_examples[:5]:
             self.stdout.write(f"  skipped {example}")
-        write_document(self, document=document, group=group, quiet=quiet)
+        write_document(self, document=document, group=group, reindex=reindex, quiet=quiet)

@@ -26,10 +26,10 @@ class Command(BaseCommand):
         if not no_demo:
             if group_summary(group="demo").entities:
                 self.stdout.write("demo group already loaded")
+                # Only vectors an earlier load left out (--no-reindex, a model failure): usually nothing to do.
+                call_command("reindex", "--group", "demo", "--quiet", stdout=self.stdout)
             else:
-                call_command("load_demo", stdout=self.stdout)
-            # Embeddings for query seeds; only what is missing, so a second start does nothing here.
-            call_command("reindex", "--group", "demo", "--quiet", stdout=self.stdout)
+                call_command("load_demo", stdout=self.stdout)  # embeds what it writes
         call_command("ensure_login", stdout=self.stdout)
         if prepare_only:
             return
