@@ -4,6 +4,7 @@ undoes it (and shows why an undo is refused); a viewer sees no editing controls 
 
 from __future__ import annotations
 
+import re
 from urllib.parse import quote
 
 import pytest
@@ -92,6 +93,7 @@ def test_curator_edits_an_edge_others_see_it_live_and_the_audit_undoes_it(
     expect(watcher.get_by_test_id("edge-inspector").get_by_test_id("edge-weight")).to_have_text("0.9", timeout=LIVE_MS)
     assert watcher.evaluate("(id) => memoriaGraph.view.edge(id).weight", edge_id) == 0.9
     expect(entity.locator(f'[data-edge="{edge_id}"]')).to_contain_text("weight 0.9", timeout=LIVE_MS)
+    expect(entity.get_by_test_id("mini-graph")).to_have_attribute("data-live-update", re.compile(r"^\d+$"))
     assert watcher.evaluate("window.__notReloaded") and entity.evaluate("window.__notReloaded")
 
     # Someone changes the fact while the curator is typing: the input is kept, saving is refused (409), reloaded.

@@ -6,9 +6,10 @@ import { JsonSocket } from "./live_socket.js";
 
 const RETRY_MS = [1000, 2000, 5000, 10000];
 
-// Calls `onChange(frame)` for each curation event of the group; reconnects after a drop. Returns a stopper.
-export function watchCuration(group, onChange) {
-  let stopped = false;
+// One socket per group for the whole page, shared by every part that listens (modules are loaded once).
+const listeners = new Map(); // group → Set of handlers
+
+function open(group) {
   let failures = 0;
   const socket = new JsonSocket(`/ws/retrievals/watch/?group=${encodeURIComponent(group)}`, {
     onFrame: (frame) => {
@@ -16,22 +17,28 @@ export function watchCuration(group, onChange) {
         failures = 0;
         document.body.dataset.curationLive = "on";
       } else if (frame.type === "curation" && frame.group === group) {
-        onChange(frame);
+        for (const handler of listeners.get(group) || []) handler(frame);
       }
     },
     onClose: () => {
       document.body.dataset.curationLive = "off";
-      if (!stopped) setTimeout(connect, RETRY_MS[Math.min(failures++, RETRY_MS.length - 1)]);
+      if ((listeners.get(group) || new Set()).size) setTimeout(connect, RETRY_MS[Math.min(failures++, RETRY_MS.length - 1)]);
     },
   });
   function connect() {
-    if (!stopped) socket.ready().catch(() => {});
+    socket.ready().catch(() => {});
   }
   connect();
-  return () => {
-    stopped = true;
-    socket.close();
-  };
+}
+
+// Calls `onChange(frame)` for each curation event of the group; reconnects after a drop. Returns a stopper.
+export function watchCuration(group, onChange) {
+  if (!listeners.has(group)) {
+    listeners.set(group, new Set());
+    open(group);
+  }
+  listeners.get(group).add(onChange);
+  return () => listeners.get(group).delete(onChange);
 }
 
 // The edge card a graph view holds, from an event's edge (ends as ids, every stored property) and the old card.

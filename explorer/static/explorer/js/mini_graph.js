@@ -3,6 +3,7 @@
 // (subgraph of those ids), holding a .canvas element and optionally a .mini-status element.
 
 import { getJson, groupApi, neighboursApi, pageUrl } from "./api.js";
+import { applyToView, watchCuration } from "./curation_live.js";
 import { createGraphView } from "./graph_view.js";
 
 const NEIGHBOURS = 40;
@@ -38,6 +39,10 @@ async function mount(box) {
   }
   box.dataset.nodes = String(view.counts().nodes);
   box.dataset.ready = "true";
+  // Curation changes redraw what they touch (curation_live.js).
+  watchCuration(box.dataset.group, (frame) => {
+    if (applyToView(view, frame)) box.dataset.liveUpdate = String(frame.entry.id);
+  });
 }
 
 for (const box of document.querySelectorAll("[data-mini-graph]")) mount(box);
