@@ -360,13 +360,14 @@ def build_musique(directory: Path, *, group: str) -> MusiqueImport:
     if not isinstance(group, str) or not GROUP_PATTERN.fullmatch(group):
         raise InvalidGraphDocument(f"group: {group!r} must be 1 to 64 letters, digits, '_' or '-'")
     directory = Path(directory)
-    corpus = _read_list(directory, CORPUS_FILE)
-    openie = _read_list(directory, OPENIE_FILE)
+    corpus = read_list(directory, CORPUS_FILE)
+    openie = read_list(directory, OPENIE_FILE)
     passages = _parse_passages(corpus, openie)
     return _Builder(group).build(passages)
 
 
-def _read_list(directory: Path, name: str) -> list[Any]:
+def read_list(directory: Path, name: str) -> list[Any]:
+    """A dataset file that must hold a JSON list; InvalidGraphDocument names the file and what is wrong with it."""
     path = directory / name
     try:
         raw = path.read_bytes()

@@ -21,8 +21,8 @@ from memoria.evaluation.memory import episode_search, fact_search, hybrid_search
 from memoria.evaluation.recall import RecallTable
 from memoria.evaluation.report import ReportRow
 from memoria.evaluation.runner import Question, retrievers_run
+from memoria.evaluation.stored import stored_count
 from memoria.ingest.episodes import EpisodeInput
-from memoria.ingest.pipeline import stored_episodes
 
 # The dataset's numbering, named by what its questions ask (LoCoMo, Maharana et al. 2024).
 CATEGORIES: dict[int, str] = {
@@ -42,7 +42,6 @@ METHODS: dict[str, str] = {
 # A few evidence entries hold two ids in one string ("D8:6; D9:17").
 EVIDENCE_SEPARATOR = ";"
 MAX_PROBLEMS = 50
-STORED_CHUNK = 1000
 
 
 def category_label(category: int) -> str:
@@ -198,8 +197,4 @@ def default_locomo_dir() -> Path:
 
 def stored_turns(conversation: LocomoConversation) -> int:
     """How many of the conversation's turns its group holds already."""
-    ids = [episode.id for episode in conversation.episodes]
-    return sum(
-        len(stored_episodes(group=conversation.group, ids=ids[start : start + STORED_CHUNK]))
-        for start in range(0, len(ids), STORED_CHUNK)
-    )
+    return stored_count(group=conversation.group, ids=[episode.id for episode in conversation.episodes])

@@ -1,10 +1,12 @@
-"""`evaluate locomo`: evidence recall@k of the memory's searches beside a dense baseline (docs/evaluation.md)."""
+"""`evaluate locomo`: evidence recall@k of the memory's searches beside a dense baseline; `evaluate musique`: passage
+recall@k of dense retrieval, PPR and relation-aware PPR (docs/evaluation.md)."""
 
 from __future__ import annotations
 
 import json
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -13,20 +15,26 @@ from tqdm import tqdm
 
 from memoria.accounts.roles import check_group_name
 from memoria.datasets.locomo import conversation_name
-from memoria.embeddings import embedder
+from memoria.datasets.musique import build_musique
+from memoria.embeddings import Embedder, embedder
 from memoria.errors import EmbeddingModelError, GraphUnavailable, InvalidInput
 from memoria.evaluation import locomo as evaluation
+from memoria.evaluation import musique as musique_evaluation
 from memoria.evaluation.locomo import LocomoConversation, stored_turns
 from memoria.evaluation.recall import parse_ks
 from memoria.evaluation.report import recall_json, recall_markdown, recall_text, timing_lines
 from memoria.graph.health import graph_health
 from memoria.ingest.pipeline import DEFAULT_BATCH_SIZE
+from memoria.interchange.document import parse_graph_document
+from memoria.management.commands._document_io import write_document
 from memoria.management.commands._episode_io import episodes_ingest, ingest_options
 from memoria.management.commands.bench import machine_line
 from memoria.management.commands.load_locomo import CONVERSATIONS
 
 DEFAULT_GROUP_PREFIX = "locomo-"
 DEFAULT_KS = "5,10,20"
+MUSIQUE_GROUP = "musique"
+MUSIQUE_KS = "2,5"  # HippoRAG's Table 2
 OFFLINE_EXTRACTOR = "offline"
 
 
@@ -59,10 +67,23 @@ class Command(BaseCommand):
         locomo.add_argument(
             "--skip-ingest", action="store_true", help="do not load missing turns: every group must hold its turns"
         )
-        locomo.add_argument("--embedding-threads", type=int, help="torch threads for every embedding")
-        locomo.add_argument("--markdown", action="store_true", help="print the recall table as Markdown")
-        locomo.add_argument("--json", type=Path, dest="json_path", metavar="PATH", help="also write the figures here")
-        locomo.add_argument("--quiet", action="store_true", help="no progress bars")
+        _add_run_arguments(locomo)
+        musique = sub.add_parser(
+            "musique",
+            help="passage recall@k over HippoRAG's MuSiQue slice: dense passages, PPR and relation-aware PPR",
+        )
+        musique.add_argument(
+            "--data-dir",
+            type=Path,
+            help="folder of corpus.json, openie.json, queries.json (default: ../shared/datasets/musique)",
+        )
+        musique.add_argument("--group", default=MUSIQUE_GROUP, help="the group that holds (or will hold) the corpus")
+        musique.add_argument("--ks", default=MUSIQUE_KS, help="the k of recall@k, comma-separated")
+        musique.add_argument("--limit-questions", type=int, help="score only the first N questions")
+        musique.add_argument(
+            "--skip-ingest", action="store_true", help="do not load the corpus: the group must hold every passage"
+        )
+        _add_run_arguments(musique)
 
     def handle(self, *args: object, dataset: str, **options: Any) -> None:
         try:
@@ -87,12 +108,7 @@ class Command(BaseCommand):
     ) -> None:
         started = time.perf_counter()
         chosen_ks = parse_ks(ks)
-        if limit_questions is not None and limit_questions < 1:
-            raise CommandError("--limit-questions must be at least 1")
-        if embedding_threads is not None and embedding_threads < 1:
-            raise CommandError("--embedding-threads must be at least 1")
-        if json_path is not None and not json_path.parent.is_dir():
-            raise CommandError(f"--json {json_path}: folder {json_path.parent} does not exist")
+        _check_options(limit_questions, embedding_threads, json_path)
         if files and data_dir is not None:
             raise CommandError("give conversation files or --data-dir, not both")
         paths = _conversation_paths(files or [data_dir or evaluation.default_locomo_dir()])
@@ -107,11 +123,7 @@ class Command(BaseCommand):
         say = self.stdout.write
         say(machine_line())
         ingest_seconds = self._ingest(conversations, skip_ingest, embedding_threads, quiet)
-        model = embedder()
-        if embedding_threads:
-            import torch  # loaded by the embedder already; the command owns its process's threads
-
-            torch.set_num_threads(embedding_threads)
+        model = _embedder(embedding_threads)
         questions = sum(len(conversation.questions) for conversation in conversations)
         with tqdm(total=questions, unit="question", desc="evaluate", disable=quiet, file=self.stderr._out) as bar:
             result = evaluation.locomo_evaluate(
@@ -146,6 +158,82 @@ class Command(BaseCommand):
             json_path.write_text(json.dumps(figures, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
             say(f"figures written to {json_path}")
 
+    def musique(self, *, data_dir: Path | None, group: str, **options: Any) -> None:
+        started = time.perf_counter()
+        run = _run_options(options)
+        chosen_ks, limit_questions, quiet, json_path = run.ks, run.limit_questions, run.quiet, run.json_path
+        try:
+            check_group_name(group)
+        except ValueError as error:
+            raise CommandError(f"--group {group!r}: {error}") from error
+        directory = data_dir or musique_evaluation.default_musique_dir()
+        if not directory.is_dir():
+            raise CommandError(f"{directory}: no such folder (give the MuSiQue folder with --data-dir)")
+        dataset = musique_evaluation.musique_set(directory, group=group, limit_questions=limit_questions)
+        health = graph_health()
+        if not health.up:
+            raise CommandError(f"graph server down: {health.detail}")
+        say = self.stdout.write
+        say(machine_line())
+        ingest_seconds = self._musique_ingest(dataset, run.skip_ingest, quiet)
+        model = _embedder(run.embedding_threads)
+        questions = len(dataset.questions)
+        with tqdm(total=questions, unit="question", desc="evaluate", disable=quiet, file=self.stderr._out) as bar:
+            result = musique_evaluation.musique_evaluate(
+                dataset, ks=chosen_ks, embed=model.embed, progress=lambda _: bar.update()
+            )
+        table, titles = result.table, musique_evaluation.METHODS
+        say(
+            f"MuSiQue passage recall@k: group {group}, {len(dataset.passages)} passages, {questions} question(s) scored"
+        )
+        rows = musique_evaluation.report_rows(dataset.hops)
+        for line in (recall_markdown if run.markdown else recall_text)(table, rows, titles):
+            say(line)
+        baseline = titles[musique_evaluation.BASELINE]
+        for method, gains in result.gains.items():
+            points = ", ".join(f"@{k} {gain:+.1f}" for k, gain in gains.items())
+            say(f"{titles[method]} beyond {baseline} (recall points, all questions): {points}")
+        say("timings per question (query embedding included):")
+        for line in timing_lines(table, titles, unit="passages"):
+            say(line)
+        say(
+            f"ingestion {ingest_seconds:.1f} s, dense baseline indexing {result.dense_index_seconds:.1f} s "
+            f"({len(dataset.passages)} passages embedded), evaluation {result.seconds:.1f} s, "
+            f"command {time.perf_counter() - started:.1f} s"
+        )
+        if json_path is not None:
+            figures = recall_json(table, rows) | {
+                "group": group,
+                "passages": len(dataset.passages),
+                "gains_points": {
+                    method: {str(k): v for k, v in gains.items()} for method, gains in result.gains.items()
+                },
+                "ingest_s": ingest_seconds,
+                "dense_index_s": result.dense_index_seconds,
+                "evaluation_s": result.seconds,
+            }
+            json_path.write_text(json.dumps(figures, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+            say(f"figures written to {json_path}")
+
+    def _musique_ingest(self, dataset: musique_evaluation.MusiqueSet, skip_ingest: bool, quiet: bool) -> float:
+        """Load the corpus with its triples when the group lacks passages, then embed what it wrote (one bulk
+        import and one reindex pass); a group holding every passage is evaluated as it is.
+        """
+        started = time.perf_counter()
+        stored = musique_evaluation.stored_passages(dataset)
+        if stored == len(dataset.passages):
+            self.stdout.write(f"group {dataset.group}: holds all {stored} passages, not loaded again")
+            return 0.0
+        if skip_ingest:
+            raise CommandError(
+                f"group {dataset.group} holds {stored} of the {len(dataset.passages)} passages of "
+                f"{dataset.directory}; run without --skip-ingest to load them"
+            )
+        built = build_musique(dataset.directory, group=dataset.group)
+        document = parse_graph_document(built.document, group=dataset.group)
+        write_document(self, document=document, group=dataset.group, reindex=True, quiet=quiet)
+        return time.perf_counter() - started
+
     def _ingest(
         self, conversations: list[LocomoConversation], skip_ingest: bool, embedding_threads: int | None, quiet: bool
     ) -> float:
@@ -173,6 +261,54 @@ class Command(BaseCommand):
             )
             episodes_ingest(self, episodes=conversation.episodes, options=options)
         return time.perf_counter() - started
+
+
+@dataclass(frozen=True)
+class _RunOptions:
+    """The options every dataset's run takes, checked."""
+
+    ks: tuple[int, ...]
+    limit_questions: int | None
+    skip_ingest: bool
+    embedding_threads: int | None
+    markdown: bool
+    json_path: Path | None
+    quiet: bool
+
+
+def _run_options(options: dict[str, Any]) -> _RunOptions:
+    run = _RunOptions(
+        ks=parse_ks(options["ks"]),
+        **{field: options[field] for field in _RunOptions.__dataclass_fields__ if field != "ks"},
+    )
+    _check_options(run.limit_questions, run.embedding_threads, run.json_path)
+    return run
+
+
+def _add_run_arguments(parser: CommandParser) -> None:
+    """How every dataset's run embeds and reports."""
+    parser.add_argument("--embedding-threads", type=int, help="torch threads for every embedding")
+    parser.add_argument("--markdown", action="store_true", help="print the recall table as Markdown")
+    parser.add_argument("--json", type=Path, dest="json_path", metavar="PATH", help="also write the figures here")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+def _check_options(limit_questions: int | None, embedding_threads: int | None, json_path: Path | None) -> None:
+    if limit_questions is not None and limit_questions < 1:
+        raise CommandError("--limit-questions must be at least 1")
+    if embedding_threads is not None and embedding_threads < 1:
+        raise CommandError("--embedding-threads must be at least 1")
+    if json_path is not None and not json_path.parent.is_dir():
+        raise CommandError(f"--json {json_path}: folder {json_path.parent} does not exist")
+
+
+def _embedder(embedding_threads: int | None) -> Embedder:
+    model = embedder()
+    if embedding_threads:
+        import torch  # loaded by the embedder already; the command owns its process's threads
+
+        torch.set_num_threads(embedding_threads)
+    return model
 
 
 def _conversation_paths(given: list[Path]) -> list[Path]:
