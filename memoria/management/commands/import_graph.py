@@ -1,5 +1,5 @@
-"""`import_graph PATH --group G [--no-reindex]`: load a graph document (docs/import-format.md), all or nothing,
-then embed what it wrote."""
+"""`import_graph PATH --group G [--format auto|json|maig] [--no-reindex]`: load a graph document or a MAIG file
+(docs/import-format.md), all or nothing, then embed what it wrote."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from memoria.errors import InvalidInput
 from memoria.interchange.document import load_graph_document
+from memoria.interchange.maig import is_maig, load_maig_document
 from memoria.management.commands._document_io import add_document_arguments, checked_group, write_document
 
 
@@ -18,19 +19,27 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("path", type=Path, help="JSON file, or - for standard input")
         parser.add_argument("--group", required=True)
+        parser.add_argument(
+            "--format", choices=("auto", "json", "maig"), default="auto", help="auto: MAIG when the file starts MAIG"
+        )
         add_document_arguments(parser)
 
-    def handle(self, *args: object, path: Path, group: str, reindex: bool, quiet: bool, **options: object) -> None:
+    def handle(
+        self, *args: object, path: Path, group: str, format: str, reindex: bool, quiet: bool, **options: object
+    ) -> None:
         checked_group(group)
         if str(path) == "-":
-            text = self.stdin.read() if hasattr(self, "stdin") else __import__("sys").stdin.read()
+            text = self.stdin.read() if hasattr(self, "stdin") else __import__("sys").stdin.buffer.read()
         else:
             try:
                 text = path.read_bytes()
             except OSError as error:
                 raise CommandError(f"cannot read {path}: {error.strerror}") from error
         try:
-            document = load_graph_document(text, group=group)
+            if format == "maig" or (format == "auto" and is_maig(text if isinstance(text, bytes) else b"")):
+                document = load_maig_document(text if isinstance(text, bytes) else text.encode(), group=group)
+            else:
+                document = load_graph_document(text, group=group)
         except InvalidInput as error:
             raise CommandError(f"{path}: {error}") from error
         write_document(self, document=document, group=group, reindex=reindex, quiet=quiet)

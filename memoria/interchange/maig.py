@@ -1,0 +1,307 @@
+"""MAIG, the graph index's binary save format (RFD 0003, docs/import-format.md#maig): encoder and strict decoder.
+
+The format carries edges only: source, target, relation, weight (float32),
+a string metadata map and created_at. Memoria's other edge fields and the
+ends' names and labels ride in reserved metadata keys, so a saved group can be
+loaded into an empty group. Loading never writes directly: the decoded edges
+become a graph document and go through `parse_graph_document` and the
+importer, so every rule of the JSON format applies and a bad file writes
+nothing. The decoder checks each length against the bytes that remain before
+reading, so a hostile length costs an error, never a large allocation.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from memoria.accounts.roles import check_group_name
+from memoria.errors import InvalidGraphDocument
+from memoria.graph import driver, kinds
+from memoria.interchange.document import TIMESTAMP_FORMAT, GraphDocument, parse_graph_document
+from memoria.interchange.exporter import graph_document_export
+
+MAGIC = b"MAIG"
+VERSION = 1
+SUPPORTED_VERSIONS = (VERSION,)
+MAX_FIELD = 0xFFFF  # every string and the metadata count are 2-byte lengths
+MAX_EDGES = 0xFFFFFFFF
+HEADER = struct.Struct("<4sHI")  # magic, version, edge count
+U16 = struct.Struct("<H")
+F32 = struct.Struct("<f")
+I64 = struct.Struct("<q")
+# Smallest edge: three empty strings, a weight, no metadata, created_at.
+MIN_EDGE_BYTES = 3 * U16.size + F32.size + U16.size + I64.size
+
+# Reserved metadata keys: the document's edge fields besides source/target/relation/weight, and the ends' nodes.
+EDGE_TEXT_KEYS = ("id", "fact", "category", "valid_at", "invalid_at")
+EDGE_LIST_KEYS = ("tags", "episodes")
+END_KEYS = ("source_name", "source_labels", "target_name", "target_labels")
+METADATA_KEYS = frozenset(EDGE_TEXT_KEYS + EDGE_LIST_KEYS + END_KEYS)
+
+STORED_IN_GROUP = """
+UNWIND $ids AS id
+MATCH (n:Memory {id: id})
+WHERE n.group_id = $group
+RETURN n.id AS id
+"""
+EDGE_CREATED = """
+MATCH (:Memory {group_id: $group})-[r:RELATES]->(:Memory)
+WHERE r.group_id = $group
+RETURN r.id AS id, r.created_at AS created_at
+"""
+
+
+@dataclass(frozen=True)
+class MaigEdge:
+    source: str
+    target: str
+    relation: str
+    weight: float
+    metadata: dict[str, str] = field(default_factory=dict)
+    created_at_ns: int = 0  # Unix time in nanoseconds; 0 when unknown
+
+
+@dataclass(frozen=True)
+class MaigGraph:
+    version: int
+    edges: tuple[MaigEdge, ...]
+
+
+class MaigError(InvalidGraphDocument):
+    """A file that is not a well-formed MAIG file; the message names the byte offset."""
+
+    def __init__(self, offset: int, message: str) -> None:
+        super().__init__(f"MAIG byte {offset}: {message}")
+        self.offset = offset
+
+
+def is_maig(data: bytes) -> bool:
+    return data[: len(MAGIC)] == MAGIC
+
+
+def shortest_float32(value: float) -> float:
+    """The shortest decimal that reads back as the same float32, so 0.8 saved as float32 loads as 0.8 again."""
+    packed = F32.pack(value)
+    for digits in range(1, 10):
+        candidate = float(f"{value:.{digits}g}")
+        if F32.pack(candidate) == packed:
+            return candidate
+    return value
+
+
+# ---------------------------------------------------------------- encoding
+
+
+def _field(text: str, what: str) -> bytes:
+    raw = text.encode("utf-8")
+    if len(raw) > MAX_FIELD:
+        raise InvalidGraphDocument(f"{what}: {len(raw)} bytes of UTF-8 do not fit MAIG's 2-byte length")
+    return U16.pack(len(raw)) + raw
+
+
+def maig_encode(edges: Iterable[MaigEdge]) -> bytes:
+    """The edges as a MAIG version 1 file; every integer and float is little-endian."""
+    edges = list(edges)
+    if len(edges) > MAX_EDGES:
+        raise InvalidGraphDocument(f"{len(edges)} edges do not fit MAIG's 4-byte edge count")
+    parts = [HEADER.pack(MAGIC, VERSION, len(edges))]
+    for index, edge in enumerate(edges):
+        where = f"edges[{index}]"
+        parts += (
+            _field(edge.source, f"{where}.source"),
+            _field(edge.target, f"{where}.target"),
+            _field(edge.relation, f"{where}.relation"),
+            F32.pack(edge.weight),
+        )
+        if len(edge.metadata) > MAX_FIELD:
+            raise InvalidGraphDocument(f"{where}.metadata: {len(edge.metadata)} entries do not fit a 2-byte count")
+        parts.append(U16.pack(len(edge.metadata)))
+        for key, value in sorted(edge.metadata.items()):
+            parts += (_field(key, f"{where}.metadata key"), _field(value, f"{where}.metadata[{key!r}]"))
+        parts.append(I64.pack(edge.created_at_ns))
+    return b"".join(parts)
+
+
+def _created_ns(text: str | None) -> int:
+    if not text:
+        return 0
+    try:
+        moment = datetime.strptime(text, TIMESTAMP_FORMAT).replace(tzinfo=UTC)
+    except ValueError:
+        return 0
+    return int(moment.timestamp()) * 1_000_000_000
+
+
+def maig_edges_from_document(document: dict[str, Any], created_at: dict[str, str] | None = None) -> list[MaigEdge]:
+    """An exported graph document's edges, with their ends' names and labels in the reserved metadata keys."""
+    nodes = {node["id"]: node for node in document["nodes"]}
+    created_at = created_at or {}
+    edges = []
+    for edge in document["edges"]:
+        metadata = {key: str(edge[key]) for key in EDGE_TEXT_KEYS if edge.get(key) is not None}
+        metadata.update({key: json.dumps(edge[key]) for key in EDGE_LIST_KEYS if edge.get(key)})
+        for end in ("source", "target"):
+            node = nodes.get(edge[end])
+            if node is not None:
+                metadata[f"{end}_name"] = node["name"]
+                metadata[f"{end}_labels"] = ",".join(node["labels"])
+        edges.append(
+            MaigEdge(
+                source=edge["source"],
+                target=edge["target"],
+                relation=edge["relation"],
+                weight=float(edge["weight"]),
+                metadata=metadata,
+                created_at_ns=_created_ns(created_at.get(edge.get("id", ""))),
+            )
+        )
+    return edges
+
+
+def maig_export(*, group: str) -> tuple[bytes, int]:
+    """The group's RELATES edges as a MAIG file, and how many edges it holds."""
+    check_group_name(group)
+    document = graph_document_export(group=group)
+    created = {row["id"]: row["created_at"] for row in driver.read(EDGE_CREATED, group=group)}
+    edges = maig_edges_from_document(document, created)
+    return maig_encode(edges), len(edges)
+
+
+# ---------------------------------------------------------------- decoding
+
+
+class _Reader:
+    """Reads forward through the buffer, refusing any length larger than what remains."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = memoryview(data)
+        self.offset = 0
+
+    def remaining(self) -> int:
+        return len(self.data) - self.offset
+
+    def take(self, size: int, what: str) -> memoryview:
+        if size > self.remaining():
+            raise MaigError(self.offset, f"truncated: {what} needs {size} byte(s), only {self.remaining()} remain")
+        chunk = self.data[self.offset : self.offset + size]
+        self.offset += size
+        return chunk
+
+    def u16(self, what: str) -> int:
+        return U16.unpack(self.take(U16.size, what))[0]
+
+    def text(self, what: str) -> str:
+        start = self.offset
+        length = self.u16(f"{what} length")
+        raw = self.take(length, f"{what} ({length} bytes)")
+        try:
+            return str(raw, "utf-8")
+        except UnicodeDecodeError as error:
+            raise MaigError(start + U16.size + error.start, f"{what} is not valid UTF-8") from error
+
+
+def maig_decode(data: bytes) -> MaigGraph:
+    """Parse a whole MAIG file; raise MaigError at the first problem (wrong magic, version, truncation, trailing)."""
+    reader = _Reader(data)
+    if len(data) < HEADER.size:
+        if not MAGIC.startswith(bytes(data[: len(MAGIC)])):
+            raise MaigError(0, f"wrong magic {bytes(data[:4])!r}, expected {MAGIC!r}")
+        raise MaigError(len(data), f"truncated header: {len(data)} byte(s), a MAIG header has {HEADER.size}")
+    magic, version, count = HEADER.unpack(reader.take(HEADER.size, "header"))
+    if magic != MAGIC:
+        raise MaigError(0, f"wrong magic {magic!r}, expected {MAGIC!r}")
+    if version not in SUPPORTED_VERSIONS:
+        raise MaigError(4, f"unknown version {version} (this reader knows {', '.join(map(str, SUPPORTED_VERSIONS))})")
+    if count * MIN_EDGE_BYTES > reader.remaining():
+        raise MaigError(
+            6,
+            f"edge count {count} needs at least {count * MIN_EDGE_BYTES} bytes, only {reader.remaining()} remain",
+        )
+    edges = []
+    for index in range(count):
+        where = f"edges[{index}]"
+        source = reader.text(f"{where}.source")
+        target = reader.text(f"{where}.target")
+        relation = reader.text(f"{where}.relation")
+        weight_at = reader.offset
+        weight = F32.unpack(reader.take(F32.size, f"{where}.weight"))[0]
+        if weight != weight or weight in (float("inf"), float("-inf")):
+            raise MaigError(weight_at, f"{where}.weight is not a finite number")
+        entries_at = reader.offset
+        entries = reader.u16(f"{where}.metadata count")
+        if entries * 2 * U16.size > reader.remaining():
+            raise MaigError(entries_at, f"{where}: {entries} metadata entries cannot fit in the bytes that remain")
+        metadata: dict[str, str] = {}
+        for entry in range(entries):
+            key_at = reader.offset
+            key = reader.text(f"{where}.metadata[{entry}] key")
+            if key in metadata:
+                raise MaigError(key_at, f"{where}.metadata key {key!r} appears twice")
+            metadata[key] = reader.text(f"{where}.metadata[{key!r}]")
+        created = I64.unpack(reader.take(I64.size, f"{where}.created_at"))[0]
+        edges.append(MaigEdge(source, target, relation, shortest_float32(weight), metadata, created))
+    if reader.remaining():
+        raise MaigError(reader.offset, f"{reader.remaining()} byte(s) of trailing data after the last edge")
+    return MaigGraph(version, tuple(edges))
+
+
+def _edge_item(index: int, edge: MaigEdge) -> dict[str, Any]:
+    unknown = sorted(set(edge.metadata) - METADATA_KEYS)
+    if unknown:
+        raise InvalidGraphDocument(
+            f"edges[{index}].metadata: unknown key(s) {', '.join(map(repr, unknown))} "
+            f"(allowed: {', '.join(sorted(METADATA_KEYS))})"
+        )
+    item: dict[str, Any] = {
+        "source": edge.source,
+        "target": edge.target,
+        "relation": edge.relation,
+        "weight": edge.weight,
+    }
+    item.update({key: edge.metadata[key] for key in EDGE_TEXT_KEYS if key in edge.metadata})
+    for key in EDGE_LIST_KEYS:
+        if key in edge.metadata:
+            try:
+                item[key] = json.loads(edge.metadata[key])
+            except json.JSONDecodeError as error:
+                raise InvalidGraphDocument(f"edges[{index}].metadata[{key!r}]: not a JSON list: {error}") from error
+    return item
+
+
+def _end_node(edge: MaigEdge, end: str) -> dict[str, Any]:
+    node_id = getattr(edge, end)
+    labels = edge.metadata.get(f"{end}_labels")
+    return {
+        "id": node_id,
+        "name": edge.metadata.get(f"{end}_name") or node_id,
+        "labels": labels.split(",") if labels else [kinds.ENTITY],
+    }
+
+
+def maig_document(graph: MaigGraph, *, group: str) -> GraphDocument:
+    """The decoded edges as a validated graph document for `group`.
+
+    Ends already stored in the group are referenced, not rewritten (so their summaries and properties stay); the
+    others become nodes named from the metadata (or by their id).
+    """
+    check_group_name(group)
+    items = [_edge_item(index, edge) for index, edge in enumerate(graph.edges)]
+    ends = {edge.source for edge in graph.edges} | {edge.target for edge in graph.edges}
+    stored = {row["id"] for row in driver.read(STORED_IN_GROUP, ids=sorted(ends), group=group)} if ends else set()
+    nodes: dict[str, dict[str, Any]] = {}
+    for edge in graph.edges:
+        for end in ("source", "target"):
+            node_id = getattr(edge, end)
+            if node_id not in stored and node_id not in nodes:
+                nodes[node_id] = _end_node(edge, end)
+    return parse_graph_document({"nodes": list(nodes.values()), "edges": items}, group=group)
+
+
+def load_maig_document(data: bytes, *, group: str) -> GraphDocument:
+    """Decode a MAIG file and validate it as a graph document; nothing is written."""
+    return maig_document(maig_decode(data), group=group)
