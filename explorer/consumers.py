@@ -13,9 +13,11 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from explorer.errors import error_frame
 from memoria.accounts.services import check_group_access
-from memoria.errors import GroupNotFound, InvalidInput
+from memoria.errors import GroupNotFound, InvalidInput, ProjectionLoading
 from memoria.graph.health import graph_health
 from memoria.live import broadcast_events, publish_event, watch_channel_group
+from memoria.ppr.events import ppr_events
+from memoria.ppr.request import PprRequest, parse_ppr_request
 from memoria.retrieval.journal import retrieval_journal
 from memoria.retrieval.request import RETRIEVAL_ID, parse_activation_request
 from memoria.retrieval.runs import activation_run, new_retrieval_id
@@ -27,7 +29,7 @@ CLOSE_UNAUTHENTICATED = 4401
 CLOSE_NOT_FOUND = 4404
 MAX_MESSAGE_BYTES = 64 * 1024
 MAX_RUNNING_PER_SOCKET = 4
-ALGORITHMS = ("activation",)
+ALGORITHMS = ("activation", "ppr")
 
 
 def unknown_retrieval(retrieval_id: Any, message: str) -> dict[str, Any]:
@@ -137,7 +139,7 @@ class RetrievalConsumer(AuthenticatedConsumer):
             return
         body = {key: value for key, value in content.items() if key not in ("type", "algorithm", "retrieval_id")}
         try:
-            request = parse_activation_request(body)
+            request = parse_ppr_request(body) if algorithm == "ppr" else parse_activation_request(body)
             await database_sync_to_async(check_group_access)(user=self.scope["user"], group=request.group)
         except (InvalidInput, GroupNotFound) as error:
             await self.send_json(error_frame(error, retrieval_id=retrieval_id))
@@ -145,7 +147,11 @@ class RetrievalConsumer(AuthenticatedConsumer):
         self.running[retrieval_id] = asyncio.create_task(self.stream(request, retrieval_id))
 
     async def stream(self, request: Any, retrieval_id: str) -> None:
-        events = activation_run(request, retrieval_id=retrieval_id, requested_by=self.scope["user"].get_username())
+        user = self.scope["user"].get_username()
+        if isinstance(request, PprRequest):
+            events = ppr_events(request, retrieval_id=retrieval_id, requested_by=user)
+        else:
+            events = activation_run(request, retrieval_id=retrieval_id, requested_by=user)
         try:
             async for event in broadcast_events(request.group, events):
                 await self.send_json(event)
@@ -154,7 +160,7 @@ class RetrievalConsumer(AuthenticatedConsumer):
             await self.send_json(cancelled)
             await publish_event(request.group, cancelled)
         except Exception as error:
-            if not isinstance(error, InvalidInput | GroupNotFound):
+            if not isinstance(error, InvalidInput | GroupNotFound | ProjectionLoading):
                 logger.exception("retrieval %s failed", retrieval_id)
             await self.send_json(error_frame(error, retrieval_id=retrieval_id))
         finally:

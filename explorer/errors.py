@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from memoria.errors import GraphUnavailable, GroupNotFound, InvalidInput
+from memoria.errors import GraphUnavailable, GroupNotFound, InvalidInput, ProjectionLoading
+
+RETRY_AFTER_SECONDS = 5  # a projection still loading: as the REST 503's Retry-After
 
 
 def error_frame(error: Exception, *, retrieval_id: str | None = None) -> dict[str, Any]:
@@ -13,6 +15,8 @@ def error_frame(error: Exception, *, retrieval_id: str | None = None) -> dict[st
         frame.update(code="invalid", message=str(error), errors=error.problems)
     elif isinstance(error, GroupNotFound):
         frame.update(code="not_found", message=str(error))
+    elif isinstance(error, ProjectionLoading):
+        frame.update(code="projection_loading", message=str(error), retry_after=RETRY_AFTER_SECONDS)
     elif isinstance(error, GraphUnavailable):
         frame.update(
             code="graph_unavailable", message="The graph server is unavailable; try again shortly.", reason=str(error)

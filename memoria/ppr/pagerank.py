@@ -25,7 +25,7 @@ which on a small-world graph is most of it.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -123,6 +123,13 @@ class _Frontier:
         return self.slots is not None
 
 
+# Told after each iteration: its number, the error bound so far (conjugate gradient's is an estimate between
+# its exact checks), and how to get the iterate (scores by node position, summing to 1) — a function, because
+# that costs passes over the vectors that a caller showing every few iterations does not want.
+# Raising from it stops the solve (a cancelled retrieval).
+IterationHook = Callable[[int, float, Callable[[], np.ndarray]], None]
+
+
 @dataclass(frozen=True)
 class _Problem:
     """One solve, in the graph's slots."""
@@ -134,6 +141,19 @@ class _Problem:
     tolerance: float
     max_iterations: int
     threads: int
+    on_iteration: IterationHook | None = None
+
+    def report(self, iterations: int, bound: float, by_slot: Callable[[], np.ndarray]) -> None:
+        if self.on_iteration is None:
+            return
+        slot = self.graph.slot
+
+        def scores() -> np.ndarray:
+            by_node = by_slot()[slot]
+            total = by_node.sum()
+            return by_node / total if total > 0 else by_node
+
+        self.on_iteration(iterations, bound, scores)
 
     def restart(self) -> np.ndarray:
         vector = np.zeros(self.graph.size)
@@ -165,6 +185,7 @@ def _power(problem: _Problem) -> tuple[np.ndarray, int, float, int]:
         np.abs(x, out=x)
         bound = contraction * float(x.sum())
         x = spread
+        problem.report(iterations, bound, lambda current=x: current)
         if frontier.active:
             frontier.update(np.flatnonzero(x))
     return x, iterations, bound, local
@@ -231,6 +252,7 @@ def _conjugate_gradient(problem: _Problem) -> tuple[np.ndarray, int, float, int]
         else:
             bound = error_bound()
             anchor = (bound, rr)
+        problem.report(iterations, bound, lambda current=z: current * root + isolated)
         if frontier.active:
             frontier.update(np.flatnonzero(p))
     z *= root
@@ -247,11 +269,13 @@ def personalized_pagerank(
     max_iterations: int = DEFAULT_MAX_ITERATIONS,
     method: str = AUTO,
     threads: int = 1,
+    on_iteration: IterationHook | None = None,
 ) -> PprResult:
     """PPR from seed weights (node position → weight ≥ 0; normalised, uniform when none).
 
     `auto` picks conjugate gradient on undirected graphs, power iteration on directed ones. With
-    `threads` 2, whole-matrix multiplies are split in two halves run at once.
+    `threads` 2, whole-matrix multiplies are split in two halves run at once. `on_iteration` lets a live
+    view watch the scores converge.
     """
     if not 0 < damping < 1:
         raise ValueError("damping must be in (0, 1)")
@@ -266,7 +290,14 @@ def personalized_pagerank(
         method = POWER if graph.directed else CONJUGATE_GRADIENT
     solve = _conjugate_gradient if method == CONJUGATE_GRADIENT else _power
     problem = _Problem(
-        graph, graph.slot[restart.nodes], restart.weights, damping, tolerance, max_iterations, max(1, threads)
+        graph,
+        graph.slot[restart.nodes],
+        restart.weights,
+        damping,
+        tolerance,
+        max_iterations,
+        max(1, threads),
+        on_iteration,
     )
     by_slot, iterations, bound, local = solve(problem)
     scores = by_slot[graph.slot]

@@ -10,6 +10,7 @@ it says which projection version it used and how fresh that was.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -118,7 +119,17 @@ def _query_seeds(
     return tuple(SeedWeight(node, score) for node, score in entities), SEARCH, ()
 
 
-def ppr_run(request: PprRequest, *, cache: ProjectionCache | None = None, wait: float | None = None) -> PprAnswer:
+# A live view's window on the solve: iteration, error bound, and how to get the top_k nodes so far.
+TopHook = Callable[[int, float, Callable[[], tuple[ScoredNode, ...]]], None]
+
+
+def ppr_run(
+    request: PprRequest,
+    *,
+    cache: ProjectionCache | None = None,
+    wait: float | None = None,
+    on_iteration: TopHook | None = None,
+) -> PprAnswer:
     """Personalized PageRank over the group's projection; InvalidInput names seeds that are not the group's."""
     cache = cache or projection_cache()
     projection, freshness = cache.get(request.group, wait=wait)
@@ -141,7 +152,13 @@ def ppr_run(request: PprRequest, *, cache: ProjectionCache | None = None, wait: 
     multipliers = betas.multipliers(projection, chosen) if betas else None
     walk = projection.walk(directed=request.directed, mentions=request.mentions, multipliers=multipliers)
     threads = int(getattr(settings, "MEMORIA_PPR_THREADS", DEFAULT_THREADS))
-    result = personalized_pagerank(walk, positions, damping=request.damping, threads=threads)
+    hook = None
+    if on_iteration is not None:
+
+        def hook(iteration: int, bound: float, scores: Callable[[], np.ndarray]) -> None:
+            on_iteration(iteration, bound, lambda: _top(projection, scores(), request.top_k))
+
+    result = personalized_pagerank(walk, positions, damping=request.damping, threads=threads, on_iteration=hook)
     seconds = time.perf_counter() - started
     total = sum(seed.weight for seed in seeds)
     used = tuple(SeedWeight(seed.id, seed.weight / total) for seed in seeds if seed.weight > 0) if total > 0 else ()

@@ -175,3 +175,31 @@ def test_an_empty_graph_has_no_scores() -> None:
     empty = transition_graph(size=0, sources=np.array([]), targets=np.array([]), weights=np.array([]), directed=False)
     result = personalized_pagerank(empty)
     assert result.scores.size == 0 and result.converged
+
+
+@pytest.mark.parametrize(("directed", "method"), [(False, CONJUGATE_GRADIENT), (False, POWER), (True, POWER)])
+def test_the_iteration_hook_sees_each_iterate_and_can_stop_the_solve(directed: bool, method: str) -> None:
+    rng, size = np.random.default_rng(5), 500
+    edges = random_graph(rng, size, 2500)
+    graph = transition_graph(size=size, sources=edges[0], targets=edges[1], weights=edges[2], directed=directed)
+    seeds = seeds_for(rng, size, 3)
+    exact = igraph_ppr(size, *edges, dense_reset(size, seeds), directed=directed, damping=0.5)
+    seen: list[tuple[int, float, np.ndarray]] = []
+    result = personalized_pagerank(
+        graph, seeds, method=method, on_iteration=lambda i, bound, scores: seen.append((i, bound, scores()))
+    )
+    assert [i for i, _, _ in seen] == list(range(1, result.iterations + 1))
+    for _, bound, scores in seen:  # every iterate shown is a distribution; power's are within their bound
+        assert scores.sum() == pytest.approx(1.0) and np.all(scores >= -1e-12)
+        assert method != POWER or np.abs(scores - exact).sum() <= bound + 1e-12
+    assert seen[-1][1] == result.error_bound and np.allclose(seen[-1][2], result.scores)
+
+    class Stop(Exception):
+        pass
+
+    def stop_at_two(i: int, bound: float, scores: object) -> None:
+        if i == 2:
+            raise Stop
+
+    with pytest.raises(Stop):
+        personalized_pagerank(graph, seeds, method=method, on_iteration=stop_at_two)

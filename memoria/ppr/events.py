@@ -1,0 +1,123 @@
+"""PPR as an event stream (the retrieval websocket, its watchers and journal): started, the top nodes every few
+iterations while the scores converge, then the answer.
+
+A solve takes milliseconds to a few hundred; showing every iteration would flood a socket for nothing and
+showing none hides how the walk spreads. So an iteration is shown when ITERATION_EVERY have passed or
+ITERATION_SECONDS since the last one shown, the first always: a fast solve still shows a few frames.
+Cancelling stops the solve at its next iteration (the hook raises in the worker thread).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from memoria.graphindex.cache import ProjectionCache
+from memoria.ppr.request import ALGORITHM, PprRequest
+from memoria.ppr.service import ScoredNode, ppr_run
+
+ITERATION_EVERY = 3
+ITERATION_SECONDS = 0.05
+
+
+class RunCancelled(Exception):
+    """Raised by the iteration hook once the run's consumer has gone: the solve stops there."""
+
+
+@dataclass
+class _Pace:
+    """When the last iteration was shown; touched only by the worker thread."""
+
+    iteration: int = 0
+    at: float = 0.0
+
+    def due(self, iteration: int, now: float) -> bool:
+        if self.iteration and iteration - self.iteration < ITERATION_EVERY and now - self.at < ITERATION_SECONDS:
+            return False
+        self.iteration, self.at = iteration, now
+        return True
+
+
+def ppr_started(request: PprRequest, *, retrieval_id: str, requested_by: str | None) -> dict[str, Any]:
+    """What was asked, as watchers and the journal list it (seeds as given; the answer says which were used)."""
+    return {
+        "type": "retrieval_started",
+        "retrieval_id": retrieval_id,
+        "algorithm": ALGORITHM,
+        "group": request.group,
+        "requested_by": requested_by,
+        "query": request.query,
+        "seeds": [{"id": seed.id, "weight": seed.weight} for seed in request.seeds or ()],
+        "params": {
+            "damping": request.damping,
+            "top_k": request.top_k,
+            "directed": request.directed,
+            "mentions": request.mentions,
+            "relation_aware": request.relation_aware,
+            "betas": request.betas.as_dict() if request.betas else None,
+        },
+    }
+
+
+async def ppr_events(
+    request: PprRequest,
+    *,
+    retrieval_id: str,
+    requested_by: str | None = None,
+    cache: ProjectionCache | None = None,
+) -> AsyncIterator[dict[str, Any]]:
+    """Events of one PPR run; engine errors (InvalidInput, ProjectionLoading, ...) raise after `retrieval_started`."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+    stop = threading.Event()
+    pace = _Pace()
+    began = time.perf_counter()
+
+    def on_iteration(iteration: int, bound: float, top: Callable[[], tuple[ScoredNode, ...]]) -> None:
+        if stop.is_set():
+            raise RunCancelled
+        if not pace.due(iteration, time.perf_counter()):
+            return
+        event = {
+            "type": "ppr_iteration",
+            "retrieval_id": retrieval_id,
+            "iteration": iteration,
+            "error_bound": bound,
+            "top": [vars(node) for node in top()],
+        }
+        loop.call_soon_threadsafe(queue.put_nowait, event)
+
+    yield ppr_started(request, retrieval_id=retrieval_id, requested_by=requested_by)
+    solve = asyncio.ensure_future(asyncio.to_thread(ppr_run, request, cache=cache, on_iteration=on_iteration))
+    # The thread's frames are queued before its result is: the None marking the end comes after them.
+    solve.add_done_callback(lambda _: queue.put_nowait(None))
+    try:
+        while (event := await queue.get()) is not None:
+            yield event
+        answer = solve.result()
+    except Exception as error:
+        # Watchers and the journal see the run end; the caller's error frame, with its code, follows.
+        yield _finished(retrieval_id, began, status="failed", error=str(error))
+        raise
+    finally:
+        stop.set()
+        solve.add_done_callback(lambda done: done.cancelled() or done.exception())  # a stopped solve's error is seen
+    yield {"type": "ppr_finished", "retrieval_id": retrieval_id, **answer.as_dict()}
+    yield _finished(
+        retrieval_id, began, status="completed", iterations=answer.result.iterations, converged=answer.result.converged
+    )
+
+
+def _finished(retrieval_id: str, began: float, *, status: str, **details: Any) -> dict[str, Any]:
+    return {
+        "type": "retrieval_finished",
+        "retrieval_id": retrieval_id,
+        "algorithm": ALGORITHM,
+        "status": status,
+        "elapsed_ms": round((time.perf_counter() - began) * 1000, 3),
+        **details,
+    }
