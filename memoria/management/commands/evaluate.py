@@ -175,8 +175,8 @@ class Command(BaseCommand):
             raise CommandError(f"graph server down: {health.detail}")
         say = self.stdout.write
         say(machine_line())
+        model = _embedder(run.embedding_threads)  # before the load: its reindex pass embeds with these threads too
         ingest_seconds = self._musique_ingest(dataset, run.skip_ingest, quiet)
-        model = _embedder(run.embedding_threads)
         questions = len(dataset.questions)
         with tqdm(total=questions, unit="question", desc="evaluate", disable=quiet, file=self.stderr._out) as bar:
             result = musique_evaluation.musique_evaluate(
