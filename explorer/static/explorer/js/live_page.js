@@ -5,6 +5,7 @@
 import { getJson, graphUrl, groupApi } from "./api.js";
 import { h } from "./dom.js";
 import { JsonSocket } from "./live_socket.js";
+import { PprPanel } from "./live_ppr.js";
 import { LiveView } from "./live_view.js";
 
 const config = JSON.parse(document.getElementById("live-config").textContent);
@@ -13,7 +14,7 @@ const $ = (selector) => document.querySelector(selector);
 const form = $("[data-live-form]");
 
 // Algorithms the page knows how to ask for. The server lists those it runs (explorer/consumers.py ALGORITHMS);
-// a known one it does not run yet is shown but disabled. PPR's settings join its fieldset when its socket lands.
+// a known one it does not run yet is shown but disabled.
 const ALGORITHMS = {
   activation: { label: "Activation Energy", params: ["max_depth", "min_activation", "tag_sim_floor", "max_branches"] },
   ppr: { label: "Personalized PageRank", params: [] },
@@ -21,6 +22,8 @@ const ALGORITHMS = {
 
 const seeds = []; // {id, name, score}
 let current = null; // the retrieval id this page is showing
+let currentAlgorithm = null; // of that retrieval: its frames go to the LiveView or to the PPR panel
+let pprRan = false;
 let lastFinished = null;
 let rerunTimer = null;
 
@@ -38,6 +41,15 @@ const live = new LiveView($("[data-live-root]"), {
   },
 });
 
+const ppr = new PprPanel(live, {
+  betasRoot: $("[data-ppr-betas]"),
+  onBetas: () => run(),
+  onEnd: () => {
+    pprRan = true;
+    $("[data-cancel]").disabled = true;
+  },
+});
+
 // ---- algorithm and settings -------------------------------------------------------------------------------
 
 const algorithmSelect = form.elements.algorithm;
@@ -50,6 +62,8 @@ algorithmSelect.value = config.algorithms[0];
 
 function showAlgorithm() {
   for (const fieldset of document.querySelectorAll("[data-params]")) fieldset.hidden = fieldset.dataset.params !== algorithmSelect.value;
+  form.elements.explain.parentElement.hidden = algorithmSelect.value !== "activation";
+  ppr.show(algorithmSelect.value === "ppr");
 }
 algorithmSelect.addEventListener("change", showAlgorithm);
 showAlgorithm();
@@ -75,11 +89,40 @@ function paramProblems() {
   for (const seed of seeds) {
     if (!(seed.score > 0 && seed.score <= 1)) problems.push(`seed ${seed.name}: score must be in (0, 1]`);
   }
-  if (!seeds.length && !form.elements.query.value.trim()) problems.push("Give a query or choose seeds.");
+  if (algorithmSelect.value === "ppr") problems.push(...pprProblems());
+  else if (!seeds.length && !form.elements.query.value.trim()) problems.push("Give a query or choose seeds.");
   return problems;
 }
 
+function pprProblems() {
+  const problems = [];
+  const damping = Number(form.elements.damping.value);
+  const topK = Number(form.elements.top_k.value);
+  if (form.elements.damping.value === "" || !(damping > 0 && damping < 1)) problems.push("DAMPING: must be strictly between 0 and 1");
+  if (!Number.isInteger(topK) || topK < 1 || topK > 1000) problems.push("TOP_K: a whole number in [1, 1000]");
+  return problems;
+}
+
+// PPR's request (docs/websocket.md): seeds as given, else the query; relation-aware sends both, and the β the
+// user set with the sliders. Its fields are the REST body's: POST /api/retrieval/ppr answers the same.
+function pprBody() {
+  const query = form.elements.query.value.trim();
+  const relationAware = form.elements.relation_aware.checked;
+  return {
+    type: "retrieve",
+    algorithm: "ppr",
+    group,
+    ...(seeds.length ? { seeds: seeds.map((seed) => ({ id: seed.id, weight: seed.score })) } : {}),
+    ...(query && (relationAware || !seeds.length) ? { query } : {}),
+    damping: Number(form.elements.damping.value),
+    top_k: Number(form.elements.top_k.value),
+    ...(relationAware ? { relation_aware: true } : {}),
+    ...(relationAware && ppr.userBetas ? { betas: ppr.userBetas } : {}),
+  };
+}
+
 function requestBody() {
+  if (algorithmSelect.value === "ppr") return pprBody();
   const algorithm = ALGORITHMS[algorithmSelect.value];
   const params = Object.fromEntries(algorithm.params.map((name) => [name, Number(form.elements[name].value)]));
   const tags = form.elements.query_tags.value.split(/[\s,]+/).filter(Boolean);
@@ -161,6 +204,10 @@ function onFrame(frame) {
     return;
   }
   if (frame.retrieval_id !== current) return; // a cancelled run's stragglers
+  if (currentAlgorithm === "ppr") {
+    ppr.apply(frame);
+    return;
+  }
   if (frame.type === "retrieval_started") {
     const tags = frame.query_tags.length ? frame.query_tags.join(", ") : "none";
     const source = { caller: "given", query: "derived from the query", none: "no query" }[frame.tag_source] || frame.tag_source;
@@ -191,7 +238,8 @@ async function run() {
   if (current && live.el.root.dataset.liveState === "running") await socket.send({ type: "cancel", retrieval_id: current });
   live.stop();
   current = `live-${Math.random().toString(36).slice(2, 12)}`;
-  if (lastFinished) live.compareNextWith(lastFinished);
+  currentAlgorithm = algorithmSelect.value;
+  if (lastFinished && currentAlgorithm === "activation") live.compareNextWith(lastFinished);
   live.el.status.textContent = seeds.length ? "Starting…" : "Finding seeds for the query…";
   $("[data-cancel]").disabled = false;
   try {
@@ -203,7 +251,8 @@ async function run() {
 }
 
 function settingsChanged() {
-  if (!lastFinished || !$("[data-rerun]").checked) return;
+  const ran = algorithmSelect.value === "ppr" ? pprRan : lastFinished;
+  if (!ran || !$("[data-rerun]").checked) return;
   clearTimeout(rerunTimer);
   rerunTimer = setTimeout(() => { if (!paramProblems().length) run(); }, 450);
 }
@@ -217,6 +266,8 @@ $("[data-cancel]").addEventListener("click", () => {
 });
 for (const fieldset of document.querySelectorAll("[data-params]")) fieldset.addEventListener("input", settingsChanged);
 form.elements.explain.addEventListener("change", settingsChanged);
+form.elements.relation_aware.addEventListener("change", () => ppr.resetBetas()); // the next run chooses β again
+form.elements.query.addEventListener("change", () => ppr.resetBetas());
 $("[data-pace]").addEventListener("change", (event) => live.setStep(Number(event.target.value)));
 
 // ---- start ------------------------------------------------------------------------------------------------
@@ -234,7 +285,7 @@ async function start() {
 }
 
 // For the browser tests and the console.
-window.memoriaLive = { live, run, seeds, addSeed, requestBody };
+window.memoriaLive = { live, ppr, run, seeds, addSeed, requestBody };
 start().catch((error) => {
   showError(error.message);
   document.body.dataset.liveReady = "error";

@@ -75,6 +75,11 @@ export class LiveView {
   }
 
   apply(event) {
+    if (event.type === "retrieval_started" && event.algorithm === "ppr") {
+      this.run = null; // PPR's frames are drawn by live_ppr.js; here its run is only named
+      this.el.status.textContent = `Personalized PageRank run ${event.retrieval_id}: open the live page to draw it.`;
+      return;
+    }
     if (event.type === "retrieval_started") {
       this.begin(event);
       return;

@@ -1,0 +1,157 @@
+// Personalized PageRank on the live page (docs/websocket.md, "ppr"): the top nodes drawn into the live view's
+// GraphView as ppr_iteration frames arrive, sized and coloured by score; the ranked nodes and passages of the
+// answer; and, for relation-aware runs, the β of each relation category (chosen for the query, or the user's)
+// as sliders that re-run when moved.
+
+import { graphUrl } from "./api.js";
+import { h, number } from "./dom.js";
+import { energyColour, energyPosition } from "./live_canvas.js";
+
+const FAMILIES = { entity_entity: "entity–entity", entity_passage: "entity–passage" };
+const SMALLEST = 4;
+const LARGEST = 22;
+
+export class PprPanel {
+  // `live`: the page's LiveView (its GraphView and status line are shared); `betasRoot`: where the sliders go;
+  // `onBetas(betas)`: a slider moved (the page re-runs with them); `onEnd(finished)`: a run ended.
+  constructor(live, { betasRoot, onBetas, onEnd = () => {} }) {
+    this.live = live;
+    this.onEnd = onEnd;
+    this.view = live.view;
+    this.betasRoot = betasRoot;
+    this.onBetas = onBetas;
+    this.userBetas = null; // set once a slider moves; cleared by `resetBetas`
+    this.runId = null;
+    this.ranked = h("ol", { class: "path-list small", "data-testid": "ppr-ranked" });
+    this.passages = h("ol", { class: "path-list small", "data-testid": "ppr-passages" });
+    this.summary = h("p", { class: "muted small", "data-testid": "ppr-summary" });
+    this.section = h("section", { class: "panel", "data-testid": "ppr-results", hidden: true },
+      h("h3", { text: "PageRank, highest first" }), this.summary, this.ranked,
+      h("h3", { text: "Passages (episodes)" }), this.passages);
+    live.el.status.after(this.section);
+    this.hiddenByUs = [];
+  }
+
+  // PPR's panel in place of the activation ones (seeds, energy plot, paths, legend), or back.
+  show(on) {
+    if (on === !this.section.hidden) return;
+    this.section.hidden = !on;
+    if (on) {
+      const others = [...this.section.parentElement.querySelectorAll(":scope > section"), this.live.el.legend];
+      this.hiddenByUs = others.filter((element) => element !== this.section && !element.hidden);
+      for (const element of this.hiddenByUs) element.hidden = true;
+    } else {
+      for (const element of this.hiddenByUs) element.hidden = false;
+      this.hiddenByUs = [];
+    }
+  }
+
+  resetBetas() {
+    this.userBetas = null;
+  }
+
+  apply(frame) {
+    if (frame.type === "retrieval_started") this.begin(frame);
+    else if (frame.retrieval_id !== this.runId) return;
+    else if (frame.type === "ppr_iteration") this.iteration(frame);
+    else if (frame.type === "ppr_finished") this.finished(frame);
+    else if (frame.type === "retrieval_finished") this.end(frame);
+  }
+
+  begin(started) {
+    this.runId = started.retrieval_id;
+    this.show(true);
+    this.live.stop();
+    this.view.stopLayout();
+    this.view.clear();
+    this.view.clearStyles();
+    this.view.clearHighlight();
+    this.live.el.root.dataset.liveRun = started.retrieval_id;
+    this.live.setState("running");
+    this.ranked.replaceChildren();
+    this.passages.replaceChildren();
+    this.summary.textContent = "";
+    this.live.el.status.textContent = started.params.relation_aware ? "Relation-aware PPR: finding seeds…" : "PPR: solving…";
+  }
+
+  iteration(frame) {
+    this.draw(frame.top);
+    this.live.el.status.textContent = `PPR: iteration ${frame.iteration}, error ≤ ${number(frame.error_bound, 2)}`;
+  }
+
+  finished(answer) {
+    this.draw(answer.scores);
+    this.ranked.replaceChildren(...answer.scores.map((node) => this.row(node)));
+    this.passages.replaceChildren(...answer.passages.map((node) => this.row(node)));
+    if (!answer.passages.length) this.passages.append(h("li", { class: "muted", text: "No episode in this group." }));
+    const fresh = answer.projection;
+    this.summary.textContent = [
+      `${answer.iterations} iterations (${answer.method}), error ≤ ${number(answer.error_bound, 2)}`,
+      `seeds: ${answer.seed_source} (${answer.seeds.length})`,
+      `graph version ${fresh.version}, ${fresh.state}${fresh.loading ? ", reloading" : ""}`,
+      `${answer.nodes} nodes, ${answer.edges} edges`,
+    ].join(" · ");
+    this.summary.dataset.projection = fresh.state;
+    if (answer.betas) this.drawBetas(answer.betas);
+  }
+
+  end(finished) {
+    this.live.setState(finished.status === "completed" ? "finished" : finished.status);
+    this.live.el.status.textContent = `PPR ${finished.status} in ${number(finished.elapsed_ms, 3)} ms`;
+    this.onEnd(finished);
+  }
+
+  row(node) {
+    return h("li", { "data-node": node.id, "data-score": String(node.score) },
+      h("a", { href: graphUrl(this.live.group, { node: node.id }), text: node.name || node.id }),
+      h("span", { class: "muted", text: ` ${node.kind} · ${number(node.score, 4)}` }));
+  }
+
+  // The top nodes on a spiral by rank (the best at the centre), sized and coloured by score on a log scale.
+  draw(nodes) {
+    if (!nodes.length) return;
+    const top = nodes[0].score;
+    const floor = nodes[nodes.length - 1].score;
+    const fresh = nodes.filter((node) => !this.view.hasNode(node.id));
+    this.view.addNodes(fresh.map((node) => ({ id: node.id, name: node.name, kind: node.kind, labels: [] })));
+    nodes.forEach((node, rank) => {
+      const angle = rank * 2.4;
+      const radius = Math.sqrt(rank);
+      this.view.graph.mergeNodeAttributes(node.id, { x: radius * Math.cos(angle), y: radius * Math.sin(angle) });
+      const position = floor < top ? energyPosition(node.score, floor, top) : 1;
+      this.view.nodeStyles.set(node.id, {
+        color: energyColour(position), size: SMALLEST + (LARGEST - SMALLEST) * position, forceLabel: rank < 10,
+      });
+    });
+    for (const id of this.view.nodeIds()) if (!nodes.some((node) => node.id === id)) this.view.removeNode(id);
+    this.view.changed();
+    this.view.fit();
+  }
+
+  // One slider per relation category, per family, at the β the answer used; moving one re-runs with them all.
+  drawBetas(betas) {
+    const chosen = { entity_entity: { ...betas.entity_entity }, entity_passage: { ...betas.entity_passage } };
+    const source = betas.source === "caller" ? "yours" : `chosen for the query (${betas.source})`;
+    this.betasRoot.replaceChildren(h("p", { class: "muted small", "data-testid": "ppr-betas-source", text: `β used: ${source}` }));
+    for (const [family, label] of Object.entries(FAMILIES)) {
+      const rows = Object.entries(chosen[family]).map(([category, value]) => {
+        const shown = h("output", { text: number(value, 2) });
+        const slider = h("input", {
+          type: "range", min: "0", max: "1", step: "0.01", value: String(value), "aria-label": `β ${category}`,
+          "data-beta": `${family}.${category}`,
+          oninput: (event) => {
+            event.stopPropagation(); // not a settings change that re-runs at once: `change`, on release, does
+            chosen[family][category] = Number(event.target.value);
+            shown.textContent = number(chosen[family][category], 2);
+          },
+          onchange: () => {
+            this.userBetas = chosen;
+            this.onBetas(chosen);
+          },
+        });
+        return h("label", { class: "param" }, `${category} `, slider, shown);
+      });
+      this.betasRoot.append(h("div", { class: "small", "data-family": family }, h("strong", { text: label }), ...rows));
+    }
+  }
+}

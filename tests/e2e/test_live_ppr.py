@@ -1,0 +1,93 @@
+"""PPR on the live page in Chromium against daphne: the top nodes are drawn while it converges and the ranked
+nodes and passages are the REST answer's for the same request; relation-aware PPR shows the β it chose for the
+query as sliders, and moving one re-runs with the user's β."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from memoria.accounts.roles import Role
+from memoria.accounts.services import user_grant
+from memoria.graphindex.cache import projection_cache
+from tests.e2e.browsing import sign_in
+from tests.e2e.test_live import LIVE_ROOT, PASSWORD, POST_JSON, wait_finished
+from tests.graphindex.graphs import random_memory, store
+
+TOP_K = 9
+
+
+@pytest.fixture
+def memory(transactional_db: None, group: str) -> str:
+    store(group, random_memory(group, entities=30, episodes=4, facts=90, seed=2))
+    user_grant(username="planner", role=Role.VIEWER, groups=[group], password=PASSWORD)
+    yield group
+    projection_cache().forget(group)
+
+
+def rest_answer(page: Page) -> dict:
+    """POST /api/retrieval/ppr with the body the page just sent on the socket (its fields are the REST body's)."""
+    body = page.evaluate("memoriaLive.requestBody()")
+    answer = page.evaluate(POST_JSON, ["/api/retrieval/ppr", body])
+    assert answer["status"] == 200, answer
+    return answer["body"]
+
+
+def listed(page: Page, testid: str) -> list[tuple[str, float]]:
+    items = page.get_by_test_id(testid).locator("li[data-node]").all()
+    return [(item.get_attribute("data-node"), float(item.get_attribute("data-score"))) for item in items]
+
+
+def ranked(nodes: list[dict]) -> list[tuple[str, float]]:
+    return [(node["id"], node["score"]) for node in nodes]
+
+
+def test_ppr_from_the_live_page_ranks_as_the_rest_answer(page: Page, daphne_url: str, memory: str) -> None:
+    sign_in(page, daphne_url, "planner", PASSWORD)
+    seed = f"{memory}-e1"
+    page.goto(f"{daphne_url}/g/{memory}/live/?seed={quote(seed, safe='')}")
+    page.wait_for_function("document.body.dataset.liveReady === 'true'", timeout=20_000)
+    page.get_by_test_id("algorithm").select_option("ppr")
+    expect(page.get_by_test_id("ppr-results")).to_be_visible()
+    expect(page.get_by_test_id("path-list")).to_be_hidden()  # activation's panels give way
+    page.get_by_test_id("ppr-top-k").fill(str(TOP_K))
+    page.get_by_test_id("run").click()
+    run = wait_finished(page)
+    expect(page.get_by_test_id("live-status")).to_contain_text("PPR completed")
+
+    answer = rest_answer(page)
+    assert answer["seeds"] == [{"id": seed, "weight": 1.0}] and not answer["relation_aware"]
+    expect(page.get_by_test_id("ppr-ranked").locator("li")).to_have_count(TOP_K)
+    assert listed(page, "ppr-ranked") == ranked(answer["scores"])
+    assert listed(page, "ppr-passages") == ranked(answer["passages"]) and len(answer["passages"]) == 4
+    expect(page.get_by_test_id("ppr-summary")).to_contain_text(f"{answer['iterations']} iterations")
+    drawn = page.evaluate("memoriaLive.live.view.nodeIds()")
+    assert sorted(drawn) == sorted(node["id"] for node in answer["scores"])
+    # The best node is drawn the largest.
+    sizes = page.evaluate("[...memoriaLive.live.view.nodeStyles].map(([id, style]) => [id, style.size])")
+    assert max(sizes, key=lambda pair: pair[1])[0] == answer["scores"][0]["id"]
+
+    # Relation-aware needs a query (or β): the page says so and runs nothing.
+    page.get_by_test_id("ppr-relation-aware").check()
+    page.get_by_test_id("run").click()
+    expect(page.get_by_test_id("live-error")).to_contain_text("relation_aware: give a query")
+    assert page.evaluate(f"{LIVE_ROOT}.liveRun") == run
+
+    # With a query, the β chosen for it are shown as sliders; moving one re-runs with the user's β.
+    page.get_by_test_id("live-query").fill("entity 3")
+    page.get_by_test_id("run").click()
+    run = wait_finished(page, run)
+    expect(page.get_by_test_id("ppr-betas-source")).to_contain_text("chosen for the query")
+    chosen = rest_answer(page)
+    assert chosen["relation_aware"] and chosen["betas"]["source"] == "offline"
+    assert listed(page, "ppr-ranked") == ranked(chosen["scores"])
+    slider = page.locator("[data-beta='entity_entity.CAUSALITY']")
+    assert float(slider.input_value()) == pytest.approx(chosen["betas"]["entity_entity"]["CAUSALITY"], abs=0.01)
+    slider.fill("1")  # Playwright's fill on a range input sets it and fires input and change
+    wait_finished(page, run)
+    expect(page.get_by_test_id("ppr-betas-source")).to_contain_text("yours")
+    mine = rest_answer(page)
+    assert mine["betas"]["source"] == "caller" and mine["betas"] != chosen["betas"]
+    assert listed(page, "ppr-ranked") == ranked(mine["scores"])
