@@ -51,7 +51,9 @@ def test_ppr_from_the_live_page_ranks_as_the_rest_answer(page: Page, daphne_url:
     page.wait_for_function("document.body.dataset.liveReady === 'true'", timeout=20_000)
     page.get_by_test_id("algorithm").select_option("ppr")
     expect(page.get_by_test_id("ppr-results")).to_be_visible()
-    expect(page.get_by_test_id("path-list")).to_be_hidden()  # activation's panels give way
+    expect(page.get_by_test_id("path-list")).to_be_hidden()  # activation's panels and legend give way
+    expect(page.locator("[data-live-legend]")).to_be_hidden()
+    expect(page.get_by_test_id("explain")).to_be_hidden()
     page.get_by_test_id("ppr-top-k").fill(str(TOP_K))
     page.get_by_test_id("run").click()
     run = wait_finished(page)

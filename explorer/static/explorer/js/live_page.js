@@ -62,7 +62,6 @@ algorithmSelect.value = config.algorithms[0];
 
 function showAlgorithm() {
   for (const fieldset of document.querySelectorAll("[data-params]")) fieldset.hidden = fieldset.dataset.params !== algorithmSelect.value;
-  form.elements.explain.parentElement.hidden = algorithmSelect.value !== "activation";
   ppr.show(algorithmSelect.value === "ppr");
 }
 algorithmSelect.addEventListener("change", showAlgorithm);

@@ -11,6 +11,12 @@ const FAMILIES = { entity_entity: "entity–entity", entity_passage: "entity–p
 const SMALLEST = 4;
 const LARGEST = 22;
 
+// `hidden` alone loses to a stylesheet's `display` (the legend is a flex row).
+export function setShown(element, shown) {
+  element.hidden = !shown;
+  element.style.display = shown ? "" : "none";
+}
+
 export class PprPanel {
   // `live`: the page's LiveView (its GraphView and status line are shared); `betasRoot`: where the sliders go;
   // `onBetas(betas)`: a slider moved (the page re-runs with them); `onEnd(finished)`: a run ended.
@@ -39,9 +45,9 @@ export class PprPanel {
     if (on) {
       const others = [...this.section.parentElement.querySelectorAll(":scope > section"), this.live.el.legend];
       this.hiddenByUs = others.filter((element) => element !== this.section && !element.hidden);
-      for (const element of this.hiddenByUs) element.hidden = true;
+      for (const element of this.hiddenByUs) setShown(element, false);
     } else {
-      for (const element of this.hiddenByUs) element.hidden = false;
+      for (const element of this.hiddenByUs) setShown(element, true);
       this.hiddenByUs = [];
     }
   }
