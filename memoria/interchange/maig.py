@@ -13,6 +13,7 @@ reading, so a hostile length costs an error, never a large allocation.
 from __future__ import annotations
 
 import json
+import math
 import struct
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -97,11 +98,20 @@ def shortest_float32(value: float) -> float:
 # ---------------------------------------------------------------- encoding
 
 
-def _field(text: str, what: str) -> bytes:
-    raw = text.encode("utf-8")
-    if len(raw) > MAX_FIELD:
-        raise InvalidGraphDocument(f"{what}: {len(raw)} bytes of UTF-8 do not fit MAIG's 2-byte length")
-    return U16.pack(len(raw)) + raw
+def _too_long(edges: list[MaigEdge]) -> InvalidGraphDocument:
+    """Name the first field that cannot be saved (only looked for once encoding has failed)."""
+    for index, edge in enumerate(edges):
+        where = f"edges[{index}]"
+        if len(edge.metadata) > MAX_FIELD:
+            return InvalidGraphDocument(f"{where}.metadata: {len(edge.metadata)} entries do not fit a 2-byte count")
+        named = [("source", edge.source), ("target", edge.target), ("relation", edge.relation)]
+        for key, value in edge.metadata.items():
+            named += [(f"metadata key {key!r}", key), (f"metadata[{key!r}]", value)]
+        for name, text in named:
+            size = len(text.encode("utf-8"))
+            if size > MAX_FIELD:
+                return InvalidGraphDocument(f"{where}.{name}: {size} bytes of UTF-8 do not fit MAIG's 2-byte length")
+    return InvalidGraphDocument("a weight does not fit a float32 or a created_at an int64")
 
 
 def maig_encode(edges: Iterable[MaigEdge]) -> bytes:
@@ -109,21 +119,27 @@ def maig_encode(edges: Iterable[MaigEdge]) -> bytes:
     edges = list(edges)
     if len(edges) > MAX_EDGES:
         raise InvalidGraphDocument(f"{len(edges)} edges do not fit MAIG's 4-byte edge count")
+    u16, f32, i64 = U16.pack, F32.pack, I64.pack
     parts = [HEADER.pack(MAGIC, VERSION, len(edges))]
-    for index, edge in enumerate(edges):
-        where = f"edges[{index}]"
-        parts += (
-            _field(edge.source, f"{where}.source"),
-            _field(edge.target, f"{where}.target"),
-            _field(edge.relation, f"{where}.relation"),
-            F32.pack(edge.weight),
-        )
-        if len(edge.metadata) > MAX_FIELD:
-            raise InvalidGraphDocument(f"{where}.metadata: {len(edge.metadata)} entries do not fit a 2-byte count")
-        parts.append(U16.pack(len(edge.metadata)))
-        for key, value in sorted(edge.metadata.items()):
-            parts += (_field(key, f"{where}.metadata key"), _field(value, f"{where}.metadata[{key!r}]"))
-        parts.append(I64.pack(edge.created_at_ns))
+    add = parts.append
+    try:
+        for edge in edges:
+            for text in (edge.source, edge.target, edge.relation):
+                raw = text.encode()
+                add(u16(len(raw)))
+                add(raw)
+            add(f32(edge.weight))
+            add(u16(len(edge.metadata)))
+            for key, value in sorted(edge.metadata.items()):
+                raw = key.encode()
+                add(u16(len(raw)))
+                add(raw)
+                raw = value.encode()
+                add(u16(len(raw)))
+                add(raw)
+            add(i64(edge.created_at_ns))
+    except (struct.error, OverflowError):
+        raise _too_long(edges) from None
     return b"".join(parts)
 
 
@@ -205,23 +221,81 @@ class _Reader:
             raise MaigError(start + U16.size + error.start, f"{what} is not valid UTF-8") from error
 
 
-def maig_decode(data: bytes) -> MaigGraph:
-    """Parse a whole MAIG file; raise MaigError at the first problem (wrong magic, version, truncation, trailing)."""
-    reader = _Reader(data)
+def _header(data: bytes) -> tuple[int, int]:
+    """The version and edge count, after checking the magic, the version and that the count can fit."""
     if len(data) < HEADER.size:
         if not MAGIC.startswith(bytes(data[: len(MAGIC)])):
             raise MaigError(0, f"wrong magic {bytes(data[:4])!r}, expected {MAGIC!r}")
         raise MaigError(len(data), f"truncated header: {len(data)} byte(s), a MAIG header has {HEADER.size}")
-    magic, version, count = HEADER.unpack(reader.take(HEADER.size, "header"))
+    magic, version, count = HEADER.unpack_from(data, 0)
     if magic != MAGIC:
         raise MaigError(0, f"wrong magic {magic!r}, expected {MAGIC!r}")
     if version not in SUPPORTED_VERSIONS:
         raise MaigError(4, f"unknown version {version} (this reader knows {', '.join(map(str, SUPPORTED_VERSIONS))})")
-    if count * MIN_EDGE_BYTES > reader.remaining():
-        raise MaigError(
-            6,
-            f"edge count {count} needs at least {count * MIN_EDGE_BYTES} bytes, only {reader.remaining()} remain",
-        )
+    remaining = len(data) - HEADER.size
+    if count * MIN_EDGE_BYTES > remaining:
+        raise MaigError(6, f"edge count {count} needs at least {count * MIN_EDGE_BYTES} bytes, only {remaining} remain")
+    return version, count
+
+
+class _Malformed(Exception):
+    """The fast reader met something wrong; the checked reader then finds and names it."""
+
+
+def maig_decode(data: bytes) -> MaigGraph:
+    """Parse a whole MAIG file; raise MaigError at the first problem (wrong magic, version, truncation, trailing).
+
+    A fast pass reads a well-formed file with no per-field bookkeeping; when anything in it fails, the checked
+    reader reads the file again to report the exact byte offset and field. The loops are bounded by the header's
+    count (checked against the file size) and the 2-byte counts, so a hostile file cannot make either run long.
+    """
+    data = bytes(data)
+    version, count = _header(data)
+    try:
+        return MaigGraph(version, _decode_fast(data, count))
+    except (_Malformed, struct.error, UnicodeDecodeError, IndexError):
+        return _decode_checked(data, version, count)
+
+
+def _decode_fast(data: bytes, count: int) -> tuple[MaigEdge, ...]:
+    u16, f32, i64 = U16.unpack_from, F32.unpack_from, I64.unpack_from
+    weights: dict[bytes, float] = {}
+    edges = []
+    offset = HEADER.size
+    for _ in range(count):
+        ends = []
+        for _ in range(3):
+            end = offset + 2 + u16(data, offset)[0]
+            ends.append(data[offset + 2 : end].decode())
+            offset = end
+        raw = data[offset : offset + 4]
+        weight = weights.get(raw)
+        if weight is None:
+            weight = f32(data, offset)[0]
+            if not math.isfinite(weight):
+                raise _Malformed
+            weight = weights[raw] = shortest_float32(weight)
+        entries = u16(data, offset + 4)[0]
+        offset += 6
+        metadata: dict[str, str] = {}
+        for _ in range(entries):
+            end = offset + 2 + u16(data, offset)[0]
+            key = data[offset + 2 : end].decode()
+            offset = end + 2 + u16(data, end)[0]
+            if key in metadata:
+                raise _Malformed
+            metadata[key] = data[end + 2 : offset].decode()
+        created = i64(data, offset)[0]
+        offset += 8
+        edges.append(MaigEdge(ends[0], ends[1], ends[2], weight, metadata, created))
+    if offset != len(data):
+        raise _Malformed
+    return tuple(edges)
+
+
+def _decode_checked(data: bytes, version: int, count: int) -> MaigGraph:
+    reader = _Reader(data)
+    reader.take(HEADER.size, "header")
     edges = []
     for index in range(count):
         where = f"edges[{index}]"
@@ -230,7 +304,7 @@ def maig_decode(data: bytes) -> MaigGraph:
         relation = reader.text(f"{where}.relation")
         weight_at = reader.offset
         weight = F32.unpack(reader.take(F32.size, f"{where}.weight"))[0]
-        if weight != weight or weight in (float("inf"), float("-inf")):
+        if not math.isfinite(weight):
             raise MaigError(weight_at, f"{where}.weight is not a finite number")
         entries_at = reader.offset
         entries = reader.u16(f"{where}.metadata count")

@@ -159,14 +159,33 @@ REJECTIONS = {
     "hostile edge count": (lambda d: corrupt(d, 6, struct.pack("<I", 0xFFFFFFFF)), "MAIG byte 6: edge count"),
     "hostile string length": (lambda d: corrupt(d, 10, b"\xff\xff"), "MAIG byte 12: truncated: edges[0].source"),
     "bad utf-8": (lambda d: corrupt(d, 12, b"\xff"), "edges[0].source is not valid UTF-8"),
+    "weight not finite": (lambda d: d + nan_edge(), "edges[2].weight is not a finite number"),
+    "metadata key twice": (lambda d: d + twice_edge(), "edges[2].metadata key 'id' appears twice"),
 }
+
+
+def with_count(data: bytes, count: int) -> bytes:
+    return corrupt(data, 6, struct.pack("<I", count))
+
+
+def nan_edge() -> bytes:
+    return maig_encode([edge(weight=float("nan"))])[10:]
+
+
+def twice_edge() -> bytes:
+    body = maig_encode([edge(metadata={"id": "e1"})])[10:]
+    entry = b"\x02\x00id\x02\x00e1"
+    return body.replace(b"\x01\x00" + entry, b"\x02\x00" + entry + entry)
 
 
 @pytest.mark.parametrize("case", sorted(REJECTIONS))
 def test_malformed_files_are_rejected_with_the_offset_and_write_nothing(group: str, tmp_path: Path, case: str) -> None:
     change, message = REJECTIONS[case]
     path = tmp_path / "bad.maig"
-    path.write_bytes(change(valid_file(group)))
+    data = change(valid_file(group))
+    if case in ("weight not finite", "metadata key twice"):
+        data = with_count(data, 3)
+    path.write_bytes(data)
     with pytest.raises(CommandError) as caught:
         call_command("import_graph", str(path), "--group", group, "--format", "maig", stdout=io.StringIO())
     assert message in str(caught.value)
@@ -215,3 +234,10 @@ def test_ends_of_another_group_are_refused(group: str, other_group: str) -> None
 def test_fields_too_long_for_two_bytes_are_refused_on_save() -> None:
     with pytest.raises(InvalidGraphDocument, match=r"edges\[0\].metadata\['fact'\]: 70000 bytes"):
         maig_encode([edge(metadata={"fact": "x" * 70_000})])
+
+
+def test_fields_too_long_are_named_on_save() -> None:
+    with pytest.raises(InvalidGraphDocument, match=r"edges\[1\].metadata key 'k+': 70000 bytes"):
+        maig_encode([edge(), edge(metadata={"k" * 70_000: "v"})])
+    with pytest.raises(InvalidGraphDocument, match="float32"):
+        maig_encode([edge(weight=1e300)])

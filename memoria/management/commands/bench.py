@@ -1,5 +1,5 @@
 """`bench activation --nodes N --edges E`, `bench search --facts N`, `bench ppr --nodes N --edges E` and
-`bench render`: measured speed, printed as medians, p95 and ratios (docs/benchmarks.md).
+`bench render`, `bench maig --edges E`: measured speed, printed as medians, p95 and ratios (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -52,6 +52,9 @@ class Command(BaseCommand):
         ppr.add_argument("--warmup", type=int, default=10)
         ppr.add_argument("--reference-runs", type=int, default=5, help="networkx runs (it is slow)")
         ppr.add_argument("--directed", action="store_true", help="walk edges one way (default: both, as HippoRAG)")
+        maig = sub.add_parser("maig", help="MAIG save/load of a synthetic group (codec and import timed apart)")
+        maig.add_argument("--edges", type=int, default=10_000)
+        maig.add_argument("--runs", type=int, default=20, help="timed encodes and decodes")
 
     def handle(self, *args: object, suite: str, **options: int) -> None:
         if suite == "render":  # the browser alone: no graph server needed
@@ -64,6 +67,9 @@ class Command(BaseCommand):
                 raise CommandError("--warmup must not be negative")
             if options["nodes"] < 2:
                 raise CommandError("--nodes must be at least 2 (an edge joins two different nodes)")
+        elif suite == "maig":
+            if min(options["edges"], options["runs"]) < 1:
+                raise CommandError("--edges and --runs must be positive")
         elif suite == "activation":
             for name in ("nodes", "edges", "runs", "clients"):
                 if options[name] < (1 if name != "clients" else 0):
@@ -164,3 +170,11 @@ class Command(BaseCommand):
         worst = max((series["max_l1_to_igraph"] or 0.0) for series in results["ours"])
         if worst > 1e-6:
             raise CommandError(f"our scores differ from igraph's by {worst:.1e} in L1 (more than 1e-6); see above")
+
+    def maig(self, *, edges: int, runs: int, **_: object) -> None:
+        from memoria.bench.maig import maig_benchmark, maig_report
+
+        say = self.stdout.write
+        say(machine_line())
+        for line in maig_report(maig_benchmark(edges=edges, runs=runs, say=say)):
+            say(line)
