@@ -49,12 +49,14 @@ def test_ppr_from_the_live_page_ranks_as_the_rest_answer(page: Page, daphne_url:
     seed = f"{memory}-e1"
     page.goto(f"{daphne_url}/g/{memory}/live/?seed={quote(seed, safe='')}")
     page.wait_for_function("document.body.dataset.liveReady === 'true'", timeout=20_000)
+    expect(page.get_by_test_id("ppr-results")).to_be_hidden()
     page.get_by_test_id("algorithm").select_option("ppr")
     expect(page.get_by_test_id("ppr-results")).to_be_visible()
     expect(page.get_by_test_id("path-list")).to_be_hidden()  # activation's panels and legend give way
     expect(page.locator("[data-live-legend]")).to_be_hidden()
     expect(page.get_by_test_id("explain")).to_be_hidden()
     page.get_by_test_id("ppr-top-k").fill(str(TOP_K))
+    page.get_by_test_id("rerun").uncheck()  # runs start when this test says (the β sliders still re-run)
     page.get_by_test_id("run").click()
     run = wait_finished(page)
     expect(page.get_by_test_id("live-status")).to_contain_text("PPR completed")
@@ -70,6 +72,13 @@ def test_ppr_from_the_live_page_ranks_as_the_rest_answer(page: Page, daphne_url:
     # The best node is drawn the largest.
     sizes = page.evaluate("[...memoriaLive.live.view.nodeStyles].map(([id, style]) => [id, style.size])")
     assert max(sizes, key=lambda pair: pair[1])[0] == answer["scores"][0]["id"]
+    # Clicking a drawn node offers it as a seed, as in an activation run.
+    page.evaluate("(id) => memoriaLive.live.view.emit('clickNode', id)", answer["scores"][1]["id"])
+    card = page.get_by_test_id("energy-breakdown")
+    expect(card).to_contain_text(answer["scores"][1]["name"])
+    card.get_by_test_id("use-as-seed").click()
+    expect(page.get_by_test_id("seed-list").locator("li")).to_have_count(2)
+    page.get_by_test_id("seed-list").locator("li").nth(1).get_by_role("button").click()  # back to one seed
 
     # Relation-aware needs a query (or β): the page says so and runs nothing.
     page.get_by_test_id("ppr-relation-aware").check()

@@ -58,7 +58,9 @@ for (const name of new Set([...config.algorithms, ...Object.keys(ALGORITHMS)])) 
   const label = ALGORITHMS[name] ? ALGORITHMS[name].label : name;
   algorithmSelect.append(h("option", { value: name, disabled: !available }, available ? label : `${label} (not on this server yet)`));
 }
-algorithmSelect.value = config.algorithms[0];
+// ?algorithm=ppr opens the page on another algorithm the server runs (links from other pages).
+const wantedAlgorithm = new URLSearchParams(window.location.search).get("algorithm");
+algorithmSelect.value = config.algorithms.includes(wantedAlgorithm) ? wantedAlgorithm : config.algorithms[0];
 
 function showAlgorithm() {
   for (const fieldset of document.querySelectorAll("[data-params]")) fieldset.hidden = fieldset.dataset.params !== algorithmSelect.value;

@@ -68,6 +68,7 @@ export class PprPanel {
     this.runId = started.retrieval_id;
     this.show(true);
     this.live.stop();
+    this.live.run = null; // the drawing is no longer an activation run's: its tooltips would misname nodes
     this.view.stopLayout();
     this.view.clear();
     this.view.clearStyles();
