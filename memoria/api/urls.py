@@ -5,6 +5,14 @@ from drf_spectacular.views import SpectacularAPIView
 
 from memoria.api import browse_views, curation_views, episode_views, search_views, views
 from memoria.api.community_views import GroupCommunitiesView
+from memoria.api.graph_views import (
+    GraphEdgeExistsView,
+    GraphEdgesView,
+    GraphNodeEdgesView,
+    GraphNodeView,
+    GraphStatsView,
+    GraphWalkView,
+)
 from memoria.api.ppr_views import PprRetrievalView
 
 urlpatterns = [
@@ -44,6 +52,27 @@ urlpatterns = [
     path("groups/<str:group>/nodes", browse_views.NodeCardsView.as_view(), name="api-group-nodes"),
     path("groups/<str:group>/subgraph", browse_views.SubgraphView.as_view(), name="api-group-subgraph"),
     path("groups/<str:group>/paths", browse_views.PathView.as_view(), name="api-group-paths"),
+    # The graph index (docs/graph-index.md); node ids may hold '/', so the bare node pattern comes last.
+    path("graph/<str:group>/edges/exists", GraphEdgeExistsView.as_view(), name="api-graph-edge-exists"),
+    path("graph/<str:group>/edges", GraphEdgesView.as_view(), name="api-graph-edges"),
+    path("graph/<str:group>/stats", GraphStatsView.as_view(), name="api-graph-stats"),
+    path(
+        "graph/<str:group>/nodes/<path:node_id>/outgoing",
+        GraphNodeEdgesView.as_view(direction="outgoing"),
+        name="api-graph-outgoing",
+    ),
+    path(
+        "graph/<str:group>/nodes/<path:node_id>/incoming",
+        GraphNodeEdgesView.as_view(direction="incoming"),
+        name="api-graph-incoming",
+    ),
+    path(
+        "graph/<str:group>/nodes/<path:node_id>/related",
+        GraphWalkView.as_view(multi_hop=False),
+        name="api-graph-related",
+    ),
+    path("graph/<str:group>/nodes/<path:node_id>/traverse", GraphWalkView.as_view(), name="api-graph-traverse"),
+    path("graph/<str:group>/nodes/<path:node_id>", GraphNodeView.as_view(), name="api-graph-node"),
     path("retrieval/activation", views.ActivationRetrievalView.as_view(), name="api-retrieval-activation"),
     path("retrieval/ppr", PprRetrievalView.as_view(), name="api-retrieval-ppr"),
     path("search", search_views.SearchView.as_view(), name="api-search"),

@@ -13,7 +13,7 @@ node (cycles end there) and stops at `max_results`.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 import neo4j
@@ -105,14 +105,7 @@ class IndexEdge:
     created_at: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "source": self.source,
-            "target": self.target,
-            "relation": self.relation,
-            "weight": self.weight,
-            "metadata": self.metadata,
-            "created_at": self.created_at,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -133,13 +126,7 @@ class TraversalResult:
     path: tuple[str, ...]  # from the start node to this one, both included
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "depth": self.depth,
-            "relation": self.relation,
-            "weight": self.weight,
-            "path": list(self.path),
-        }
+        return {**asdict(self), "path": list(self.path)}
 
 
 def _relation(value: Any, where: str) -> str:

@@ -1,0 +1,155 @@
+"""REST face of the graph index (docs/graph-index.md) under /api/graph/<group>/...: thin views over
+memoria.graph.index_service. Reads are GETs for any user who sees the group; writes need the curator role
+(the default ReadOrCurate permission).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import QueryDict
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.parsers import JSONParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from memoria.accounts.services import check_group_access
+from memoria.errors import InvalidInput
+from memoria.graph import index_service as index
+
+TRAVERSAL_PARAMETERS = [
+    OpenApiParameter("relation", str, many=True, description="relation to follow (repeat or comma-separate)"),
+    OpenApiParameter("direction", str, enum=list(index.DIRECTIONS), description="default out"),
+    OpenApiParameter("max_depth", int, description=f"1–{index.MAX_DEPTH} (traverse only; default 1)"),
+    OpenApiParameter("max_results", int, description=f"1–{index.MAX_RESULTS}, default 100"),
+    OpenApiParameter("min_weight", float, description="0–1, default 0"),
+]
+EDGE_PARAMETERS = [
+    OpenApiParameter("source", str, required=True),
+    OpenApiParameter("target", str, required=True),
+    OpenApiParameter("relation", str),
+]
+
+
+def _only(params: QueryDict, allowed: set[str]) -> None:
+    unknown = sorted(set(params) - allowed)
+    if unknown:
+        raise InvalidInput(f"unknown parameter(s): {', '.join(unknown)} (allowed: {', '.join(sorted(allowed))})")
+
+
+def _number(params: QueryDict, name: str, kind: type, default: Any) -> Any:
+    raw = params.get(name)
+    if raw is None:
+        return default
+    try:
+        return kind(raw)
+    except ValueError as error:
+        raise InvalidInput(f"{name}: {raw!r} is not {'an integer' if kind is int else 'a number'}") from error
+
+
+def _options(params: QueryDict, *, depth: bool) -> index.TraversalOptions:
+    allowed = {"relation", "direction", "max_results", "min_weight"} | ({"max_depth"} if depth else set())
+    _only(params, allowed)
+    relations = [part.strip() for value in params.getlist("relation") for part in value.split(",")]
+    return index.traversal_options(
+        relations=relations,
+        direction=params.get("direction", "out"),
+        max_depth=_number(params, "max_depth", int, 1),
+        max_results=_number(params, "max_results", int, 100),
+        min_weight=_number(params, "min_weight", float, 0.0),
+    )
+
+
+def _edge_ends(params: QueryDict) -> tuple[str, str, str]:
+    _only(params, {"source", "target", "relation"})
+    missing = [name for name in ("source", "target") if not params.get(name)]
+    if missing:
+        raise InvalidInput(f"{' and '.join(missing)}: required")
+    return params["source"], params["target"], params.get("relation", "")
+
+
+class GraphEdgesView(APIView):
+    """Add edges (POST, one edge or {"edges": [...]}) or remove one (DELETE ?source&target&relation)."""
+
+    parser_classes = [JSONParser]
+
+    @extend_schema(operation_id="graph_edges_add", request=OpenApiTypes.OBJECT, responses={201: OpenApiTypes.OBJECT})
+    def post(self, request: Request, group: str) -> Response:
+        check_group_access(user=request.user, group=group)
+        body = request.data
+        edges = body.get("edges") if isinstance(body, dict) and set(body) == {"edges"} else [body]
+        report = index.edges_add(group=group, edges=edges)
+        answer = {"created": report.edges_created, "updated": report.edges_updated, "size": index.size(group=group)}
+        return Response(answer, status=status.HTTP_201_CREATED)
+
+    @extend_schema(operation_id="graph_edges_remove", parameters=EDGE_PARAMETERS, responses=OpenApiTypes.OBJECT)
+    def delete(self, request: Request, group: str) -> Response:
+        check_group_access(user=request.user, group=group)
+        source, target, relation = _edge_ends(request.query_params)
+        if not relation:
+            raise InvalidInput("relation: required to remove an edge")
+        removed = index.edge_remove(group=group, source=source, target=target, relation=relation)
+        if not removed:
+            return Response({"removed": 0, "detail": "no such edge"}, status=status.HTTP_404_NOT_FOUND)
+        return Response({"removed": removed})
+
+
+class GraphEdgeExistsView(APIView):
+    """Whether source → target exists (with `relation`, or with any relation)."""
+
+    @extend_schema(operation_id="graph_edge_exists", parameters=EDGE_PARAMETERS, responses=OpenApiTypes.OBJECT)
+    def get(self, request: Request, group: str) -> Response:
+        check_group_access(user=request.user, group=group)
+        source, target, relation = _edge_ends(request.query_params)
+        return Response({"exists": index.has_edge(group=group, source=source, target=target, relation=relation)})
+
+
+class GraphStatsView(APIView):
+    """The index's size (edges) and node count (nodes with an edge)."""
+
+    @extend_schema(operation_id="graph_stats", responses=OpenApiTypes.OBJECT)
+    def get(self, request: Request, group: str) -> Response:
+        check_group_access(user=request.user, group=group)
+        _only(request.query_params, set())
+        return Response({"size": index.size(group=group), "node_count": index.node_count(group=group)})
+
+
+class GraphNodeEdgesView(APIView):
+    """A node's outgoing or incoming edges, each with its metadata and created_at."""
+
+    direction = "outgoing"
+
+    @extend_schema(responses=OpenApiTypes.OBJECT)
+    def get(self, request: Request, group: str, node_id: str) -> Response:
+        check_group_access(user=request.user, group=group)
+        _only(request.query_params, set())
+        read = index.outgoing if self.direction == "outgoing" else index.incoming
+        return Response({"edges": [edge.as_dict() for edge in read(group=group, node_id=node_id)]})
+
+
+class GraphNodeView(APIView):
+    """DELETE removes every edge to or from the node (the memory itself stays)."""
+
+    @extend_schema(responses=OpenApiTypes.OBJECT)
+    def delete(self, request: Request, group: str, node_id: str) -> Response:
+        check_group_access(user=request.user, group=group)
+        return Response({"removed": index.node_remove(group=group, node_id=node_id)})
+
+
+class GraphWalkView(APIView):
+    """Related nodes (one hop) or a multi-hop traversal: each result with id, depth, relation, weight and path."""
+
+    multi_hop = True
+
+    @extend_schema(parameters=TRAVERSAL_PARAMETERS, responses=OpenApiTypes.OBJECT)
+    def get(self, request: Request, group: str, node_id: str) -> Response:
+        check_group_access(user=request.user, group=group)
+        options = _options(request.query_params, depth=self.multi_hop)
+        if self.multi_hop:
+            results = index.traverse(group=group, start=node_id, options=options)
+        else:
+            results = index.related(group=group, node_id=node_id, options=options)
+        return Response({"start": node_id, "results": [result.as_dict() for result in results]})

@@ -1,0 +1,143 @@
+"""/api/graph/<group>/...: the graph index over REST, with roles, group checks and precise 4xx answers."""
+
+from __future__ import annotations
+
+import pytest
+from rest_framework.test import APIClient
+
+from memoria.graph.versions import group_version
+from tests.conftest import count_group
+from tests.graph.test_index_service import chain, nodes
+
+
+def base(group: str) -> str:
+    return f"/api/graph/{group}"
+
+
+def test_curator_adds_edges_and_viewer_reads_them(client_for, group: str) -> None:
+    ids = nodes(group, "abc")
+    curator: APIClient = client_for("curator", [group])
+    one = {"source": ids["a"], "target": ids["b"], "relation": "caused_by", "weight": 0.9}
+    response = curator.post(f"{base(group)}/edges", one, format="json")
+    assert response.status_code == 201, response.content
+    assert response.json() == {"created": 1, "updated": 0, "size": 1}
+    batch = {
+        "edges": [
+            {**one, "weight": 0.6},
+            {
+                "source": ids["b"],
+                "target": ids["c"],
+                "relation": "references",
+                "weight": 0.5,
+                "metadata": {"fact": "b cites c", "tags": ["cite"]},
+            },
+        ]
+    }
+    assert curator.post(f"{base(group)}/edges", batch, format="json").json() == {"created": 1, "updated": 1, "size": 2}
+
+    viewer = client_for("viewer", [group])
+    out = viewer.get(f"{base(group)}/nodes/{ids['b']}/outgoing").json()["edges"]
+    assert [(e["target"], e["relation"], e["weight"], e["metadata"]) for e in out] == [
+        (ids["c"], "references", 0.5, {"fact": "b cites c", "tags": ["cite"]})
+    ]
+    inc = viewer.get(f"{base(group)}/nodes/{ids['b']}/incoming").json()["edges"]
+    assert [(e["source"], e["weight"]) for e in inc] == [(ids["a"], 0.6)]
+    assert viewer.get(f"{base(group)}/stats").json() == {"size": 2, "node_count": 3}
+    exists = viewer.get(f"{base(group)}/edges/exists", {"source": ids["a"], "target": ids["b"]}).json()
+    missing = viewer.get(
+        f"{base(group)}/edges/exists", {"source": ids["a"], "target": ids["b"], "relation": "follows"}
+    ).json()
+    assert (exists, missing) == ({"exists": True}, {"exists": False})
+
+
+def test_traverse_and_related(client_for, group: str) -> None:
+    ids = chain(group)
+    viewer = client_for("viewer", [group])
+    response = viewer.get(
+        f"{base(group)}/nodes/{ids['a']}/traverse", {"relation": "caused_by", "max_depth": 3, "min_weight": 0.85}
+    )
+    assert response.status_code == 200, response.content
+    assert response.json() == {
+        "start": ids["a"],
+        "results": [
+            {"id": ids["b"], "depth": 1, "relation": "caused_by", "weight": 1.0, "path": [ids["a"], ids["b"]]},
+            {"id": ids["c"], "depth": 2, "relation": "caused_by", "weight": 0.9, "path": [ids[n] for n in "abc"]},
+        ],
+    }
+    related = viewer.get(f"{base(group)}/nodes/{ids['a']}/related", {"direction": "both", "relation": "follows,x"})
+    assert [r["id"] for r in related.json()["results"]] == [ids["e"]]
+
+
+def test_removals_need_the_curator_and_bump_the_version(client_for, group: str) -> None:
+    ids = chain(group)
+    where = {"source": ids["a"], "target": ids["b"], "relation": "caused_by"}
+    viewer = client_for("viewer", [group])
+    assert (
+        viewer.delete(f"{base(group)}/edges?source={ids['a']}&target={ids['b']}&relation=caused_by").status_code == 403
+    )
+    assert viewer.post(f"{base(group)}/edges", {**where, "weight": 0.5}, format="json").status_code == 403
+    assert viewer.delete(f"{base(group)}/nodes/{ids['a']}").status_code == 403
+    assert count_group(group)["edges"] == 5
+
+    curator = client_for("curator", [group])
+    before = group_version(group=group).version
+    query = f"source={ids['a']}&target={ids['b']}&relation=caused_by"
+    assert curator.delete(f"{base(group)}/edges?{query}").json() == {"removed": 1}
+    assert group_version(group=group).version == before + 1
+    assert curator.delete(f"{base(group)}/edges?{query}").status_code == 404
+    assert curator.delete(f"{base(group)}/nodes/{ids['a']}").json() == {"removed": 2}
+    assert count_group(group)["edges"] == 2
+
+
+def test_other_groups_are_invisible(client_for, group: str) -> None:
+    ids = chain(group)
+    stranger = client_for("curator", ["somewhere-else"])
+    for url in (f"{base(group)}/stats", f"{base(group)}/nodes/{ids['a']}/traverse"):
+        assert stranger.get(url).status_code == 404
+    both = client_for("viewer", [group, "somewhere-else"])
+    assert both.get(f"/api/graph/somewhere-else/nodes/{ids['a']}/outgoing").status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("path", "params", "message"),
+    [
+        ("traverse", {"max_depth": "deep"}, "max_depth: 'deep' is not an integer"),
+        ("traverse", {"max_depth": 99}, "max_depth: must be an integer from 1 to 10"),
+        ("traverse", {"direction": "up"}, "direction: must be one of"),
+        ("traverse", {"min_weight": "heavy"}, "min_weight: 'heavy' is not a number"),
+        ("traverse", {"colour": "red"}, "unknown parameter(s): colour"),
+        ("related", {"max_depth": 2}, "unknown parameter(s): max_depth"),
+        ("outgoing", {"x": 1}, "unknown parameter(s): x"),
+    ],
+)
+def test_bad_parameters_are_400(client_for, group: str, path: str, params: dict, message: str) -> None:
+    ids = chain(group)
+    response = client_for("viewer", [group]).get(f"{base(group)}/nodes/{ids['a']}/{path}", params)
+    assert response.status_code == 400
+    assert message in response.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"source": "A", "target": "B", "relation": "r", "weight": 2}, "edges[0].weight: 2 is outside"),
+        ({"edges": []}, "edges: must be a non-empty list"),
+        ({"source": "A", "target": "B", "relation": "r", "weight": 0.5, "colour": 1}, "unknown key(s) 'colour'"),
+    ],
+)
+def test_bad_edges_are_400_and_write_nothing(client_for, group: str, body: dict, message: str) -> None:
+    ids = nodes(group, "AB")
+    if "source" in body:
+        body = {**body, "source": ids["A"], "target": ids["B"]}
+    before = group_version(group=group).version
+    response = client_for("curator", [group]).post(f"{base(group)}/edges", body, format="json")
+    assert response.status_code == 400
+    assert message in response.json()["detail"]
+    assert count_group(group)["edges"] == 0 and group_version(group=group).version == before
+
+
+def test_unknown_nodes_are_404(client_for, group: str) -> None:
+    nodes(group, "a")
+    viewer = client_for("viewer", [group])
+    assert viewer.get(f"{base(group)}/nodes/{group}-nope/traverse").status_code == 404
+    assert viewer.get(f"{base(group)}/edges/exists", {"source": "x"}).json()["detail"] == "target: required"
