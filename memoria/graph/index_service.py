@@ -58,11 +58,13 @@ WHERE r.group_id = $group
 RETURN {EDGE_FIELDS}
 ORDER BY source, relation
 """
-NODE_IN_GROUP = "MATCH (n:Memory {id: $id}) WHERE n.group_id = $group RETURN n.id AS id"
+# The group is compared here, not in a WHERE: with it there, ArcadeDB scanned the group instead of the id index.
+NODE_GROUP = "MATCH (n:Memory {id: $id}) RETURN n.group_id AS group_id"
 # One hop from a frontier; the direction is chosen among fixed texts, never built from input.
 HOP = {
     "out": "MATCH (a:Memory {id: id})-[r:RELATES]->(b:Memory)",
     "in": "MATCH (a:Memory {id: id})<-[r:RELATES]-(b:Memory)",
+    "both": "MATCH (a:Memory {id: id})-[r:RELATES]-(b:Memory)",
 }
 HOP_RETURN = """
 UNWIND $frontier AS id
@@ -160,7 +162,7 @@ def traversal_options(
 
 def _check_node(group: str, node_id: str) -> None:
     check_group_name(group)
-    if not isinstance(node_id, str) or not driver.read(NODE_IN_GROUP, id=node_id, group=group):
+    if not isinstance(node_id, str) or [row["group_id"] for row in driver.read(NODE_GROUP, id=node_id)] != [group]:
         raise NodeNotFound(f"node {node_id!r} is not in group {group!r}")
 
 
@@ -261,17 +263,14 @@ def incoming(*, group: str, node_id: str) -> list[IndexEdge]:
 
 def _hops(group: str, frontier: list[str], options: TraversalOptions) -> list[tuple[str, str, str, float]]:
     """(from, to, relation, weight) of every edge leaving the frontier in the chosen direction(s)."""
-    directions = ("out", "in") if options.direction == "both" else (options.direction,)
-    hops = []
-    for direction in directions:
-        rows = driver.read(
-            HOP_RETURN.format(match=HOP[direction]),
-            frontier=frontier,
-            group=group,
-            min_weight=options.min_weight,
-            relations=list(options.relations),
-        )
-        hops += [(row["source"], row["target"], row["relation"], row["weight"]) for row in rows]
+    rows = driver.read(
+        HOP_RETURN.format(match=HOP[options.direction]),
+        frontier=frontier,
+        group=group,
+        min_weight=options.min_weight,
+        relations=list(options.relations),
+    )
+    hops = [(row["source"], row["target"], row["relation"], row["weight"]) for row in rows]
     # Heaviest first, then by id: which node is kept when max_results cuts a level is stable.
     hops.sort(key=lambda hop: (-hop[3], hop[1], hop[2], hop[0]))
     return hops

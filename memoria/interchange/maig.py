@@ -44,11 +44,10 @@ EDGE_LIST_KEYS = ("tags", "episodes")
 END_KEYS = ("source_name", "source_labels", "target_name", "target_labels")
 METADATA_KEYS = frozenset(EDGE_TEXT_KEYS + EDGE_LIST_KEYS + END_KEYS)
 
-STORED_IN_GROUP = """
+STORED = """
 UNWIND $ids AS id
 MATCH (n:Memory {id: id})
-WHERE n.group_id = $group
-RETURN n.id AS id
+RETURN n.id AS id, n.group_id AS group_id
 """
 EDGE_CREATED = """
 MATCH (:Memory {group_id: $group})-[r:RELATES]->(:Memory)
@@ -366,7 +365,8 @@ def maig_document(graph: MaigGraph, *, group: str) -> GraphDocument:
     check_group_name(group)
     items = [_edge_item(index, edge) for index, edge in enumerate(graph.edges)]
     ends = {edge.source for edge in graph.edges} | {edge.target for edge in graph.edges}
-    stored = {row["id"] for row in driver.read(STORED_IN_GROUP, ids=sorted(ends), group=group)} if ends else set()
+    rows = driver.read(STORED, ids=sorted(ends)) if ends else []
+    stored = {row["id"] for row in rows if row["group_id"] == group}
     nodes: dict[str, dict[str, Any]] = {}
     for edge in graph.edges:
         for end in ("source", "target"):

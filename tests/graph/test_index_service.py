@@ -3,9 +3,13 @@ group version, and breadth-first traversal with every option."""
 
 from __future__ import annotations
 
+import io
+
 import pytest
+from django.core.management import call_command
 
 from memoria.errors import InvalidGraphDocument, InvalidInput, NodeNotFound
+from memoria.graph import driver
 from memoria.graph import index_service as index
 from memoria.graph.versions import group_version
 from memoria.interchange.document import parse_graph_document
@@ -156,3 +160,16 @@ def test_nodes_of_other_groups_are_not_found(group: str) -> None:
         index.outgoing(group="another-group", node_id=ids["a"])
     with pytest.raises(NodeNotFound):
         index.traverse(group="another-group", start=ids["a"], options=index.traversal_options())
+
+
+def test_bench_index_times_every_operation() -> None:
+    out = io.StringIO()
+    try:
+        call_command("bench", "index", "--edges", "300", "--runs", "3", stdout=out)
+    finally:
+        driver.write("MATCH (n:Memory {group_id: $group}) DETACH DELETE n", group="bench-index-300")
+    text = out.getvalue()
+    for operation in ("batches of 1000", "one per call", "remove edge", "outgoing", "related", "traverse", "has edge"):
+        assert operation in text
+    # 100 nodes and 3,300 edges after the batches: three hops reach every node but the start.
+    assert "(99 results on average)" in text

@@ -1,5 +1,6 @@
 """`bench activation --nodes N --edges E`, `bench search --facts N`, `bench ppr --nodes N --edges E` and
-`bench render`, `bench maig --edges E`: measured speed, printed as medians, p95 and ratios (docs/benchmarks.md).
+`bench render`, `bench maig --edges E`, `bench index --edges E`: measured speed, printed as medians, p95 and
+ratios (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -55,6 +56,9 @@ class Command(BaseCommand):
         maig = sub.add_parser("maig", help="MAIG save/load of a synthetic group (codec and import timed apart)")
         maig.add_argument("--edges", type=int, default=10_000)
         maig.add_argument("--runs", type=int, default=20, help="timed encodes and decodes")
+        index = sub.add_parser("index", help="the graph index operations (RFD 0003) on a synthetic group")
+        index.add_argument("--edges", type=int, default=10_000)
+        index.add_argument("--runs", type=int, default=50, help="timed calls per operation")
 
     def handle(self, *args: object, suite: str, **options: int) -> None:
         if suite == "render":  # the browser alone: no graph server needed
@@ -67,7 +71,7 @@ class Command(BaseCommand):
                 raise CommandError("--warmup must not be negative")
             if options["nodes"] < 2:
                 raise CommandError("--nodes must be at least 2 (an edge joins two different nodes)")
-        elif suite == "maig":
+        elif suite in ("maig", "index"):
             if min(options["edges"], options["runs"]) < 1:
                 raise CommandError("--edges and --runs must be positive")
         elif suite == "activation":
@@ -177,4 +181,12 @@ class Command(BaseCommand):
         say = self.stdout.write
         say(machine_line())
         for line in maig_report(maig_benchmark(edges=edges, runs=runs, say=say)):
+            say(line)
+
+    def index(self, *, edges: int, runs: int, **_: object) -> None:
+        from memoria.bench.graph_index import graph_index_benchmark, graph_index_report
+
+        say = self.stdout.write
+        say(machine_line())
+        for line in graph_index_report(graph_index_benchmark(edges=edges, runs=runs, say=say)):
             say(line)
