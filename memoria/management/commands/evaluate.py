@@ -24,6 +24,7 @@ from memoria.evaluation.locomo import LocomoConversation, stored_turns
 from memoria.evaluation.recall import parse_ks
 from memoria.evaluation.report import recall_json, recall_markdown, recall_text, timing_lines
 from memoria.graph.health import graph_health
+from memoria.graph.schema import schema_install
 from memoria.ingest.pipeline import DEFAULT_BATCH_SIZE
 from memoria.interchange.document import parse_graph_document
 from memoria.management.commands._document_io import write_document
@@ -230,6 +231,7 @@ class Command(BaseCommand):
                 f"{dataset.directory}; run without --skip-ingest to load them"
             )
         built = build_musique(dataset.directory, group=dataset.group)
+        schema_install()  # a fresh server has no id index: the import's lookups would scan the graph (minutes)
         document = parse_graph_document(built.document, group=dataset.group)
         write_document(self, document=document, group=dataset.group, reindex=True, quiet=quiet)
         return time.perf_counter() - started
