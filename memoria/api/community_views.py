@@ -13,7 +13,13 @@ from rest_framework.views import APIView
 
 from memoria.accounts.services import check_group_access
 from memoria.errors import InvalidInput
-from memoria.ingest.communities import ALGORITHMS, LABEL_PROPAGATION, communities_build
+from memoria.ingest.communities import (
+    ALGORITHMS,
+    DEFAULT_RESOLUTION,
+    LABEL_PROPAGATION,
+    check_resolution,
+    communities_build,
+)
 
 
 class BuiltCommunityOutput(serializers.Serializer):
@@ -31,11 +37,22 @@ class GroupCommunitiesView(APIView):
     @extend_schema_serializer(component_name="CommunityBuildInput")
     class Input(serializers.Serializer):
         algorithm = serializers.ChoiceField(choices=ALGORITHMS, default=LABEL_PROPAGATION)
+        resolution = serializers.FloatField(
+            required=False, help_text=f"Leiden only, greater than 0 (default {DEFAULT_RESOLUTION})"
+        )
+
+        def validate(self, data: dict) -> dict:
+            try:
+                check_resolution(data["algorithm"], data.get("resolution"))
+            except InvalidInput as error:
+                raise serializers.ValidationError({"resolution": [str(error)]}) from error
+            return data
 
     @extend_schema_serializer(component_name="CommunityBuildOutput")
     class Output(serializers.Serializer):
         group = serializers.CharField()
         algorithm = serializers.CharField()
+        resolution = serializers.FloatField(allow_null=True)
         summaries = serializers.CharField()
         communities = BuiltCommunityOutput(many=True)
         clustered_entities = serializers.IntegerField()
@@ -51,5 +68,6 @@ class GroupCommunitiesView(APIView):
             raise InvalidInput("body: must be a JSON object")
         given = self.Input(data=request.data)
         given.is_valid(raise_exception=True)
-        report = communities_build(group=group, algorithm=given.validated_data["algorithm"])
+        data = given.validated_data
+        report = communities_build(group=group, algorithm=data["algorithm"], resolution=data.get("resolution"))
         return Response(asdict(report))

@@ -1,4 +1,4 @@
-"""Communities: a group's entities clustered by label propagation, each with a name, a summary and HAS_MEMBER edges.
+"""Communities: a group's entities clustered (label propagation or Leiden), each with a name, a summary and members.
 
 A build replaces the group's communities in one transaction. An update after an episode refreshes each affected
 community once, from its current members, and commits only if nobody changed the community meanwhile
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
 import random
 import time
 import uuid
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+import graspologic_native
 import neo4j
 
 from memoria.accounts.roles import check_group_name
@@ -33,8 +35,12 @@ from memoria.llm.prompts import summarize_community as prompt
 logger = logging.getLogger(__name__)
 
 LABEL_PROPAGATION = "label_propagation"
-ALGORITHMS = (LABEL_PROPAGATION,)
+LEIDEN = "leiden"
+ALGORITHMS = (LABEL_PROPAGATION, LEIDEN)
 MAX_ITERATIONS = 50
+DEFAULT_RESOLUTION = 1.0  # modularity's own: higher splits into more, smaller communities
+LEIDEN_SEED = 7  # fixed, so the same graph always gives the same communities
+LEIDEN_ITERATIONS = 2  # full Leiden cycles, each starting from the previous partition (docs/communities.md)
 MIN_MEMBERS = 2  # a lone entity is not a community; it joins one when a fact links it to a member
 NAME_MEMBERS = 3  # members named in an extractive community name
 SUMMARY_MEMBERS = 5  # members quoted in an extractive summary, most connected first
@@ -184,12 +190,13 @@ class BuiltCommunity:
 class CommunityReport:
     group: str
     algorithm: str
+    resolution: float | None  # Leiden's; None for label propagation
     summaries: str  # "extractive" or "llm"
     communities: tuple[BuiltCommunity, ...]
     clustered_entities: int
     unclustered_entities: int  # in a cluster smaller than MIN_MEMBERS
     removed: int  # communities the build replaced
-    iterations: int
+    iterations: int  # label propagation's sweeps, or Leiden's cycles
     seconds: float
 
 
@@ -258,6 +265,53 @@ def _label_for(neighbours: dict[str, int], labels: dict[str, str], current: str,
     most = max(votes.values())
     best = current if votes.get(current) == most else min(label for label, weight in votes.items() if weight == most)
     return min(best, current) if settling or best == before != current else best
+
+
+def leiden(
+    nodes: Iterable[str],
+    weights: Mapping[tuple[str, str], int],
+    *,
+    resolution: float = DEFAULT_RESOLUTION,
+    seed: int = LEIDEN_SEED,
+) -> tuple[dict[str, str], int]:
+    """Each node's label (the smallest id in its Leiden community, as label propagation's are ids) and the cycles run.
+
+    graspologic-native (MIT) maximises modularity at `resolution`. Its result depends on the order edges arrive
+    in as well as on the seed, so edges go in sorted: the same graph gives the same communities. A node with no
+    edges keeps its own label, a community of one.
+    """
+    labels = {node: node for node in sorted(set(nodes))}
+    edges = [
+        (a, b, float(weight))
+        for (a, b), weight in sorted(weights.items())
+        if a != b and weight > 0 and a in labels and b in labels
+    ]
+    if not edges:
+        return labels, 0  # the library refuses an empty network
+    _, partition = graspologic_native.leiden(
+        edges, resolution=resolution, seed=seed, iterations=LEIDEN_ITERATIONS, use_modularity=True
+    )
+    grouped: dict[int, list[str]] = defaultdict(list)
+    for node, community in partition.items():
+        grouped[community].append(node)
+    for members in grouped.values():
+        labels.update(dict.fromkeys(members, min(members)))
+    return labels, LEIDEN_ITERATIONS
+
+
+def check_resolution(algorithm: str, resolution: float | None) -> float | None:
+    """The resolution Leiden will use; None for label propagation, which has none and so must not be given one."""
+    if algorithm != LEIDEN:
+        if resolution is not None:
+            raise InvalidInput(f"resolution: only the {LEIDEN} algorithm takes one")
+        return None
+    if resolution is None:
+        return DEFAULT_RESOLUTION
+    if isinstance(resolution, bool) or not isinstance(resolution, int | float) or not math.isfinite(resolution):
+        raise InvalidInput(f"resolution: {resolution!r} is not a number")
+    if resolution <= 0:
+        raise InvalidInput(f"resolution: must be greater than 0, got {resolution}")
+    return float(resolution)
 
 
 def clusters_of(labels: Mapping[str, str], *, min_members: int = MIN_MEMBERS) -> list[list[str]]:
@@ -359,21 +413,27 @@ def communities_build(
     *,
     group: str,
     algorithm: str = LABEL_PROPAGATION,
+    resolution: float | None = None,
     llm: ChatClient | None = None,
     embed_names: EmbedNames | None = None,
 ) -> CommunityReport:
     """Cluster the group's entities and replace its communities with the clusters, all in one transaction.
 
-    Summaries come from the LLM when one is configured (or given), else they are extractive.
+    `resolution` is Leiden's (DEFAULT_RESOLUTION when not given). Summaries come from the LLM when one is
+    configured (or given), else they are extractive.
     """
     check_group_name(group)
     if algorithm not in ALGORITHMS:
         raise InvalidInput(f"algorithm: {algorithm!r} is not one of {', '.join(ALGORITHMS)}")
+    resolution = check_resolution(algorithm, resolution)
     started = time.perf_counter()
     client = llm if llm is not None else chat_client_or_none()
     entities = {row["id"]: row for row in driver.read(GROUP_ENTITIES, group=group)}
     links = Links.from_rows(driver.read(GROUP_LINKS, group=group))
-    labels, iterations = label_propagation(entities, links.weights)
+    if resolution is None:
+        labels, iterations = label_propagation(entities, links.weights)
+    else:
+        labels, iterations = leiden(entities, links.weights, resolution=resolution)
     clusters = clusters_of(labels)
 
     def describe(cluster: list[str]) -> CommunityText:
@@ -404,6 +464,7 @@ def communities_build(
     return CommunityReport(
         group=group,
         algorithm=algorithm,
+        resolution=resolution,
         summaries=LLM if client else EXTRACTIVE,
         communities=tuple(
             BuiltCommunity(row["props"]["id"], row["props"]["name"], len(cluster))
