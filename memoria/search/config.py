@@ -52,6 +52,9 @@ SCOPE_RERANKERS: dict[Scope, tuple[Reranker, ...]] = {
     Scope.COMMUNITIES: _TEXT_RERANKERS,
 }
 
+# Scopes whose items sit on the entity graph, so a graph_weight can blend their connectivity.
+GRAPH_SCOPES = (Scope.FACTS, Scope.ENTITIES)
+
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 100
 DEFAULT_MMR_LAMBDA = 0.5
@@ -75,6 +78,8 @@ class ScopeConfig:
     bfs_depth: int = DEFAULT_BFS_DEPTH
     bfs_origin_ids: tuple[str, ...] = ()
     center_node_id: str | None = None
+    # Share of the final score given to graph connectivity (memoria.search.connectivity); 0 leaves it alone.
+    graph_weight: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -140,6 +145,13 @@ def _scope_problems(scope: Scope, config: ScopeConfig) -> list[str]:
         problems.append(f"{where}.bfs_origin_ids: bfs alone needs at least one origin node id")
     if len(config.bfs_origin_ids) > MAX_ORIGINS:
         problems.append(f"{where}.bfs_origin_ids: at most {MAX_ORIGINS} origins")
+    weight = config.graph_weight
+    if isinstance(weight, bool) or not isinstance(weight, int | float) or not math.isfinite(weight):
+        problems.append(f"{where}.graph_weight: must be a number in [0, 1]")
+    elif not 0.0 <= weight <= 1.0:
+        problems.append(f"{where}.graph_weight: {weight} is outside [0, 1]")
+    elif weight > 0 and scope not in GRAPH_SCOPES:
+        problems.append(f"{where}.graph_weight: only facts and entities have graph connectivity")
     if config.reranker is Reranker.NODE_DISTANCE and not config.center_node_id:
         problems.append(f"{where}.center_node_id: node_distance needs a center node id")
     return problems
@@ -156,6 +168,7 @@ _FIELD_KINDS: dict[str, str] = {
     "bfs_depth": "int",
     "bfs_origin_ids": "ids",
     "center_node_id": "id",
+    "graph_weight": "float",
 }
 NULLABLE = {"min_score", "center_node_id"}
 

@@ -15,7 +15,7 @@ from memoria.accounts.roles import GROUP_PATTERN
 from memoria.embeddings import embedder
 from memoria.errors import InvalidInput
 from memoria.interchange.document import normalise_timestamp
-from memoria.search import methods, rerankers
+from memoria.search import connectivity, methods, rerankers
 from memoria.search.config import (
     Reranker,
     Scope,
@@ -202,6 +202,26 @@ def _rerank(
     return rerankers.by_mentions(order, mentions)
 
 
+def _blend_graph(
+    scope: Scope,
+    config: ScopeConfig,
+    request: _Request,
+    ranked: rerankers.Ranked,
+    candidates: dict[str, Candidate],
+    scores: dict[str, dict[str, float]],
+) -> rerankers.Ranked:
+    """The reranked list with connectivity blended in; each hit's `graph` score is recorded beside its methods'."""
+    if scope is Scope.FACTS:
+        ends = {item: (candidates[item].source or "", candidates[item].target or "") for item, _ in ranked}
+    else:
+        ends = {item: (item,) for item, _ in ranked}
+    anchors = list(dict.fromkeys([*([config.center_node_id] if config.center_node_id else []), *config.bfs_origin_ids]))
+    graph = connectivity.connectivity(ends=ends, anchors=anchors, groups=request.groups)
+    for item, value in graph.items():
+        scores[item]["graph"] = value
+    return connectivity.blend(ranked, graph, graph_weight=config.graph_weight)
+
+
 def _embed_into(vector: concurrent.futures.Future, query: str) -> None:
     try:
         vector.set_result(embedder().embed_one(query))
@@ -225,6 +245,8 @@ def _finish_scope(
                 candidates[candidate.id] = candidate
             scores.setdefault(candidate.id, {})[method.value] = candidate.score
     ranked = _rerank(scope, config, request, found, candidates) if candidates else []
+    if config.graph_weight > 0 and ranked:
+        ranked = _blend_graph(scope, config, request, ranked, candidates, scores)
     hits = []
     for item, score in ranked:
         if config.min_score is not None and score < config.min_score:
