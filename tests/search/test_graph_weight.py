@@ -43,7 +43,14 @@ def test_weight_zero_leaves_results_identical(searched: str) -> None:
         explicit = replace(base, **{scope: replace(getattr(base, scope), graph_weight=0.0)})
         before = search(query="Lyon warehouse safety gloves", groups=[searched], config=base)
         after = search(query="Lyon warehouse safety gloves", groups=[searched], config=explicit)
-        assert getattr(after, scope) == getattr(before, scope)
+        # Each search embeds the query anew, and torch may differ in the last bits from one call to the next
+        # (seen in full-suite runs), so scores are compared to 1e-6 (float32 vectors); everything else must be equal.
+        assert [replace(hit, score=0.0, scores={}) for hit in getattr(after, scope)] == [
+            replace(hit, score=0.0, scores={}) for hit in getattr(before, scope)
+        ]
+        for new, old in zip(getattr(after, scope), getattr(before, scope), strict=True):
+            assert new.score == pytest.approx(old.score, abs=1e-6)
+            assert new.scores == pytest.approx(old.scores, abs=1e-6)
         assert all("graph" not in hit.scores for hit in getattr(after, scope))
 
 
