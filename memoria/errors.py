@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+
 
 class MemoriaError(Exception):
     """Base class: every error the engine raises on purpose."""
@@ -27,6 +29,13 @@ class InvalidInput(MemoriaError):
         shown = "; ".join(self.problems[:10])
         more = len(self.problems) - 10
         super().__init__(shown + (f"; and {more} more" if more > 0 else ""))
+
+
+def unknown_keys_problem(raw: Mapping[str, object], known: Iterable[str], *, where: str, noun: str) -> str | None:
+    """The problem naming the keys of `raw` outside `known` (listed in their given order), or None."""
+    listed = list(known)
+    unknown = sorted(set(raw) - set(listed))
+    return f"{where}: unknown {noun} {', '.join(unknown)} (known: {', '.join(listed)})" if unknown else None
 
 
 class InvalidGraphDocument(InvalidInput):

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from memoria.errors import InvalidInput
+from memoria.errors import InvalidInput, unknown_keys_problem
 from memoria.graph import kinds
 from memoria.graphindex.projection import MENTION_ROLES, MENTIONS_LINK, NO_CATEGORY, Projection
 
@@ -98,9 +98,8 @@ def betas_parse(raw: Any, *, where: str = "betas") -> RelationBetas:
     if not isinstance(raw, dict):
         raise InvalidInput(f"{where}: must be an object with {ENTITY_ENTITY} and/or {ENTITY_PASSAGE}")
     problems: list[str] = []
-    unknown = sorted(set(raw) - set(FAMILIES))
-    if unknown:
-        problems.append(f"{where}: unknown famil(ies) {', '.join(unknown)} (known: {', '.join(FAMILIES)})")
+    if unknown := unknown_keys_problem(raw, FAMILIES, where=where, noun="famil(ies)"):
+        problems.append(unknown)
     chosen: dict[str, dict[str, float]] = {}
     for family, names in FAMILIES.items():
         given = raw.get(family, {})

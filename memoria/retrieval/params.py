@@ -6,7 +6,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from memoria.errors import InvalidInput
+from memoria.errors import InvalidInput, unknown_keys_problem
 
 MAX_SEEDS = 5
 
@@ -38,9 +38,8 @@ def parse_params(raw: Any, *, where: str = "params") -> ActivationParams:
     if not isinstance(raw, dict):
         raise InvalidInput(f"{where}: must be an object")
     problems: list[str] = []
-    unknown = sorted(set(raw) - set(BOUNDS))
-    if unknown:
-        problems.append(f"{where}: unknown parameter(s) {', '.join(unknown)} (known: {', '.join(BOUNDS)})")
+    if unknown := unknown_keys_problem(raw, BOUNDS, where=where, noun="parameter(s)"):
+        problems.append(unknown)
     values: dict[str, Any] = {}
     for name, (kind, low, high, low_ok) in BOUNDS.items():
         if name not in raw:

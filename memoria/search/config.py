@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from memoria.errors import InvalidInput
+from memoria.errors import InvalidInput, unknown_keys_problem
 from memoria.interchange.document import ID_PATTERN
 
 
@@ -204,9 +204,8 @@ def _parse_scope(raw: Any, where: str, problems: list[str]) -> ScopeConfig | Non
     if not isinstance(raw, dict):
         problems.append(f"{where}: must be an object")
         return None
-    unknown = sorted(set(raw) - set(_FIELD_KINDS))
-    if unknown:
-        problems.append(f"{where}: unknown field(s) {', '.join(unknown)} (known: {', '.join(_FIELD_KINDS)})")
+    if unknown := unknown_keys_problem(raw, _FIELD_KINDS, where=where, noun="field(s)"):
+        problems.append(unknown)
     if "methods" not in raw:
         problems.append(f"{where}.methods: is required")
     values: dict[str, Any] = {}
@@ -244,9 +243,8 @@ def search_config_parse(raw: Any, *, where: str = "config") -> SearchConfig:
     if not isinstance(raw, dict):
         raise InvalidInput(f"{where}: must be an object with any of {', '.join(Scope)}")
     problems: list[str] = []
-    unknown = sorted(set(raw) - set(Scope))
-    if unknown:
-        problems.append(f"{where}: unknown scope(s) {', '.join(unknown)} (known: {', '.join(Scope)})")
+    if unknown := unknown_keys_problem(raw, Scope, where=where, noun="scope(s)"):
+        problems.append(unknown)
     scoped = {scope: _parse_scope(raw[scope.value], scope.value, problems) for scope in Scope if scope in raw}
     for scope, config in scoped.items():  # a scope that was read whole is checked now, so all problems come at once
         if config is not None:
