@@ -189,6 +189,8 @@ MEMORIA_PPR_THREADS = env_int("MEMORIA_PPR_THREADS", 1, minimum=1, maximum=64)
 
 # Largest request body accepted (imports are the big ones).
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MEMORIA_MAX_REQUEST_BYTES", 50 * 1024 * 1024, maximum=2**31)
+# Largest websocket message a consumer reads (docs/websocket.md); daphne itself drops the connection past 1 MiB.
+MEMORIA_WS_MAX_MESSAGE_BYTES = env_int("MEMORIA_WS_MAX_MESSAGE_BYTES", 64 * 1024, minimum=1024, maximum=1024 * 1024)
 
 LOGGING = {
     "version": 1,
