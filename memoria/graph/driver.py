@@ -18,6 +18,7 @@ from django.conf import settings
 from neo4j import exceptions as neo4j_errors
 
 from memoria.errors import GraphUnavailable
+from memoria.observability import cypher_round_trip
 
 T = TypeVar("T")
 
@@ -126,25 +127,32 @@ def graph_errors() -> Iterator[None]:
 
 def read(query: str, **parameters: Any) -> list[dict[str, Any]]:
     """Run one read query in an auto-retried read transaction; rows come back as dicts."""
-    with graph_errors():
+    with graph_errors(), cypher_round_trip(query, kind="read") as trip:
         records, _, _ = graph_driver().execute_query(
             query, parameters, database_=database_name(), routing_=neo4j.RoutingControl.READ
         )
+        trip.rows = len(records)
     return [record.data() for record in records]
 
 
 def write(query: str, **parameters: Any) -> list[dict[str, Any]]:
     """Run one write query in its own auto-retried transaction."""
-    with graph_errors():
+    with graph_errors(), cypher_round_trip(query, kind="write") as trip:
         records, _, _ = graph_driver().execute_query(
             query, parameters, database_=database_name(), routing_=neo4j.RoutingControl.WRITE
         )
+        trip.rows = len(records)
     return [record.data() for record in records]
 
 
 def write_transaction(work: Callable[[neo4j.ManagedTransaction], T]) -> T:
     """Run several statements as one transaction: all of them land, or none does."""
-    with graph_errors(), graph_driver().session(database=database_name()) as session:
+    name = getattr(work, "__qualname__", "transaction")
+    with (
+        graph_errors(),
+        cypher_round_trip(name, kind="transaction"),
+        graph_driver().session(database=database_name()) as session,
+    ):
         return session.execute_write(work)
 
 

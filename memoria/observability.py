@@ -1,0 +1,192 @@
+"""Structured logs that tie every Cypher round trip to the request or retrieval that caused it.
+
+The ids live in context variables: asyncio tasks and `asyncio.to_thread` copy them, so one
+retrieval's seeds, threads and queries all log the id their consumer or request set, without
+any engine function taking it as an argument. Plain thread pools do not copy them:
+`in_context` wraps work submitted to one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import functools
+import hashlib
+import json
+import logging
+import re
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, ParamSpec, TypeVar
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+request_id_var: contextvars.ContextVar[str | None] = contextvars.ContextVar("memoria_request_id", default=None)
+retrieval_id_var: contextvars.ContextVar[str | None] = contextvars.ContextVar("memoria_retrieval_id", default=None)
+
+# An incoming X-Request-ID is kept only when it looks like an id: it lands in every log line, so no spaces,
+# quotes or control characters that could forge or break a line.
+REQUEST_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
+
+CYPHER_LOGGER = "memoria.cypher"
+cypher_logger = logging.getLogger(CYPHER_LOGGER)
+QUERY_WORDS_CHARS = 80
+
+# Attributes every LogRecord has: whatever else a record carries came from `extra=` and is logged as a field.
+_STANDARD_ATTRIBUTES = frozenset(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"message", "asctime"}
+
+
+def new_request_id() -> str:
+    return uuid.uuid4().hex
+
+
+def request_id_accept(incoming: str | None) -> str:
+    """The caller's id when it is a sane one (a proxy's or load balancer's), else a new one."""
+    if incoming and REQUEST_ID.match(incoming):
+        return incoming
+    return new_request_id()
+
+
+@contextlib.contextmanager
+def _bound(var: contextvars.ContextVar[str | None], value: str) -> Iterator[str]:
+    token = var.set(value)
+    try:
+        yield value
+    finally:
+        var.reset(token)
+
+
+def request_id_bound(request_id: str) -> contextlib.AbstractContextManager[str]:
+    """Everything logged inside carries this request id."""
+    return _bound(request_id_var, request_id)
+
+
+def retrieval_id_bound(retrieval_id: str) -> contextlib.AbstractContextManager[str]:
+    """Everything logged inside carries this retrieval id."""
+    return _bound(retrieval_id_var, retrieval_id)
+
+
+def in_context(work: Callable[P, T]) -> Callable[P, T]:
+    """`work` bound to a copy of the caller's context, for a thread pool, which would run it without the ids."""
+    context = contextvars.copy_context()
+
+    @functools.wraps(work)
+    def run(*args: P.args, **kwargs: P.kwargs) -> T:
+        return context.run(work, *args, **kwargs)
+
+    return run
+
+
+# -- Cypher round trips -------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=1024)
+def _query_identity(query: str) -> tuple[str, str]:
+    """The query's first words (what a reader recognises) and a short digest (what a log search groups by)."""
+    words = " ".join(query.split())
+    shown = words if len(words) <= QUERY_WORDS_CHARS else words[: QUERY_WORDS_CHARS - 1] + "…"
+    return shown, hashlib.sha1(words.encode(), usedforsecurity=False).hexdigest()[:10]
+
+
+@dataclass
+class RoundTrip:
+    """Filled in by the caller inside `cypher_round_trip`: how many rows came back, when it knows."""
+
+    rows: int | None = None
+
+
+def slow_cypher_ms() -> float:
+    from django.conf import settings
+
+    return float(getattr(settings, "MEMORIA_SLOW_CYPHER_MS", 1000))
+
+
+@contextlib.contextmanager
+def cypher_round_trip(query: str, *, kind: str = "query") -> Iterator[RoundTrip]:
+    """Time one round trip to the graph server and log it: DEBUG normally, WARNING past MEMORIA_SLOW_CYPHER_MS.
+
+    Costs a clock read when the logger is off for DEBUG and the query was fast.
+    """
+    trip = RoundTrip()
+    started = time.perf_counter()
+    outcome = "ok"
+    try:
+        yield trip
+    except BaseException as error:
+        outcome = type(error).__name__
+        raise
+    finally:
+        duration_ms = (time.perf_counter() - started) * 1000
+        level = logging.WARNING if duration_ms >= slow_cypher_ms() else logging.DEBUG
+        if cypher_logger.isEnabledFor(level):
+            shown, digest = _query_identity(query)
+            cypher_logger.log(
+                level,
+                "cypher %s %.1f ms, %s rows: %s",
+                kind,
+                duration_ms,
+                "?" if trip.rows is None else trip.rows,
+                shown,
+                extra={
+                    "query": shown,
+                    "query_id": digest,
+                    "kind": kind,
+                    "duration_ms": round(duration_ms, 3),
+                    "rows": trip.rows,
+                    "outcome": outcome,
+                },
+            )
+
+
+# -- logging configuration pieces (named in settings.LOGGING) -------------------
+
+
+class ContextIdsFilter(logging.Filter):
+    """Stamps each record with the request and retrieval ids of the context it was logged in."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not hasattr(record, "request_id"):
+            record.request_id = request_id_var.get()
+        if not hasattr(record, "retrieval_id"):
+            record.retrieval_id = retrieval_id_var.get()
+        return True
+
+
+class JsonLinesFormatter(logging.Formatter):
+    """One JSON object per line: time, level, logger, message, the context ids when set, and any `extra` fields."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line: dict[str, Any] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        for key, value in vars(record).items():
+            if key not in _STANDARD_ATTRIBUTES and key not in line and value is not None:
+                line[key] = value
+        if record.exc_info:
+            line["exception"] = self.formatException(record.exc_info)
+        if record.stack_info:
+            line["stack"] = self.formatStack(record.stack_info)
+        return json.dumps(line, default=str, ensure_ascii=False)
+
+
+class PlainFormatter(logging.Formatter):
+    """Human-readable lines for development, the ids in brackets when set."""
+
+    def __init__(self) -> None:
+        super().__init__("%(asctime)s %(levelname)s %(name)s%(ids)s %(message)s")
+
+    def format(self, record: logging.LogRecord) -> str:
+        ids = [
+            f"{name}={value}"
+            for name in ("request_id", "retrieval_id")
+            if (value := getattr(record, name, None)) is not None
+        ]
+        record.ids = f" [{' '.join(ids)}]" if ids else ""
+        return super().format(record)
