@@ -17,7 +17,7 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, ParamSpec, TypeVar
@@ -70,13 +70,31 @@ def retrieval_id_bound(retrieval_id: str) -> contextlib.AbstractContextManager[s
     return _bound(retrieval_id_var, retrieval_id)
 
 
+async def retrieval_id_events(retrieval_id: str, events: AsyncIterator[T]) -> AsyncIterator[T]:
+    """`events` with the retrieval id bound while each step of it runs (the tasks and threads it starts copy it),
+    and unbound between steps, so nothing leaks into the consumer's context even if the stream is abandoned."""
+    iterator = aiter(events)
+    while True:
+        token = retrieval_id_var.set(retrieval_id)
+        try:
+            event = await anext(iterator)
+        except StopAsyncIteration:
+            return
+        finally:
+            retrieval_id_var.reset(token)
+        yield event
+
+
 def in_context(work: Callable[P, T]) -> Callable[P, T]:
-    """`work` bound to a copy of the caller's context, for a thread pool, which would run it without the ids."""
+    """`work` bound to a copy of the caller's context, for a thread pool, which would run it without the ids.
+
+    Each call runs in a copy of its own: one context cannot be entered by two threads at once.
+    """
     context = contextvars.copy_context()
 
     @functools.wraps(work)
     def run(*args: P.args, **kwargs: P.kwargs) -> T:
-        return context.run(work, *args, **kwargs)
+        return context.copy().run(work, *args, **kwargs)
 
     return run
 

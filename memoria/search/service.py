@@ -15,6 +15,7 @@ from memoria.accounts.roles import GROUP_PATTERN
 from memoria.embeddings import embedder
 from memoria.errors import InvalidInput
 from memoria.interchange.document import normalise_timestamp
+from memoria.observability import in_context
 from memoria.search import connectivity, methods, rerankers
 from memoria.search.config import (
     Reranker,
@@ -288,12 +289,12 @@ def search(
     running: dict[Scope, dict[SearchMethod, concurrent.futures.Future]] = {scope: {} for scope in scoped}
     for method in (SearchMethod.BM25, SearchMethod.COSINE):
         if method is SearchMethod.COSINE and vector is not None:
-            _pool.submit(_embed_into, vector, query)
+            _pool.submit(in_context(_embed_into), vector, query)
         for scope, scope_config in scoped.items():
             if method in scope_config.methods:
-                running[scope][method] = _pool.submit(_run_method, scope, method, scope_config, request)
+                running[scope][method] = _pool.submit(in_context(_run_method), scope, method, scope_config, request)
     finishing = {
-        scope: _pool.submit(_finish_scope, scope, scope_config, request, running[scope])
+        scope: _pool.submit(in_context(_finish_scope), scope, scope_config, request, running[scope])
         for scope, scope_config in scoped.items()
     }
     return SearchResults(**{scope.value: future.result() for scope, future in finishing.items()})
