@@ -10,6 +10,7 @@ from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
 
 from explorer.errors import error_frame
 from memoria.accounts.services import check_group_access
@@ -27,51 +28,109 @@ logger = logging.getLogger(__name__)
 # Close codes in the 4000 range are ours (documented in docs/websocket.md).
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_NOT_FOUND = 4404
-MAX_MESSAGE_BYTES = 64 * 1024
 MAX_RUNNING_PER_SOCKET = 4
 ALGORITHMS = ("activation", "ppr")
+ECHOED_CHARS = 64  # a rejected value is quoted back at most this long, so an error never mirrors a flood
+JSON_KINDS = {
+    dict: "an object",
+    list: "an array",
+    str: "a string",
+    int: "a number",
+    float: "a number",
+    bool: "a boolean",
+}
 
 
-def unknown_retrieval(retrieval_id: Any, message: str) -> dict[str, Any]:
+def json_kind(value: Any) -> str:
+    """What a decoded JSON value was, with its article: for messages that name what came instead."""
+    return "null" if value is None else JSON_KINDS.get(type(value), type(value).__name__)
+
+
+def echoed(value: str) -> str:
+    return repr(value if len(value) <= ECHOED_CHARS else value[:ECHOED_CHARS] + "…")
+
+
+def shown_value(value: Any) -> str:
+    return echoed(value) if isinstance(value, str) else json_kind(value)
+
+
+def unknown_retrieval(retrieval_id: str, message: str) -> dict[str, Any]:
     return {"type": "error", "code": "unknown_retrieval", "retrieval_id": retrieval_id, "message": message}
+
+
+def required_retrieval_id(content: dict[str, Any]) -> str:
+    """The `retrieval_id` a cancel or replay names; InvalidInput naming the field when it is absent or not text."""
+    retrieval_id = content.get("retrieval_id")
+    if not isinstance(retrieval_id, str):
+        given = "missing" if "retrieval_id" not in content else json_kind(retrieval_id)
+        raise InvalidInput(f"retrieval_id: required, a string ({given})")
+    return retrieval_id
 
 
 class AuthenticatedConsumer(AsyncJsonWebsocketConsumer):
     """Accepts only signed-in users (session or token); others get an error frame and close code 4401."""
+
+    refused = False
 
     async def connect(self) -> None:
         await self.accept()
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
             # Accepting first lets the client read why: a close before accept is an HTTP 403 seen only as 1006.
-            await self.send_json({"type": "error", "code": "unauthenticated", "message": "sign in or send a token"})
-            await self.close(code=CLOSE_UNAUTHENTICATED)
+            frame = {"type": "error", "code": "unauthenticated", "message": "sign in or send a token"}
+            await self.refuse(frame, CLOSE_UNAUTHENTICATED)
             return
         await self.on_authenticated()
+
+    async def refuse(self, frame: dict[str, Any], code: int) -> None:
+        """Say why, then close; frames the client sent meanwhile are dropped unread."""
+        self.refused = True
+        await self.send_json(frame)
+        await self.close(code=code)
 
     async def on_authenticated(self) -> None:
         """Hook for subclasses, run once the user is known."""
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any) -> None:
         """Bounded, decoded, and well-formed before any handler sees it; bad frames never close the socket."""
-        size = len(text_data.encode()) if text_data is not None else len(bytes_data or b"")
-        if size > MAX_MESSAGE_BYTES:
+        if self.refused:
+            return
+        limit = settings.MEMORIA_WS_MAX_MESSAGE_BYTES
+        # A character is at least one UTF-8 byte: a long text is refused before it is encoded, let alone parsed.
+        if text_data is not None:
+            too_large = len(text_data) > limit or len(text_data.encode()) > limit
+        else:
+            too_large = len(bytes_data or b"") > limit
+        if too_large:
             await self.send_json(
-                {"type": "error", "code": "too_large", "message": f"messages are limited to {MAX_MESSAGE_BYTES} bytes"}
+                {"type": "error", "code": "too_large", "message": f"messages are limited to {limit} bytes"}
             )
             return
         if text_data is None:
-            await self.send_json({"type": "error", "code": "invalid", "message": "send JSON text frames"})
+            await self.send_json(error_frame(InvalidInput("message: send JSON text frames, not binary ones")))
             return
         try:
             content = json.loads(text_data)
         except (json.JSONDecodeError, RecursionError) as error:
-            await self.send_json({"type": "error", "code": "invalid", "message": f"malformed JSON: {error}"})
+            await self.send_json(error_frame(InvalidInput(f"message: malformed JSON: {error}")))
             return
-        if not isinstance(content, dict) or not isinstance(content.get("type"), str):
-            await self.send_json({"type": "error", "code": "invalid", "message": "a message is an object with a type"})
+        problem = None
+        if not isinstance(content, dict):
+            problem = f"message: a message is an object with a type, not {json_kind(content)}"
+        elif "type" not in content:
+            problem = "type: required (a message is an object with a type)"
+        elif not isinstance(content["type"], str):
+            problem = f"type: must be a string, not {json_kind(content['type'])}"
+        if problem:
+            await self.send_json(error_frame(InvalidInput(problem)))
             return
-        await self.receive_json(content)
+        try:
+            await self.receive_json(content)
+        except InvalidInput as error:
+            await self.send_json(error_frame(error))
+        except Exception as error:  # one bad frame must not take the socket, or the server, down with it
+            logger.exception("websocket frame %r failed", content.get("type"))
+            await self.send_json(error_frame(error))
 
 
 class HealthConsumer(AuthenticatedConsumer):
@@ -82,7 +141,13 @@ class HealthConsumer(AuthenticatedConsumer):
         if content.get("type") == "ping":
             await self.send_health()
         else:
-            await self.send_json({"type": "error", "code": "unknown_type", "message": 'expected {"type": "ping"}'})
+            await self.send_json(
+                {
+                    "type": "error",
+                    "code": "unknown_type",
+                    "message": f"unknown type {echoed(content['type'])}: use ping",
+                }
+            )
 
     async def send_health(self) -> None:
         health = await database_sync_to_async(graph_health)()
@@ -104,16 +169,21 @@ class RetrievalConsumer(AuthenticatedConsumer):
         if kind == "retrieve":
             await self.start_retrieval(content)
         elif kind == "cancel":
-            await self.cancel_retrieval(content.get("retrieval_id"))
+            await self.cancel_retrieval(required_retrieval_id(content))
         else:
             await self.send_json(
-                {"type": "error", "code": "unknown_type", "message": f"unknown type {kind!r}: use retrieve or cancel"}
+                {
+                    "type": "error",
+                    "code": "unknown_type",
+                    "message": f"unknown type {echoed(kind)}: use retrieve or cancel",
+                }
             )
 
     async def start_retrieval(self, content: dict[str, Any]) -> None:
         retrieval_id = content.get("retrieval_id")
         if retrieval_id is not None and (not isinstance(retrieval_id, str) or not RETRIEVAL_ID.match(retrieval_id)):
-            await self.send_json(error_frame(InvalidInput("retrieval_id: 1–64 letters, digits, '_' or '-'")))
+            problem = f"retrieval_id: 1–64 letters, digits, '_' or '-', not {shown_value(retrieval_id)}"
+            await self.send_json(error_frame(InvalidInput(problem)))
             return
         retrieval_id = retrieval_id or new_retrieval_id()
         if retrieval_id in self.running:
@@ -133,7 +203,8 @@ class RetrievalConsumer(AuthenticatedConsumer):
         if algorithm not in ALGORITHMS:
             await self.send_json(
                 error_frame(
-                    InvalidInput(f"algorithm: {algorithm!r} is not one of {ALGORITHMS}"), retrieval_id=retrieval_id
+                    InvalidInput(f"algorithm: {shown_value(algorithm)} is not one of {ALGORITHMS}"),
+                    retrieval_id=retrieval_id,
                 )
             )
             return
@@ -166,8 +237,9 @@ class RetrievalConsumer(AuthenticatedConsumer):
         finally:
             self.running.pop(retrieval_id, None)
 
-    async def cancel_retrieval(self, retrieval_id: Any) -> None:
-        task = self.running.get(retrieval_id) if isinstance(retrieval_id, str) else None
+    async def cancel_retrieval(self, retrieval_id: str) -> None:
+        """Only this socket's own runs: another socket's (or user's) id is unknown here, whoever guesses it."""
+        task = self.running.get(retrieval_id)
         if task is None:
             await self.send_json(unknown_retrieval(retrieval_id, "no retrieval with this id is running on this socket"))
             return
@@ -183,8 +255,7 @@ class WatchConsumer(AuthenticatedConsumer):
         try:
             await database_sync_to_async(check_group_access)(user=self.scope["user"], group=group)
         except GroupNotFound as error:
-            await self.send_json(error_frame(error))
-            await self.close(code=CLOSE_NOT_FOUND)
+            await self.refuse(error_frame(error), CLOSE_NOT_FOUND)
             return
         self.group = group
         self.watched = watch_channel_group(group)
@@ -203,15 +274,15 @@ class WatchConsumer(AuthenticatedConsumer):
                 {"type": "retrievals", "group": self.group, "retrievals": retrieval_journal.runs(self.group)}
             )
         elif kind == "replay":
-            retrieval_id = content.get("retrieval_id")
-            replay = retrieval_journal.replay(self.group, retrieval_id) if isinstance(retrieval_id, str) else None
+            retrieval_id = required_retrieval_id(content)
+            replay = retrieval_journal.replay(self.group, retrieval_id)
             if replay is None:
                 await self.send_json(unknown_retrieval(retrieval_id, "no recent retrieval with this id in this group"))
             else:
                 await self.send_json({"type": "replay", **replay})
         else:
             await self.send_json(
-                {"type": "error", "code": "unknown_type", "message": f"unknown type {kind!r}: use list or replay"}
+                {"type": "error", "code": "unknown_type", "message": f"unknown type {echoed(kind)}: use list or replay"}
             )
 
     async def retrieval_event(self, message: dict[str, Any]) -> None:
