@@ -24,8 +24,8 @@ from memoria.errors import InvalidInput
 from memoria.graph import driver, kinds
 from memoria.ingest import text
 from memoria.ingest.persist import attributes_json
-from memoria.ingest.resolve_facts import FactState, NewFact, duplicate_of, noisy_or
-from memoria.interchange.document import MAX_TAGS, MIN_WEIGHT
+from memoria.ingest.resolve_facts import FactState, NewFact, duplicate_of, sightings_fold
+from memoria.interchange.document import MIN_WEIGHT
 
 FACTS_OF = f"""
 MATCH (n:{kinds.MEMORY_LABEL} {{id: $id}})-[r:{kinds.RELATES}]-(m)
@@ -89,12 +89,12 @@ def _as_new_fact(fact: FactState) -> NewFact:
 
 def fact_absorb(kept: EdgeState, absorbed: EdgeState) -> EdgeState:
     """The kept fact after a duplicate folds into it, by ingestion's rule for a fact seen again."""
-    props, other = kept.props, absorbed.props
-    return kept.with_props(
-        episodes=list(dict.fromkeys((*(props.get("episodes") or ()), *(other.get("episodes") or ())))),
-        tags=list(dict.fromkeys((*(props.get("tags") or ()), *(other.get("tags") or ()))))[:MAX_TAGS],
-        weight=noisy_or(float(props.get("weight", MIN_WEIGHT)), float(other.get("weight", MIN_WEIGHT))),
-    )
+
+    def sightings(props: dict[str, Any]) -> tuple[list[str], list[str], float]:
+        return props.get("episodes") or [], props.get("tags") or [], float(props.get("weight", MIN_WEIGHT))
+
+    episodes, tags, weight = sightings_fold(sightings(kept.props), sightings(absorbed.props))
+    return kept.with_props(episodes=list(episodes), tags=list(tags), weight=weight)
 
 
 def _attributes(node: NodeState) -> dict[str, Any]:

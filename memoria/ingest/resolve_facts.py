@@ -206,6 +206,16 @@ def noisy_or(first: float, second: float) -> float:
     return round(min(MAX_WEIGHT, max(MIN_WEIGHT, 1.0 - (1.0 - first) * (1.0 - second))), 3)
 
 
+def sightings_fold(
+    kept: tuple[Sequence[str], Sequence[str], float], again: tuple[Sequence[str], Sequence[str], float]
+) -> tuple[tuple[str, ...], tuple[str, ...], float]:
+    """A fact seen again, as (episodes, tags, weight): each episode and tag once (tags up to MAX_TAGS), the
+    weight by noisy-or. Ingestion folds a repeated fact by it and curation a merged duplicate, so both agree."""
+    episodes = tuple(dict.fromkeys((*kept[0], *again[0])))
+    tags = tuple(dict.fromkeys((*kept[1], *again[1])))[:MAX_TAGS]
+    return episodes, tags, noisy_or(kept[2], again[2])
+
+
 def _cosine_score(left: Sequence[float] | None, right: Sequence[float] | None) -> float:
     if left is None or right is None:
         return 0.0
@@ -263,9 +273,10 @@ def facts_resolve(*, request: ResolveFactsInput) -> FactResolution:
         current = known.current()
         duplicate = duplicate_of(fact, current)
         if duplicate is not None:
-            tags = tuple(dict.fromkeys((*duplicate.tags, *fact.tags)))[:MAX_TAGS]
-            episodes = tuple(dict.fromkeys((*duplicate.episodes, request.episode_id)))
-            known.put(replace(duplicate, episodes=episodes, tags=tags, weight=noisy_or(duplicate.weight, fact.weight)))
+            episodes, tags, weight = sightings_fold(
+                (duplicate.episodes, duplicate.tags, duplicate.weight), ((request.episode_id,), fact.tags, fact.weight)
+            )
+            known.put(replace(duplicate, episodes=episodes, tags=tags, weight=weight))
             merged.append(duplicate.id)
             continue
         new = FactState(
