@@ -1,12 +1,15 @@
-"""Top-level URL map: the explorer's pages, the REST API, sign-in and Django's admin."""
+"""Top-level URL map: the explorer's pages, the REST API, sign-in, Django's admin and the load balancer's /healthz."""
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from memoria.api.healthz_views import healthz
+
 urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("healthz", healthz, name="healthz"),
     path("api/", include("memoria.api.urls")),
     path("admin/", admin.site.urls),
     path("", include("explorer.urls")),
