@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from memoria.errors import GraphUnavailable, GroupNotFound, InvalidInput, ProjectionLoading
+from memoria.errors import (
+    GraphUnavailable,
+    GroupNotFound,
+    InvalidInput,
+    LlmInvalidAnswer,
+    LlmUnavailable,
+    ProjectionLoading,
+)
 
 RETRY_AFTER_SECONDS = 5  # a projection still loading: as the REST 503's Retry-After
 
@@ -21,6 +28,9 @@ def error_frame(error: Exception, *, retrieval_id: str | None = None) -> dict[st
         frame.update(
             code="graph_unavailable", message="The graph server is unavailable; try again shortly.", reason=str(error)
         )
+    elif isinstance(error, LlmUnavailable):  # as the REST 502/503: the model's bad answer, or no model to ask
+        bad_answer = isinstance(error, LlmInvalidAnswer)
+        frame.update(code="llm_invalid_answer" if bad_answer else "llm_unavailable", message=str(error))
     else:
         frame.update(code="internal", message="The retrieval failed unexpectedly.")
     if retrieval_id:

@@ -59,6 +59,8 @@ def ppr_started(request: PprRequest, *, retrieval_id: str, requested_by: str | N
             "mentions": request.mentions,
             "relation_aware": request.relation_aware,
             "betas": request.betas.as_dict() if request.betas else None,
+            "betas_source": request.betas_source,
+            "filter": request.fact_filter,
         },
     }
 

@@ -1,7 +1,8 @@
 """Seeds of relation-aware PPR for a query (seed 003): entities of the facts nearest the query, and episodes.
 
-- Facts by query-to-fact cosine; the offline filter keeps the best few at or
-  above a minimum score (MARA-RAG's LLM recognition filter keeps four or fewer).
+- Facts by query-to-fact cosine, then a fact filter: offline, the best few at
+  or above a minimum score; with an LLM, MARA-RAG's recognition filter
+  (memoria.llm.relation_steps), four or fewer either way.
 - Each kept fact's two ends get score ÷ the number of episodes mentioning
   them (an inverse document frequency), averaged over the facts they occur in;
   the heaviest entities are kept.
@@ -13,7 +14,9 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar, Protocol
 
 import numpy as np
 
@@ -22,13 +25,13 @@ from memoria.search.config import ScopeConfig, SearchConfig, SearchMethod
 from memoria.search.service import search
 
 COSINE = "cosine"
+FACTS_KEPT = 4  # MARA-RAG's recognition filter keeps "4 or fewer"
+OFFLINE = "offline"
 
 
 @dataclass(frozen=True)
 class SeedOptions:
     fact_candidates: int = 20
-    facts_kept: int = 4
-    min_fact_score: float = 0.0
     entities: int = 5  # HippoRAG's link_top_k
     passage_candidates: int = 20
     passage_node_weight: float = 0.05
@@ -40,6 +43,27 @@ class ScoredFact:
     source: str
     target: str
     score: float
+    text: str = ""  # the fact's sentence: what an LLM filter reads
+
+
+class FactFilter(Protocol):
+    """Which of the candidate facts (best first) seed the walk; `source` says who chose (offline | llm)."""
+
+    source: str
+
+    def filter_facts(self, query: str, candidates: Sequence[ScoredFact]) -> tuple[ScoredFact, ...]: ...
+
+
+@dataclass(frozen=True)
+class OfflineFactFilter:
+    """The `kept` best candidates at or above `min_score`: no judgement, only the dense scores."""
+
+    source: ClassVar[str] = OFFLINE
+    kept: int = FACTS_KEPT
+    min_score: float = 0.0
+
+    def filter_facts(self, query: str, candidates: Sequence[ScoredFact]) -> tuple[ScoredFact, ...]:
+        return tuple(fact for fact in candidates if fact.score >= self.min_score)[: self.kept]
 
 
 @dataclass(frozen=True)
@@ -83,20 +107,22 @@ def passage_weights(scored: list[tuple[str, float]], *, node_weight: float) -> d
     }
 
 
-def relation_seeds(*, projection: Projection, group: str, query: str, options: SeedOptions) -> RelationSeeds:
+def relation_seeds(
+    *, projection: Projection, group: str, query: str, options: SeedOptions, fact_filter: FactFilter | None = None
+) -> RelationSeeds:
     config = SearchConfig(
         facts=ScopeConfig(methods=(SearchMethod.COSINE,), limit=options.fact_candidates),
         episodes=ScopeConfig(methods=(SearchMethod.COSINE,), limit=options.passage_candidates),
     )
     found = search(query=query, groups=[group], config=config)
-    facts = sorted(
+    candidates = sorted(
         (
-            ScoredFact(hit.id, hit.source or "", hit.target or "", hit.scores.get(COSINE, 0.0))
+            ScoredFact(hit.id, hit.source or "", hit.target or "", hit.scores.get(COSINE, 0.0), hit.text)
             for hit in found.facts
-            if hit.scores.get(COSINE, 0.0) >= options.min_fact_score
         ),
         key=lambda fact: (-fact.score, fact.id),
-    )[: options.facts_kept]
+    )
+    facts = (fact_filter or OfflineFactFilter()).filter_facts(query, candidates) if candidates else ()
     weights = entity_weights(projection, tuple(facts), keep=options.entities)
     episodes = [
         (hit.id, hit.scores.get(COSINE, 0.0)) for hit in found.episodes if projection.position(hit.id) is not None

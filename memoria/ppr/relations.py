@@ -6,7 +6,8 @@ that mentions it). An edge's weight is multiplied by its category's β; an edge
 of no known category takes its family's average, and SYNONYMY weighs as
 ATTRIBUTION (memoria.graphindex.projection reads it so).
 
-Where β comes from: the caller, or the offline manager — the query's cosine to
+Where β comes from: the caller, the LLM manager (memoria.llm.relation_steps) when one is configured, or the
+offline manager — the query's cosine to
 a description of each entity–entity category plus a bonus for each word that
 names a category outright ("when", "where", "why", "who", "kind"), sharpened
 by a softmax over a floor, and the seed's fixed prior for the entity–passage roles (our episodes' links carry no
@@ -21,7 +22,7 @@ import re
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
@@ -60,6 +61,7 @@ FLOOR = 0.25
 
 CALLER = "caller"
 OFFLINE = "offline"
+LLM = "llm"
 
 Embed = Callable[[list[str]], list[list[float]]]
 
@@ -68,7 +70,7 @@ Embed = Callable[[list[str]], list[list[float]]]
 class RelationBetas:
     entity_entity: dict[str, float]  # each family sums to 1
     entity_passage: dict[str, float]
-    source: str  # caller | offline
+    source: str  # caller | offline | llm
 
     def as_dict(self) -> dict[str, Any]:
         return {ENTITY_ENTITY: self.entity_entity, ENTITY_PASSAGE: self.entity_passage, "source": self.source}
@@ -158,3 +160,18 @@ def betas_offline(*, query: str, embed: Embed | None = None) -> RelationBetas:
     shares = (1 - FLOOR) * shares / shares.sum() + FLOOR / len(shares)
     entity_entity = {name: float(share) for name, share in zip(kinds.RELATION_CATEGORIES, shares, strict=True)}
     return RelationBetas(entity_entity, dict(PASSAGE_PRIOR), OFFLINE)
+
+
+class BetaManager(Protocol):
+    """Chooses β for a query (MARA-RAG's manager agent); `source` says who (offline | llm)."""
+
+    source: str
+
+    def choose_betas(self, query: str) -> RelationBetas: ...
+
+
+class OfflineBetaManager:
+    source: ClassVar[str] = OFFLINE
+
+    def choose_betas(self, query: str) -> RelationBetas:
+        return betas_offline(query=query)

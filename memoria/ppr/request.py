@@ -16,9 +16,22 @@ from memoria.errors import InvalidInput
 from memoria.interchange.document import ID_PATTERN
 from memoria.ppr.pagerank import DEFAULT_DAMPING
 from memoria.ppr.relations import RelationBetas, betas_parse
+from memoria.ppr.steps import AUTO, STEP_CHOICES
 from memoria.search.config import parse_query
 
-REQUEST_KEYS = {"group", "seeds", "query", "damping", "relation_aware", "betas", "top_k", "directed", "mentions"}
+REQUEST_KEYS = {
+    "group",
+    "seeds",
+    "query",
+    "damping",
+    "relation_aware",
+    "betas",
+    "betas_source",
+    "filter",
+    "top_k",
+    "directed",
+    "mentions",
+}
 ALGORITHM = "ppr"
 MAX_SEEDS = 1000
 DEFAULT_TOP_K = 20
@@ -45,6 +58,8 @@ class PprRequest:
     mentions: bool = True  # walk Episode→Entity MENTIONS links too (HippoRAG's passage nodes)
     relation_aware: bool = False
     betas: RelationBetas | None = None  # relation-aware: the caller's β; None: chosen for the query
+    betas_source: str = AUTO  # who chooses β when the caller gives none: auto | offline | llm
+    fact_filter: str = AUTO  # who keeps the facts a query's seeds come from: auto | offline | llm
 
 
 def _number(raw: Any) -> float | None:
@@ -137,6 +152,26 @@ def parse_ppr_request(raw: Any) -> PprRequest:
                 problems.extend(error.problems)
     if relation_aware and raw.get("query") is None and raw.get("betas") is None:
         problems.append("relation_aware: give a query (β and seeds are chosen for it) or betas")
+    betas_source = _step_choice(raw, "betas_source", problems)
+    if "betas_source" in raw and relation_aware and raw.get("betas") is not None:
+        problems.append("betas_source: β are given in betas; give one or the other")
+    fact_filter = _step_choice(raw, "filter", problems)
+    if "filter" in raw and relation_aware and (raw.get("seeds") is not None or raw.get("query") is None):
+        problems.append("filter: only used when the seeds come from the query's facts (a query and no seeds)")
+    if not relation_aware:
+        problems.extend(
+            f"{name}: only used with relation_aware: true" for name in ("betas_source", "filter") if name in raw
+        )
     if problems:
         raise InvalidInput(problems)
-    return PprRequest(group, seeds, query, damping, top_k, directed, mentions, relation_aware, betas)
+    return PprRequest(
+        group, seeds, query, damping, top_k, directed, mentions, relation_aware, betas, betas_source, fact_filter
+    )
+
+
+def _step_choice(raw: dict[str, Any], name: str, problems: list[str]) -> str:
+    value = raw.get(name, AUTO)
+    if value not in STEP_CHOICES:
+        problems.append(f"{name}: must be one of {', '.join(STEP_CHOICES)}")
+        return AUTO
+    return value

@@ -23,8 +23,9 @@ from memoria.graphindex.cache import STALE, Freshness, ProjectionCache, projecti
 from memoria.graphindex.projection import Projection
 from memoria.ppr.pagerank import PprResult, personalized_pagerank
 from memoria.ppr.relation_seeds import ScoredFact, SeedOptions, relation_seeds
-from memoria.ppr.relations import RelationBetas, betas_offline
+from memoria.ppr.relations import RelationBetas
 from memoria.ppr.request import PprRequest, SeedWeight
+from memoria.ppr.steps import OFFLINE, RelationSteps, relation_steps_for
 from memoria.search.service import search_seeds
 
 SEARCH_SEEDS = 5  # entities taken from hybrid search when the caller gives a query
@@ -54,6 +55,7 @@ class PprAnswer:
     result: PprResult
     betas: RelationBetas | None  # relation-aware only
     facts: tuple[ScoredFact, ...]  # relation-aware seeds from a query: the facts they came from
+    fact_filter: str | None  # who kept those facts (offline | llm); None when no facts were read
     damping: float
     directed: bool
     mentions: bool
@@ -73,6 +75,7 @@ class PprAnswer:
             "relation_aware": self.betas is not None,
             "betas": self.betas.as_dict() if self.betas else None,
             "facts": [vars(fact) for fact in self.facts],
+            "fact_filter": self.fact_filter,
             "iterations": self.result.iterations,
             "converged": self.result.converged,
             "error_bound": self.result.error_bound,
@@ -107,13 +110,30 @@ def _top(
     )
 
 
+def _relation_steps(request: PprRequest) -> RelationSteps | None:
+    """The β manager and fact filter a relation-aware request uses; a step it does not use stays offline."""
+    if not request.relation_aware:
+        return None
+    reads_facts = request.seeds is None and request.query is not None
+    return relation_steps_for(
+        betas_source=OFFLINE if request.betas else request.betas_source,
+        fact_filter=request.fact_filter if reads_facts else OFFLINE,
+    )
+
+
 def _query_seeds(
-    request: PprRequest, projection: Projection
+    request: PprRequest, projection: Projection, steps: RelationSteps | None
 ) -> tuple[tuple[SeedWeight, ...] | None, str, tuple[ScoredFact, ...]]:
     if request.seeds is not None or request.query is None:
         return request.seeds, CALLER, ()
-    if request.relation_aware:
-        found = relation_seeds(projection=projection, group=request.group, query=request.query, options=SeedOptions())
+    if steps is not None:
+        found = relation_seeds(
+            projection=projection,
+            group=request.group,
+            query=request.query,
+            options=SeedOptions(),
+            fact_filter=steps.facts,
+        )
         return tuple(SeedWeight(node, weight) for node, weight in found.weights.items()), FACTS, found.facts
     entities = search_seeds(group=request.group, query=request.query, limit=SEARCH_SEEDS)
     return tuple(SeedWeight(node, score) for node, score in entities), SEARCH, ()
@@ -132,8 +152,9 @@ def ppr_run(
 ) -> PprAnswer:
     """Personalized PageRank over the group's projection; InvalidInput names seeds that are not the group's."""
     cache = cache or projection_cache()
+    steps = _relation_steps(request)
     projection, freshness = cache.get(request.group, wait=wait)
-    seeds, source, facts = _query_seeds(request, projection)
+    seeds, source, facts = _query_seeds(request, projection, steps)
     if seeds and _missing(projection, seeds) and freshness.state == STALE:
         # Written since this projection was loaded: only a current one can tell whether they exist.
         projection, freshness = cache.get(request.group, wait=wait, fresh=True)
@@ -145,8 +166,8 @@ def ppr_run(
     seeds = tuple(seed for seed in seeds or () if projection.position(seed.id) is not None)
     positions = {projection.position(seed.id): seed.weight for seed in seeds}
     betas = None
-    if request.relation_aware:
-        betas = request.betas or betas_offline(query=request.query or "")
+    if steps is not None:
+        betas = request.betas or steps.betas.choose_betas(request.query or "")
     started = time.perf_counter()
     chosen = projection.chosen_edges(mentions=request.mentions)
     multipliers = betas.multipliers(projection, chosen) if betas else None
@@ -172,6 +193,7 @@ def ppr_run(
         result=result,
         betas=betas,
         facts=facts,
+        fact_filter=steps.facts.source if source == FACTS else None,
         damping=request.damping,
         directed=request.directed,
         mentions=request.mentions,

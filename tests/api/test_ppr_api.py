@@ -40,6 +40,7 @@ def test_a_viewer_gets_scores_and_freshness(client_for, memory: str) -> None:
         "relation_aware",
         "betas",
         "facts",
+        "fact_filter",
         "iterations",
         "converged",
         "error_bound",
