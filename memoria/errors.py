@@ -64,3 +64,11 @@ class LlmUnavailable(MemoriaError):
 
 class LlmInvalidAnswer(LlmUnavailable):
     """The LLM answered, but not with JSON of the asked shape: nothing of such an answer is used."""
+
+
+class BackupInvalid(InvalidInput):
+    """A backup file this Memoria cannot restore: another format or version, truncated, or altered since written."""
+
+
+class GroupNotEmpty(MemoriaError):
+    """A restore would overwrite a group that already holds memories or audit entries (and replacing was not asked)."""
