@@ -1,7 +1,7 @@
 # The two commands: `make run` starts the product, `make test` runs the whole suite.
 PY := .venv/bin/python
 
-.PHONY: run test lint install install-test stop
+.PHONY: run test lint install install-test stop loadtest-redis-deps
 
 run: install
 	$(PY) manage.py serve
@@ -21,3 +21,7 @@ install-test:
 
 stop:
 	$(PY) manage.py graphdb stop
+
+# `manage.py loadtest --layer redis` starts Debian's redis-server (docs/loadtest.md).
+loadtest-redis-deps:
+	apt-get update && apt-get install -y redis-server

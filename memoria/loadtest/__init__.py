@@ -1,0 +1,1 @@
+"""`loadtest`: websocket retrievals, REST searches and ingests against daphne processes (docs/loadtest.md)."""

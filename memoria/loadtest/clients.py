@@ -1,0 +1,283 @@
+"""The load's clients: websocket retrievals (closed loop), paced REST searches and ingests (open loop), a watcher.
+
+Each client stops by itself at the deadline and every wait has a timeout, so a run is bounded in time and count.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+import json
+import urllib.parse
+from collections.abc import Awaitable, Callable
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from typing import Any
+
+import websockets
+
+from memoria.loadtest.report import Recorder
+
+WS_RETRIEVE = "retrieve"
+WS_CONNECT = "ws_connect"
+SEARCH = "search"
+INGEST = "ingest"
+MAX_FRAME_BYTES = 2**24
+SEARCH_LIMIT = 10
+# A 409 means concurrent ingests of the group collided and nothing was written: the API asks to try again.
+INGEST_ATTEMPTS = 4
+INGEST_RETRY_PAUSE = 0.5  # seconds, times the attempt number
+
+
+def socket_base(http_base: str) -> str:
+    return "ws" + http_base.removeprefix("http")
+
+
+def token_headers(token: str) -> dict[str, str]:
+    return {"Authorization": f"Token {token}"}
+
+
+@dataclass
+class RetrievalTally:
+    """Retrieval ids that completed, by the server (index into the URL list) they ran on, and events received."""
+
+    completed: dict[int, set[str]] = field(default_factory=dict)
+    events: int = 0
+
+
+async def retrieval_client(
+    *,
+    http_base: str,
+    server: int,
+    label: str,
+    token: str,
+    group: str,
+    queries: list[str],
+    first_query: int,
+    deadline: float,
+    timeout: float,
+    recorder: Recorder,
+    tally: RetrievalTally,
+    limit: int | None = None,
+) -> None:
+    """One socket running activation retrievals back to back until the deadline (or `limit` of them), one at a time."""
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    try:
+        socket = await websockets.connect(
+            socket_base(http_base) + "/ws/retrievals/",
+            additional_headers=token_headers(token),
+            max_size=MAX_FRAME_BYTES,
+            open_timeout=timeout,
+        )
+    except (OSError, TimeoutError, websockets.WebSocketException) as error:
+        recorder.fail(WS_CONNECT, f"{type(error).__name__}: {error}")
+        return
+    recorder.ok(WS_CONNECT, loop.time() - started)
+    done = tally.completed.setdefault(server, set())
+    count = 0
+    try:
+        while loop.time() < deadline and (limit is None or count < limit):
+            retrieval_id = f"{label}-{count}"
+            query = queries[(first_query + count) % len(queries)]
+            started = loop.time()
+            message = {"type": WS_RETRIEVE, "algorithm": "activation", "retrieval_id": retrieval_id}
+            await socket.send(json.dumps(message | {"group": group, "query": query}))
+            try:
+                problem = await asyncio.wait_for(_until_finished(socket, retrieval_id, tally), timeout)
+            except TimeoutError:
+                recorder.fail(WS_RETRIEVE, f"no retrieval_finished within {timeout:.0f} s")
+                return  # the socket's state is unknown: stop this client rather than misattribute later frames
+            if problem is None:
+                recorder.ok(WS_RETRIEVE, loop.time() - started)
+                done.add(retrieval_id)
+            else:
+                recorder.fail(WS_RETRIEVE, problem)
+            count += 1
+    except websockets.WebSocketException as error:
+        recorder.fail(WS_RETRIEVE, f"socket closed: {error}")
+    finally:
+        await socket.close()
+
+
+async def _until_finished(socket: Any, retrieval_id: str, tally: RetrievalTally) -> str | None:
+    """None when the retrieval completed; otherwise what went wrong."""
+    async for frame in socket:
+        event = json.loads(frame)
+        tally.events += 1
+        if event.get("type") == "error":
+            return f"error frame {event.get('code')}: {event.get('message')}"
+        if event.get("type") == "retrieval_finished" and event.get("retrieval_id") == retrieval_id:
+            status = event.get("status")
+            return None if status == "completed" else f"retrieval {status}: {event.get('error')}"
+    return "socket closed before retrieval_finished"
+
+
+@dataclass
+class WatchTally:
+    finished: set[str] = field(default_factory=set)
+    events: int = 0
+    error: str | None = None
+
+
+async def watch_group(
+    *,
+    http_base: str,
+    token: str,
+    group: str,
+    timeout: float,
+    ready: asyncio.Event,
+    stop: asyncio.Event,
+    tally: WatchTally,
+) -> None:
+    """Collect the ids of every retrieval that finishes in the group, whichever server ran it, until `stop`."""
+    url = socket_base(http_base) + "/ws/retrievals/watch/?" + urllib.parse.urlencode({"group": group})
+    try:
+        async with websockets.connect(
+            url, additional_headers=token_headers(token), max_size=MAX_FRAME_BYTES, open_timeout=timeout
+        ) as socket:
+            first = json.loads(await asyncio.wait_for(socket.recv(), timeout))
+            if first.get("type") != "watching":
+                tally.error = f"watch refused: {first}"
+                return
+            ready.set()
+            while not stop.is_set():
+                try:
+                    frame = await asyncio.wait_for(socket.recv(), 0.2)
+                except TimeoutError:
+                    continue
+                event = json.loads(frame)
+                tally.events += 1
+                if event.get("type") == "retrieval_finished":
+                    tally.finished.add(event.get("retrieval_id"))
+    except (OSError, TimeoutError, websockets.WebSocketException) as error:
+        tally.error = f"watcher: {type(error).__name__}: {error}"
+    finally:
+        ready.set()  # never leave the run waiting for a watcher that failed
+
+
+def brief(body: Any) -> str:
+    """A response body on one short line, for error messages (an HTML error page included)."""
+    return " ".join(str(body).split())[:160]
+
+
+def http_json(base: str, method: str, path: str, *, token: str, body: Any = None, timeout: float) -> tuple[int, Any]:
+    """One request on its own loopback connection (blocking: run in a thread); returns status and decoded JSON."""
+    parsed = urllib.parse.urlsplit(base)
+    connection = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=timeout)
+    headers = token_headers(token) | {"Accept": "application/json"}
+    payload = None
+    if body is not None:
+        payload = json.dumps(body).encode()
+        headers["Content-Type"] = "application/json"
+    try:
+        connection.request(method, path, body=payload, headers=headers)
+        response = connection.getresponse()
+        raw = response.read()
+    finally:
+        connection.close()
+    try:
+        decoded = json.loads(raw) if raw else None
+    except json.JSONDecodeError:
+        decoded = raw[:200].decode(errors="replace")
+    return response.status, decoded
+
+
+async def paced(
+    *,
+    rate: float,
+    deadline: float,
+    max_in_flight: int,
+    recorder: Recorder,
+    operation: str,
+    start: Callable[[int], Awaitable[None]],
+) -> int:
+    """Start `start(n)` at `rate` per second until the deadline, whether earlier ones finished or not (open loop).
+
+    Past `max_in_flight` unfinished ones, a due start is skipped and counted as an error: the server is not keeping
+    up, and the load stays bounded. Returns how many were started; waits for them all.
+    """
+    if rate <= 0:
+        return 0
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    running: set[asyncio.Task[None]] = set()
+    count = 0
+    while True:
+        due = began + count / rate
+        if due >= deadline:
+            break
+        await asyncio.sleep(max(0.0, due - loop.time()))
+        if len(running) >= max_in_flight:
+            recorder.fail(operation, f"not sent: {max_in_flight} requests already waiting")
+        else:
+            task = asyncio.create_task(start(count))
+            running.add(task)
+            task.add_done_callback(running.discard)
+        count += 1
+    await asyncio.gather(*running)
+    return count
+
+
+async def search_once(
+    *, executor: Executor, http_base: str, token: str, group: str, query: str, timeout: float, recorder: Recorder
+) -> None:
+    loop = asyncio.get_running_loop()
+    path = "/api/search?" + urllib.parse.urlencode({"q": query, "group": group, "limit": SEARCH_LIMIT})
+    started = loop.time()
+    try:
+        status, body = await loop.run_in_executor(
+            executor, lambda: http_json(http_base, "GET", path, token=token, timeout=timeout)
+        )
+    except (OSError, http.client.HTTPException) as error:
+        recorder.fail(SEARCH, f"{type(error).__name__}: {error}")
+        return
+    if status == 200:
+        recorder.ok(SEARCH, loop.time() - started)
+    else:
+        recorder.fail(SEARCH, f"HTTP {status}: {brief(body)}")
+
+
+@dataclass
+class IngestLedger:
+    """Episode ids sent, and those the server acknowledged as newly added."""
+
+    sent: list[str] = field(default_factory=list)
+    acknowledged: list[str] = field(default_factory=list)
+    retries: int = 0  # requests sent again after a 409
+
+
+async def ingest_once(
+    *,
+    executor: Executor,
+    http_base: str,
+    token: str,
+    group: str,
+    episode: dict[str, str],
+    timeout: float,
+    recorder: Recorder,
+    ledger: IngestLedger,
+) -> None:
+    loop = asyncio.get_running_loop()
+    path = f"/api/groups/{urllib.parse.quote(group)}/episodes"
+    ledger.sent.append(episode["id"])
+    started = loop.time()
+    for attempt in range(1, INGEST_ATTEMPTS + 1):
+        try:
+            status, body = await loop.run_in_executor(
+                executor, lambda: http_json(http_base, "POST", path, token=token, body=episode, timeout=timeout)
+            )
+        except (OSError, http.client.HTTPException) as error:
+            recorder.fail(INGEST, f"{type(error).__name__}: {error}")
+            return
+        if status != 409 or attempt == INGEST_ATTEMPTS:
+            break
+        ledger.retries += 1
+        await asyncio.sleep(INGEST_RETRY_PAUSE * attempt)
+    if status == 201 and isinstance(body, dict) and body.get("added") == 1:
+        recorder.ok(INGEST, loop.time() - started)
+        ledger.acknowledged.append(episode["id"])
+    elif status == 200 and attempt > 1:
+        recorder.fail(INGEST, "stored already when retried after a 409 (the refused attempt wrote it)")
+    else:
+        recorder.fail(INGEST, f"HTTP {status}: {brief(body)}")
