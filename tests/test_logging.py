@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 import websockets
+from neo4j.exceptions import Neo4jError
 from rest_framework.test import APIClient
 
 from memoria.accounts.roles import Role
@@ -104,6 +105,20 @@ def test_ids_do_not_leak_out_of_their_block(cypher_log: pytest.LogCaptureFixture
     first, second = cypher_of(caplog)
     assert (first.request_id, first.retrieval_id, first.rows) == ("outer", "r-9", 1)
     assert (second.request_id, second.retrieval_id) == (None, None)
+
+
+def test_slow_queries_warn_with_debug_off_and_failures_say_so(settings, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING, logger=CYPHER_LOGGER)
+    settings.MEMORIA_SLOW_CYPHER_MS = 10**6
+    driver.read("RETURN 1 AS one")
+    assert not cypher_of(caplog)
+    settings.MEMORIA_SLOW_CYPHER_MS = 0  # every round trip is "slow" now
+    driver.read("RETURN 1 AS one")
+    with pytest.raises(Neo4jError):
+        driver.read("RETURN RETURN")
+    slow, failed = cypher_of(caplog)
+    assert (slow.levelno, slow.outcome, slow.rows) == (logging.WARNING, "ok", 1)
+    assert failed.outcome != "ok" and failed.rows is None and failed.query == "RETURN RETURN"
 
 
 def test_formatters() -> None:
