@@ -287,11 +287,12 @@ def _batch_add(run: _Run, batch: list[Episode]) -> list[EpisodeResult]:
             except PlanConflict:
                 continue
             except neo4j_errors.Neo4jError as error:
-                # Two writers created the same new name at once: the loser plans again and finds it stored.
-                if attempt + 1 < MAX_ATTEMPTS and graph_dialect().is_constraint_violation(error):
-                    time.sleep(0.05 * (attempt + 1))
-                    continue
-                raise
+                # Two writers created the same new name at once: the loser plans again and finds it stored;
+                # past the last attempt it is the PlanConflict below (409, try again), not a server error.
+                if not graph_dialect().is_constraint_violation(error):
+                    raise
+                time.sleep(0.05 * (attempt + 1))
+                continue
             added = {result.episode_id: result for result in planned}
         return [added.get(episode.id) or EpisodeResult(episode.id, episode.name, added=False) for episode in batch]
     raise PlanConflict(f"episodes of group {group!r} kept being stored concurrently; try again")
