@@ -1,7 +1,8 @@
 """The process's Bolt drivers: one sync driver (commands, views, neomodel) and one async driver per event loop.
 
 Driver-level failures are translated to GraphUnavailable here, so no caller
-needs to know the neo4j driver's exception zoo.
+needs to know the neo4j driver's exception zoo. The driver's own transaction
+retries are off: memoria.graph.retry retries transient failures, in one place.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from django.conf import settings
 from neo4j import exceptions as neo4j_errors
 
 from memoria.errors import GraphUnavailable
+from memoria.graph.retry import with_retry
 from memoria.observability import cypher_round_trip
 
 T = TypeVar("T")
@@ -44,8 +46,8 @@ def _driver_options() -> dict[str, Any]:
         "auth": (graph["USER"], graph["PASSWORD"]),
         "connection_timeout": timeout,
         "connection_acquisition_timeout": timeout * 2,
-        # Short: a request should answer 503 quickly while the server is down; callers retry what matters.
-        "max_transaction_retry_time": graph["RETRY_SECONDS"],
+        # No retries inside the driver: with_retry owns them, so one policy is counted and logged in one place.
+        "max_transaction_retry_time": 0.0,
         "max_connection_pool_size": 100,
         "liveness_check_timeout": 30.0,
     }
@@ -125,35 +127,44 @@ def graph_errors() -> Iterator[None]:
         raise GraphUnavailable(f"graph server at {settings.MEMORIA_GRAPH['URL']} is unavailable: {error}") from error
 
 
+def _query(query: str, parameters: dict[str, Any], routing: neo4j.RoutingControl) -> list[dict[str, Any]]:
+    """One statement in its own transaction, retried on transient failures: it landed whole, or nothing did."""
+    kind = "read" if routing == neo4j.RoutingControl.READ else "write"
+
+    def work() -> list[dict[str, Any]]:
+        with cypher_round_trip(query, kind=kind) as trip:  # each try is a round trip of its own
+            records, _, _ = graph_driver().execute_query(query, parameters, database_=database_name(), routing_=routing)
+            trip.rows = len(records)
+        return [record.data() for record in records]
+
+    with graph_errors():
+        return with_retry(work, what=f"graph {kind}")
+
+
 def read(query: str, **parameters: Any) -> list[dict[str, Any]]:
-    """Run one read query in an auto-retried read transaction; rows come back as dicts."""
-    with graph_errors(), cypher_round_trip(query, kind="read") as trip:
-        records, _, _ = graph_driver().execute_query(
-            query, parameters, database_=database_name(), routing_=neo4j.RoutingControl.READ
-        )
-        trip.rows = len(records)
-    return [record.data() for record in records]
+    """Run one read query in a read transaction; rows come back as dicts."""
+    return _query(query, parameters, neo4j.RoutingControl.READ)
 
 
 def write(query: str, **parameters: Any) -> list[dict[str, Any]]:
-    """Run one write query in its own auto-retried transaction."""
-    with graph_errors(), cypher_round_trip(query, kind="write") as trip:
-        records, _, _ = graph_driver().execute_query(
-            query, parameters, database_=database_name(), routing_=neo4j.RoutingControl.WRITE
-        )
-        trip.rows = len(records)
-    return [record.data() for record in records]
+    """Run one write query in its own transaction."""
+    return _query(query, parameters, neo4j.RoutingControl.WRITE)
 
 
 def write_transaction(work: Callable[[neo4j.ManagedTransaction], T]) -> T:
-    """Run several statements as one transaction: all of them land, or none does."""
+    """Run several statements as one transaction: all of them land, or none does. A transient failure runs
+    `work` again from the start in a fresh transaction, so `work` must not keep state between tries."""
     name = getattr(work, "__qualname__", "transaction")
-    with (
-        graph_errors(),
-        cypher_round_trip(name, kind="transaction"),
-        graph_driver().session(database=database_name()) as session,
-    ):
-        return session.execute_write(work)
+
+    def attempt() -> T:
+        with (
+            cypher_round_trip(name, kind="transaction"),
+            graph_driver().session(database=database_name()) as session,
+        ):
+            return session.execute_write(work)
+
+    with graph_errors():
+        return with_retry(attempt, what="graph write transaction")
 
 
 def server_agent() -> str:
