@@ -6,6 +6,7 @@ load (memoria.loadtest.run), checks the graph (memoria.loadtest.verify) and prin
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import json
@@ -48,12 +49,11 @@ def bounded(kind: type, low: float, high: float) -> Any:
         try:
             value = kind(raw)
         except ValueError:
-            raise ValueError(f"{raw!r} is not a number") from None
+            raise argparse.ArgumentTypeError(f"{raw!r} is not {'a whole' if kind is int else 'a'} number") from None
         if not low <= value <= high:
-            raise ValueError(f"{raw} is outside [{low:g}, {high:g}]")
+            raise argparse.ArgumentTypeError(f"{raw} is outside [{low:g}, {high:g}]")
         return value
 
-    parse.__name__ = f"number in [{low:g}, {high:g}]"
     return parse
 
 
