@@ -6,7 +6,6 @@ The content is "speaker: text", so the offline extractor finds the speaker as an
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Any
 from memoria.errors import InvalidInput
 from memoria.ingest.episodes import EpisodeInput, episode_input_parse
 from memoria.interchange.document import TIMESTAMP_FORMAT
+from memoria.interchange.jsontext import json_decode, shown
 
 SESSION_KEY = re.compile(r"^session_(\d+)$")
 SESSION_TIME_FORMAT = "%I:%M %p on %d %B, %Y"
@@ -26,6 +26,8 @@ MAX_PROBLEMS = 50
 
 def session_time(value: str) -> str:
     """ "1:47 pm on 18 May, 2023" → "2023-05-18T13:47:00Z"."""
+    if not isinstance(value, str):
+        raise ValueError(f"a session date is a string, not {type(value).__name__}")
     moment = datetime.strptime(" ".join(value.split()), SESSION_TIME_FORMAT).replace(tzinfo=UTC)
     return moment.strftime(TIMESTAMP_FORMAT)
 
@@ -37,15 +39,12 @@ def conversation_name(path: Path) -> str:
 def conversation_data(path: Path) -> dict[str, Any]:
     """The file's JSON object, unchecked inside; InvalidInput says why there is none."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise InvalidInput(f"{path}: cannot read: {error}") from error
-    except json.JSONDecodeError as error:
-        raise InvalidInput(
-            f"{path}: malformed JSON at line {error.lineno}, column {error.colno}: {error.msg}"
-        ) from error
+        raw = path.read_bytes()
+    except OSError as error:
+        raise InvalidInput(f"{path}: cannot read: {error.strerror or error}") from error
+    data = json_decode(raw, where=str(path))
     if not isinstance(data, dict):
-        raise InvalidInput(f"{path}: must be a LoCoMo conversation object")
+        raise InvalidInput(f"{path}: must be a LoCoMo conversation object, not {type(data).__name__}")
     return data
 
 
@@ -63,10 +62,10 @@ def locomo_episodes(path: Path, *, group: str) -> list[EpisodeInput]:
     for number, key in sessions:
         stamp_key = f"{key}_date_time"
         try:
-            reference = session_time(str(data[stamp_key]))
+            reference = session_time(data[stamp_key])
         except (KeyError, ValueError):
             problems.append(
-                f"{path}: {stamp_key}: {data.get(stamp_key)!r} is not a date like '1:47 pm on 18 May, 2023'"
+                f"{path}: {stamp_key}: {shown(data.get(stamp_key))} is not a date like '1:47 pm on 18 May, 2023'"
             )
             continue
         for index, turn in enumerate(data[key]):

@@ -6,7 +6,6 @@ The mapping and its weight, tag and category rules are described in docs/dataset
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import unicodedata
 from collections import Counter
@@ -16,6 +15,8 @@ from typing import Any
 
 from memoria.accounts.roles import GROUP_PATTERN
 from memoria.errors import InvalidGraphDocument
+from memoria.interchange.document import relation_problem, text_problem
+from memoria.interchange.jsontext import json_decode, shown
 
 CORPUS_FILE = "corpus.json"
 OPENIE_FILE = "openie.json"
@@ -375,12 +376,7 @@ def read_list(directory: Path, name: str) -> list[Any]:
         raise InvalidGraphDocument(f"{name}: not found in {directory}") from error
     except OSError as error:
         raise InvalidGraphDocument(f"{name}: cannot be read: {error.strerror or error}") from error
-    try:
-        data = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise InvalidGraphDocument(f"{name}: malformed JSON: {error}") from error
-    except RecursionError as error:
-        raise InvalidGraphDocument(f"{name}: JSON nested too deeply") from error
+    data = json_decode(raw, where=name, error=InvalidGraphDocument)
     if not isinstance(data, list):
         raise InvalidGraphDocument(f"{name}: must be a JSON list, not {type(data).__name__}")
     return data
@@ -411,12 +407,13 @@ def _parse_passages(corpus: list[Any], openie: list[Any]) -> list[_Passage]:
             if "idx" not in document:
                 problems.append(f"{where_o}.idx: is required")
             elif isinstance(idx, bool) or not isinstance(idx, int) or idx != index:
-                problems.append(f"{where_o}.idx: is {idx!r}; document i must have idx i (expected {index})")
+                problems.append(f"{where_o}.idx: is {shown(idx)}; document i must have idx i (expected {index})")
             if "title" not in document:
                 problems.append(f"{where_o}.title: is required")
             elif isinstance(passage, dict) and "title" in passage and document["title"] != passage["title"]:
                 problems.append(
-                    f"{where_o}.title: {document['title']!r} differs from {where_c}.title {passage['title']!r}"
+                    f"{where_o}.title: {shown(document['title'])} differs from "
+                    f"{where_c}.title {shown(passage['title'])}"
                 )
             for key in ("extracted_entities", "extracted_triples"):
                 if key not in document:
@@ -449,6 +446,8 @@ def _require_text(problems: list[str], item: dict, key: str, where: str, max_len
         problems.append(f"{where}.{key}: must not be empty")
     elif len(item[key]) > max_length:
         problems.append(f"{where}.{key}: is longer than {max_length} characters")
+    elif problem := text_problem(item[key], single_line=max_length <= MAX_NAME_LENGTH):
+        problems.append(f"{where}.{key}: {problem}")
 
 
 def spelling(raw: str) -> str:
@@ -528,6 +527,8 @@ class _Builder:
         self.spellings: dict[str, Counter[str]] = {}
         self.mentions: dict[int, dict[str, None]] = {}
         self.facts: dict[tuple[str, str, str], _Fact] = {}
+        # Text no graph may hold (control characters, markup in a relation) is an error, not noise to skip.
+        self.problems: list[str] = []
 
     def episode_id(self, index: int) -> str:
         return EPISODE_ID.format(group=self.group, index=index)
@@ -547,6 +548,9 @@ class _Builder:
         where = f"{OPENIE_FILE}[{passage.index}]"
         for position, raw in enumerate(passage.entities):
             name = spelling(raw) if isinstance(raw, str) else ""
+            if name and (problem := text_problem(name, single_line=True)):
+                self.problems.append(f"{where}.extracted_entities[{position}]: {problem}")
+                continue
             if not name or len(name) > MAX_NAME_LENGTH:
                 reason = f"not a name of 1 to {MAX_NAME_LENGTH} characters"
                 self.stats.skip("skipped_entities", f"{where}.extracted_entities[{position}]", reason)
@@ -557,6 +561,15 @@ class _Builder:
             at = f"{where}.extracted_triples[{position}]"
             if not _well_formed(triple):
                 self.stats.skip("skipped_malformed", at, "not a list of three non-empty strings")
+                continue
+            refused = [
+                (part, problem) for part, text in enumerate(triple) if (problem := text_problem(text, single_line=True))
+            ]
+            refused += (
+                [(1, problem)] if not refused and (problem := relation_problem(normalise_relation(triple[1]))) else []
+            )
+            if refused:
+                self.problems.extend(f"{at}[{part}]: {problem}" for part, problem in refused)
                 continue
             subject, predicate, obj = (spelling(part) for part in triple)
             if len(subject) > MAX_NAME_LENGTH or len(obj) > MAX_NAME_LENGTH:
@@ -579,6 +592,10 @@ class _Builder:
     def build(self, passages: list[_Passage]) -> MusiqueImport:
         for passage in passages:
             self.add_passage(passage)
+            if len(self.problems) > MAX_PROBLEMS:
+                break
+        if self.problems:
+            raise InvalidGraphDocument(self.problems)
         titles = {passage.index: passage.title for passage in passages}
         names = {key: max(counts, key=counts.__getitem__) for key, counts in self.spellings.items()}
         passage_counts: Counter[str] = Counter(key for keys in self.mentions.values() for key in keys)

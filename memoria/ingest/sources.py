@@ -14,6 +14,7 @@ from typing import Any
 from memoria.errors import InvalidInput
 from memoria.ingest.episodes import EpisodeInput, episodes_parse_at
 from memoria.interchange.document import MAX_NAME_LENGTH
+from memoria.interchange.jsontext import utf8_text
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 MARKDOWN_SUFFIXES = (".md", ".markdown")
@@ -30,11 +31,10 @@ def file_format(path: Path) -> str:
 
 def read_text(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as error:
-        raise InvalidInput(f"{path}: not UTF-8 text (byte {error.start})") from error
+        raw = path.read_bytes()
     except OSError as error:
         raise InvalidInput(f"{path}: cannot read: {error.strerror}") from error
+    return utf8_text(raw, where=str(path))
 
 
 def episodes_from_jsonl(path: Path, text: str, *, valid_at: str | None) -> list[EpisodeInput]:
@@ -47,6 +47,9 @@ def episodes_from_jsonl(path: Path, text: str, *, valid_at: str | None) -> list[
             raw = json.loads(line)
         except json.JSONDecodeError as error:
             problems.append(f"{path}:{number}: malformed JSON at column {error.colno}: {error.msg}")
+            continue
+        except RecursionError:
+            problems.append(f"{path}:{number}: JSON nested too deeply")
             continue
         if valid_at and isinstance(raw, dict):
             raw.setdefault("valid_at", valid_at)
@@ -108,5 +111,10 @@ def episodes_from_file(path: Path, *, valid_at: str | None = None) -> list[Episo
     text = read_text(path)
     kind = file_format(path)
     if kind == "jsonl":
-        return episodes_from_jsonl(path, text, valid_at=valid_at)
-    return episodes_from_text(path, text, markdown=kind == "markdown", valid_at=valid_at)
+        episodes = episodes_from_jsonl(path, text, valid_at=valid_at)
+    else:
+        episodes = episodes_from_text(path, text, markdown=kind == "markdown", valid_at=valid_at)
+    if not episodes:
+        # An empty file is more likely a failed export than an intended no-op: say so rather than add nothing.
+        raise InvalidInput(f"{path}: holds no episodes (the file is empty or blank)")
+    return episodes

@@ -7,18 +7,19 @@ error writes nothing; each problem names its item (`edges[12].weight`).
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from memoria.errors import InvalidGraphDocument
 from memoria.graph import kinds
+from memoria.interchange.jsontext import json_decode, shown
 
-ID_PATTERN = re.compile(r"^[A-Za-z0-9._:/@#\-]{1,200}$")
-PROPERTY_KEY_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+ID_PATTERN = re.compile(r"^[A-Za-z0-9._:/@#\-]{1,200}\Z")  # \Z: "$" would let a final newline in
+PROPERTY_KEY_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,63}\Z")
 MIN_WEIGHT = 0.25
 MAX_WEIGHT = 1.0
 MAX_TAGS = 32
@@ -26,6 +27,20 @@ MAX_TAG_LENGTH = 64
 MAX_NAME_LENGTH = 500
 MAX_RELATION_LENGTH = 100
 MAX_TEXT_LENGTH = 100_000
+# Counts a legitimate document stays far below; a hostile one costs an error instead of memory and a huge write.
+MAX_LABELS = 16
+MAX_PROPERTIES = 100
+MAX_PROPERTY_LIST = 1_000
+MAX_EDGE_EPISODES = 10_000
+MAX_PROBLEMS = 100  # listed per document; the rest are counted, so a million bad items give a short answer
+# Never in any text: control characters (NUL...) other than tab and line breaks.
+FORBIDDEN_IN_TEXT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+# Never in a one-line text (a name, a relation, a tag): any control character, nor the bidirectional overrides
+# and isolates that make text display in another order than it is stored.
+FORBIDDEN_IN_LINE = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# A relation is a predicate name: letters, digits and combining marks of any script, spaces and this punctuation.
+RELATION_PUNCTUATION = "_-.',()&:+/"
+NOT_RELATION_WORD = re.compile(r"[^\w " + re.escape(RELATION_PUNCTUATION) + "]")
 TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
 NODE_KEYS = {
@@ -138,16 +153,54 @@ def derived_edge_id(group: str, source: str, relation: str, target: str) -> str:
     return f"rel-{digest[:24]}"
 
 
+def text_problem(value: str, *, single_line: bool) -> str | None:
+    """Why a text may not be stored (the first forbidden character, by code point), or None."""
+    found = (FORBIDDEN_IN_LINE if single_line else FORBIDDEN_IN_TEXT).search(value)
+    if found is None:
+        return None
+    kind = "one-line text" if single_line else "text"
+    return f"holds U+{ord(found.group()):04X} at character {found.start()}, which a {kind} may not hold"
+
+
+def relation_problem(value: str) -> str | None:
+    """Why a relation name is refused: it is shown and filtered on as a name, so it holds no markup or code."""
+    if problem := text_problem(value, single_line=True):
+        return problem
+    normal = unicodedata.normalize("NFKC", value)
+    if normal != value:
+        # Fullwidth letters, ligatures, mathematical letters: a lookalike of another relation, never a new one.
+        return f"is not in Unicode NFKC form (it holds compatibility characters); write {shown(normal)}"
+    for found in NOT_RELATION_WORD.finditer(value):
+        if not unicodedata.category(found.group()).startswith("M"):
+            return (
+                f"holds {found.group()!r} (U+{ord(found.group()):04X}) at character {found.start()}; a relation "
+                f"may hold letters, digits, spaces and {RELATION_PUNCTUATION}"
+            )
+    return None
+
+
 class _Checker:
-    """Collects every problem of a document instead of stopping at the first."""
+    """Collects every problem of a document instead of stopping at the first (up to MAX_PROBLEMS, then counts)."""
 
     def __init__(self) -> None:
         self.problems: list[str] = []
+        self.unlisted = 0
 
     def fail(self, where: str, message: str) -> None:
-        self.problems.append(f"{where}: {message}")
+        if len(self.problems) < MAX_PROBLEMS:
+            self.problems.append(f"{where}: {message}")
+            return
+        self.unlisted += 1
+        summary = f"and {self.unlisted} more problem(s) not listed"
+        if self.unlisted == 1:
+            self.problems.append(summary)
+        else:
+            self.problems[-1] = summary
 
-    def string(self, item: dict, key: str, where: str, *, required: bool, max_length: int) -> str | None:
+    def string(
+        self, item: dict, key: str, where: str, *, required: bool, max_length: int, single_line: bool | None = None
+    ) -> str | None:
+        """A string field; by default one no longer than a name is a one-line text."""
         value = item.get(key)
         if value is None:
             if required:
@@ -162,12 +215,17 @@ class _Checker:
         if len(value) > max_length:
             self.fail(f"{where}.{key}", f"is longer than {max_length} characters")
             return None
+        if single_line is None:
+            single_line = max_length <= MAX_NAME_LENGTH
+        if problem := text_problem(value, single_line=single_line):
+            self.fail(f"{where}.{key}", problem)
+            return None
         return value
 
     def identifier(self, item: dict, key: str, where: str) -> str | None:
         value = self.string(item, key, where, required=True, max_length=200)
         if value is not None and not ID_PATTERN.match(value):
-            self.fail(f"{where}.{key}", f"{value!r} may hold only letters, digits and ._:/@#-")
+            self.fail(f"{where}.{key}", f"{shown(value)} may hold only letters, digits and ._:/@#-")
             return None
         return value
 
@@ -181,7 +239,9 @@ class _Checker:
         try:
             return normalise_timestamp(value)
         except ValueError as error:
-            self.fail(f"{where}.{key}", f"{value!r} is not a usable ISO 8601 date-time: {error}")
+            # The parser's own message quotes the whole value: only the time-zone hint is worth passing on.
+            reason = str(error) if "time zone" in str(error) else "expected e.g. 2025-03-01T09:30:00Z"
+            self.fail(f"{where}.{key}", f"{shown(value)} is not a usable ISO 8601 date-time: {reason}")
             return None
 
     def object_keys(self, item: Any, allowed: set[str], where: str) -> bool:
@@ -190,13 +250,14 @@ class _Checker:
             return False
         unknown = sorted(set(item) - allowed)
         if unknown:
-            self.fail(where, f"unknown key(s) {', '.join(map(repr, unknown))}")
+            more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+            self.fail(where, f"unknown key(s) {', '.join(map(shown, unknown[:5]))}{more}")
         return True
 
 
 def _scalar_ok(value: Any) -> bool:
     if isinstance(value, bool | str):
-        return len(value) <= MAX_TEXT_LENGTH if isinstance(value, str) else True
+        return isinstance(value, bool) or (len(value) <= MAX_TEXT_LENGTH and not FORBIDDEN_IN_TEXT.search(value))
     if isinstance(value, int | float):
         return math.isfinite(value)
     return False
@@ -213,6 +274,9 @@ def _parse_node(check: _Checker, item: Any, where: str) -> NodeRecord | None:
     if not isinstance(labels, list) or not all(isinstance(label, str) for label in labels):
         check.fail(f"{where}.labels", "must be a list of strings")
         labels = []
+    elif len(labels) > MAX_LABELS:
+        check.fail(f"{where}.labels", f"has {len(labels)} labels; at most {MAX_LABELS} are allowed")
+        labels = []
     kind_labels = [label for label in labels if label in kinds.NODE_KINDS]
     allowed_extra = kinds.entity_labels()
     if len(set(kind_labels)) > 1:
@@ -223,9 +287,9 @@ def _parse_node(check: _Checker, item: Any, where: str) -> NodeRecord | None:
         if label in kinds.NODE_KINDS or label == kinds.MEMORY_LABEL:
             continue
         if label not in allowed_extra:
-            check.fail(f"{where}.labels", f"label {label!r} is not allowed (allowed: {', '.join(allowed_extra)})")
+            check.fail(f"{where}.labels", f"label {shown(label)} is not allowed (allowed: {', '.join(allowed_extra)})")
         elif kind != kinds.ENTITY:
-            check.fail(f"{where}.labels", f"label {label!r} is only allowed on entities")
+            check.fail(f"{where}.labels", f"label {shown(label)} is only allowed on entities")
         elif label not in extra:
             extra.append(label)
     summary = check.string(item, "summary", where, required=False, max_length=MAX_TEXT_LENGTH) or ""
@@ -233,11 +297,20 @@ def _parse_node(check: _Checker, item: Any, where: str) -> NodeRecord | None:
     if not isinstance(attributes, dict):
         check.fail(f"{where}.properties", "must be an object")
         attributes = {}
+    elif len(attributes) > MAX_PROPERTIES:
+        check.fail(f"{where}.properties", f"has {len(attributes)} keys; at most {MAX_PROPERTIES} are allowed")
+        attributes = {}
     for key, value in attributes.items():
         if not PROPERTY_KEY_PATTERN.match(key):
-            check.fail(f"{where}.properties", f"key {key!r} must match [a-z][a-z0-9_]* (≤ 64 characters)")
+            check.fail(f"{where}.properties", f"key {shown(key)} must match [a-z][a-z0-9_]* (≤ 64 characters)")
+        elif isinstance(value, list) and len(value) > MAX_PROPERTY_LIST:
+            check.fail(f"{where}.properties.{key}", f"has {len(value)} items; at most {MAX_PROPERTY_LIST} are allowed")
         elif not (_scalar_ok(value) or (isinstance(value, list) and all(_scalar_ok(v) for v in value))):
-            check.fail(f"{where}.properties.{key}", "must be a string, number, boolean or a list of those")
+            check.fail(
+                f"{where}.properties.{key}",
+                f"must be a string (≤ {MAX_TEXT_LENGTH} characters, no control characters), number, boolean "
+                "or a list of those",
+            )
     episode_fields: dict[str, str | None] = {}
     for key in EPISODE_ONLY_KEYS:
         if key in item and item[key] is not None and kind != kinds.EPISODE:
@@ -271,6 +344,9 @@ def _parse_edge(check: _Checker, item: Any, where: str, group: str) -> EdgeRecor
     source = check.identifier(item, "source", where)
     target = check.identifier(item, "target", where)
     relation = check.string(item, "relation", where, required=True, max_length=MAX_RELATION_LENGTH)
+    if relation is not None and (problem := relation_problem(relation)):
+        check.fail(f"{where}.relation", problem)
+        relation = None
     weight = item.get("weight")
     if isinstance(weight, bool) or not isinstance(weight, int | float) or not math.isfinite(weight):
         check.fail(f"{where}.weight", "must be a number in [0.25, 1.0]")
@@ -288,7 +364,9 @@ def _parse_edge(check: _Checker, item: Any, where: str, group: str) -> EdgeRecor
         for tag in raw_tags:
             normal = normalise_tag(tag)
             if not 1 <= len(normal) <= MAX_TAG_LENGTH:
-                check.fail(f"{where}.tags", f"tag {tag!r} must be 1–{MAX_TAG_LENGTH} characters")
+                check.fail(f"{where}.tags", f"tag {shown(tag)} must be 1–{MAX_TAG_LENGTH} characters")
+            elif problem := text_problem(normal, single_line=True):
+                check.fail(f"{where}.tags", f"tag {shown(tag)} {problem}")
             elif normal not in tags:
                 tags.append(normal)
     fact = check.string(item, "fact", where, required=False, max_length=MAX_TEXT_LENGTH) or ""
@@ -304,7 +382,10 @@ def _parse_edge(check: _Checker, item: Any, where: str, group: str) -> EdgeRecor
     if valid_at and invalid_at and invalid_at < valid_at:
         check.fail(f"{where}.invalid_at", "is before valid_at")
     episodes = item.get("episodes", [])
-    if not isinstance(episodes, list) or not all(isinstance(e, str) and ID_PATTERN.match(e) for e in episodes):
+    if isinstance(episodes, list) and len(episodes) > MAX_EDGE_EPISODES:
+        check.fail(f"{where}.episodes", f"has {len(episodes)} ids; at most {MAX_EDGE_EPISODES} are allowed")
+        episodes = []
+    elif not isinstance(episodes, list) or not all(isinstance(e, str) and ID_PATTERN.match(e) for e in episodes):
         check.fail(f"{where}.episodes", "must be a list of episode ids")
         episodes = []
     edge_id = item.get("id")
@@ -408,11 +489,5 @@ def _check_local_kinds(
 
 
 def load_graph_document(text: str | bytes, *, group: str) -> GraphDocument:
-    """Decode JSON text and validate it; malformed JSON is reported with its position."""
-    try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise InvalidGraphDocument(f"document: malformed JSON: {error}") from error
-    except RecursionError as error:
-        raise InvalidGraphDocument("document: JSON nested too deeply") from error
-    return parse_graph_document(data, group=group)
+    """Decode JSON text (UTF-8) and validate it; malformed JSON is reported with its line and column."""
+    return parse_graph_document(json_decode(text, where="document", error=InvalidGraphDocument), group=group)

@@ -25,6 +25,7 @@ from memoria.errors import InvalidGraphDocument
 from memoria.graph import driver, kinds
 from memoria.interchange.document import TIMESTAMP_FORMAT, GraphDocument, parse_graph_document
 from memoria.interchange.exporter import graph_document_export
+from memoria.interchange.jsontext import json_decode, shown
 
 MAGIC = b"MAIG"
 VERSION = 1
@@ -314,7 +315,7 @@ def _decode_checked(data: bytes, version: int, count: int) -> MaigGraph:
             key_at = reader.offset
             key = reader.text(f"{where}.metadata[{entry}] key")
             if key in metadata:
-                raise MaigError(key_at, f"{where}.metadata key {key!r} appears twice")
+                raise MaigError(key_at, f"{where}.metadata key {shown(key)} appears twice")
             metadata[key] = reader.text(f"{where}.metadata[{key!r}]")
         created = I64.unpack(reader.take(I64.size, f"{where}.created_at"))[0]
         edges.append(MaigEdge(source, target, relation, shortest_float32(weight), metadata, created))
@@ -326,8 +327,9 @@ def _decode_checked(data: bytes, version: int, count: int) -> MaigGraph:
 def _edge_item(index: int, edge: MaigEdge) -> dict[str, Any]:
     unknown = sorted(set(edge.metadata) - METADATA_KEYS)
     if unknown:
+        more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
         raise InvalidGraphDocument(
-            f"edges[{index}].metadata: unknown key(s) {', '.join(map(repr, unknown))} "
+            f"edges[{index}].metadata: unknown key(s) {', '.join(map(shown, unknown[:5]))}{more} "
             f"(allowed: {', '.join(sorted(METADATA_KEYS))})"
         )
     item: dict[str, Any] = {
@@ -339,10 +341,10 @@ def _edge_item(index: int, edge: MaigEdge) -> dict[str, Any]:
     item.update({key: edge.metadata[key] for key in EDGE_TEXT_KEYS if key in edge.metadata})
     for key in EDGE_LIST_KEYS:
         if key in edge.metadata:
-            try:
-                item[key] = json.loads(edge.metadata[key])
-            except json.JSONDecodeError as error:
-                raise InvalidGraphDocument(f"edges[{index}].metadata[{key!r}]: not a JSON list: {error}") from error
+            # A JSON list inside a string: the same decoder, so deep nesting or bad JSON is an input error too.
+            item[key] = json_decode(
+                edge.metadata[key], where=f"edges[{index}].metadata[{key!r}]", error=InvalidGraphDocument
+            )
     return item
 
 

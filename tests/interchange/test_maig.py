@@ -212,7 +212,7 @@ def test_a_hostile_count_does_not_allocate() -> None:
     ("metadata", "weight", "message"),
     [
         ({"colour": "red"}, 0.5, "unknown key(s) 'colour'"),
-        ({"tags": "not json"}, 0.5, "not a JSON list"),
+        ({"tags": "not json"}, 0.5, "edges[0].metadata['tags']: malformed JSON at line 1, column 1"),
         ({}, 0.1, "edges[0].weight: 0.1 is outside [0.25, 1.0]"),
         ({"category": "NOPE"}, 0.5, "edges[0].category: must be one of"),
     ],

@@ -33,9 +33,15 @@ def checked_group(group: str) -> str:
 
 
 def write_document(
-    command: BaseCommand, *, document: GraphDocument, group: str, reindex: bool = True, quiet: bool = False
+    command: BaseCommand,
+    *,
+    document: GraphDocument,
+    group: str,
+    reindex: bool = True,
+    quiet: bool = False,
+    source: str | None = None,
 ) -> ImportReport:
-    """Import with a progress bar, then embed what lacks a vector; engine errors become CommandError.
+    """Import with a progress bar, then embed what lacks a vector; engine errors become CommandError naming `source`.
 
     A failed embedding is a warning, not an error: the import has committed and `reindex` finishes the work.
     """
@@ -45,7 +51,7 @@ def write_document(
         try:
             report = graph_document_import(document=document, group=group, progress=bar.update)
         except (InvalidInput, GraphUnavailable) as error:
-            raise CommandError(str(error)) from error
+            raise CommandError(f"{source}: {error}" if source else str(error)) from error
     command.stdout.write(
         f"group {group}: {report.nodes_created} node(s) created, {report.nodes_updated} updated; "
         f"{report.edges_created} edge(s) created, {report.edges_updated} updated; "

@@ -42,4 +42,4 @@ class Command(BaseCommand):
                 document = load_graph_document(text, group=group)
         except InvalidInput as error:
             raise CommandError(f"{path}: {error}") from error
-        write_document(self, document=document, group=group, reindex=reindex, quiet=quiet)
+        write_document(self, document=document, group=group, reindex=reindex, quiet=quiet, source=str(path))

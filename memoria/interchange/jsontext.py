@@ -1,0 +1,53 @@
+"""Decoding JSON from files and request bodies, with one set of messages saying where and what is wrong.
+
+JSON is UTF-8 (RFC 8259): other encodings are refused rather than guessed, a UTF-8 byte order mark is
+tolerated. Nesting deeper than Python's parser can follow is an input error, never a RecursionError.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from memoria.errors import InvalidInput
+
+UTF8_BOM = b"\xef\xbb\xbf"
+SHOWN_CHARACTERS = 60  # of a rejected value quoted in a problem, so a 10 MB value cannot flood the answer
+
+
+def shown(value: object, limit: int = SHOWN_CHARACTERS) -> str:
+    """A rejected value as problems quote it: its repr, cut short with its full length when long."""
+    if isinstance(value, str):
+        return f"{value[:limit]!r}… ({len(value)} characters)" if len(value) > limit else repr(value)
+    if value is None or isinstance(value, bool | int | float):
+        text = repr(value)
+        return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} digits)"
+    # A list or object is named, not printed: printing one nested a thousand levels deep would itself fail.
+    return f"a {type(value).__name__}"
+
+
+def utf8_text(raw: bytes, *, where: str, error: type[InvalidInput] = InvalidInput) -> str:
+    """The bytes as text; a problem names the line and byte of the first one that is not UTF-8."""
+    if raw.startswith(UTF8_BOM):
+        raw = raw[len(UTF8_BOM) :]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as failure:
+        line = raw.count(b"\n", 0, failure.start) + 1
+        raise error(
+            f"{where}: not UTF-8 text (line {line}, byte {failure.start}: {raw[failure.start : failure.start + 1]!r})"
+        ) from failure
+
+
+def json_decode(raw: bytes | str, *, where: str, error: type[InvalidInput] = InvalidInput) -> Any:
+    """Decode one JSON value; `where` names the file or line in every problem."""
+    text = utf8_text(raw, where=where, error=error) if isinstance(raw, bytes) else raw.removeprefix("\ufeff")
+    if not text.strip():
+        raise error(f"{where}: is empty (expected JSON)")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as failure:
+        position = f"line {failure.lineno}, column {failure.colno}"
+        raise error(f"{where}: malformed JSON at {position}: {failure.msg}") from None
+    except RecursionError:
+        raise error(f"{where}: JSON nested too deeply (Python's parser follows about 1,000 levels)") from None
