@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from rest_framework import status
+from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -19,7 +22,33 @@ from memoria.errors import (
 )
 
 
+def _raised_parsing_json(error: BaseException) -> bool:
+    """Whether the error rose from DRF's JSON parser (a body nested too deep), not from our own code."""
+    frame = error.__traceback__
+    while frame is not None:
+        if frame.tb_frame.f_code is JSONParser.parse.__code__:
+            return True
+        frame = frame.tb_next
+    return False
+
+
 def exception_handler(error: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(error, RequestDataTooBig):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        return Response(
+            {
+                "detail": f"The request body is larger than this server accepts ({limit} bytes, set by "
+                "MEMORIA_MAX_REQUEST_BYTES); send less at once, e.g. split an import into several documents.",
+                "code": "request_too_large",
+                "limit_bytes": limit,
+            },
+            status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+        )
+    if isinstance(error, RecursionError) and _raised_parsing_json(error):
+        problem = "body: JSON nested too deeply (Python's parser follows about 1,000 levels)"
+        return Response(
+            {"detail": problem, "code": "parse_error", "errors": [problem]}, status=status.HTTP_400_BAD_REQUEST
+        )
     if isinstance(error, ProjectionLoading):
         return Response(
             {"detail": str(error), "code": "projection_loading"},
