@@ -4,13 +4,18 @@ size limit answers 413 on every JSON endpoint, and neither writes anything to an
 from __future__ import annotations
 
 import json
+import urllib.error
+import urllib.request
 import uuid
 from collections.abc import Callable, Iterator
 
 import pytest
+from django.conf import settings
 from django.test import override_settings
 from rest_framework.test import APIClient
 
+from memoria.accounts.roles import Role
+from memoria.accounts.services import token_for, user_grant
 from memoria.graph import driver
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
@@ -137,3 +142,25 @@ def test_a_body_under_the_limit_is_still_read(curator: APIClient, group: str) ->
     response = post_raw(curator, f"/api/groups/{group}/import", b'{"nodes": [], "edges": [], "colour": 1}')
     assert response.status_code == 400
     assert response.json()["errors"] == ["document: unknown key(s) 'colour'"]
+
+
+@pytest.mark.django_db(transaction=True)  # the daphne process reads the token's user from the test database
+def test_real_daphne_answers_413_past_the_configured_limit(daphne_url: str, group: str, other: str) -> None:
+    """Through the ASGI server itself, at the configured limit (not an override): one byte over is refused."""
+    token = token_for(user=user_grant(username="big-sender", role=Role.CURATOR, groups=[group]))
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    head, tail = b'{"nodes": [], "edges": [], "padding": "', b'"}'
+    body = head + b"x" * (limit + 1 - len(head) - len(tail)) + tail
+    before = snapshot(group, other)
+    request = urllib.request.Request(
+        f"{daphne_url}/api/groups/{group}/import",
+        data=body,
+        method="POST",
+        headers={"Authorization": f"Token {token}", "Content-Type": "application/json"},
+    )
+    with pytest.raises(urllib.error.HTTPError) as caught:
+        urllib.request.urlopen(request, timeout=120)
+    assert caught.value.code == 413
+    problem = json.loads(caught.value.read())
+    assert problem["code"] == "request_too_large" and problem["limit_bytes"] == limit
+    assert snapshot(group, other) == before
