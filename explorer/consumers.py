@@ -14,7 +14,7 @@ from django.conf import settings
 
 from explorer.errors import error_frame
 from memoria.accounts.services import check_group_access
-from memoria.errors import GroupNotFound, InvalidInput, ProjectionLoading
+from memoria.errors import GraphUnavailable, GroupNotFound, InvalidInput
 from memoria.graph.health import graph_health
 from memoria.live import broadcast_events, publish_event, watch_channel_group
 from memoria.ppr.events import ppr_events
@@ -231,7 +231,8 @@ class RetrievalConsumer(AuthenticatedConsumer):
             await self.send_json(cancelled)
             await publish_event(request.group, cancelled)
         except Exception as error:
-            if not isinstance(error, InvalidInput | GroupNotFound | ProjectionLoading):
+            # An outage (or a projection still loading) is the client's to retry, and memoria.graph.retry logged it.
+            if not isinstance(error, InvalidInput | GroupNotFound | GraphUnavailable):
                 logger.exception("retrieval %s failed", retrieval_id)
             await self.send_json(error_frame(error, retrieval_id=retrieval_id))
         finally:

@@ -143,7 +143,9 @@ MEMORIA_GRAPH = {
     "PASSWORD": env_str("MEMORIA_GRAPH_PASSWORD", ""),
     "DATABASE": env_str("MEMORIA_GRAPH_DATABASE", "neo4j"),
     "CONNECTION_TIMEOUT": float(env_int("MEMORIA_GRAPH_CONNECTION_TIMEOUT", 5, minimum=1, maximum=120)),
-    "RETRY_SECONDS": float(env_int("MEMORIA_GRAPH_RETRY_SECONDS", 1, minimum=0, maximum=300)),
+    # Transient failures are tried again, waiting BACKOFF_MS × 2^n between tries (memoria/graph/retry.py).
+    "RETRY_ATTEMPTS": env_int("MEMORIA_GRAPH_RETRY_ATTEMPTS", 4, minimum=1, maximum=20),
+    "RETRY_BACKOFF_MS": env_int("MEMORIA_GRAPH_RETRY_BACKOFF_MS", 50, minimum=0, maximum=60_000),
     # Embedded server only:
     "DATA_DIR": Path(env_str("MEMORIA_GRAPH_DATA_DIR", str(VAR_DIR / "graphdb"))).resolve(),
     "BOLT_HOST": env_str("MEMORIA_GRAPH_HOST", "127.0.0.1"),

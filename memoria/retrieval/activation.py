@@ -26,6 +26,7 @@ from neo4j import exceptions as neo4j_errors
 
 from memoria.errors import GraphUnavailable
 from memoria.graph.driver import async_driver_for_work, database_name
+from memoria.graph.retry import with_retry_async
 from memoria.interchange.document import MAX_WEIGHT
 from memoria.retrieval.energy import sqrt_degree
 from memoria.retrieval.params import ActivationParams
@@ -75,9 +76,6 @@ RETURN node_id, EXISTS {
 
 logger = logging.getLogger(__name__)
 
-TRANSIENT_ERRORS = (neo4j_errors.TransientError, neo4j_errors.SessionExpired, neo4j_errors.ServiceUnavailable)
-MAX_ATTEMPTS = 4
-BACKOFF_SECONDS = 0.05  # the seed's 0.05 s · 2^attempt
 ROWS_PER_PARENT_FACTOR = 2  # ship MAX_BRANCHES × this per parent first; hubs need not send all their rows
 EXPLAIN_LIMIT = 10_000
 # Every write path keeps weights in [0.25, 1.0] (memoria.interchange.document), so no edge can carry more than
@@ -238,23 +236,16 @@ def _parent_report(
 
 
 async def _read_with_retry(session: neo4j.AsyncSession, *statements: tuple[str, dict[str, Any]]) -> list[list[list]]:
-    """Statements in one execute_read, retried on transient failures with the seed's backoff.
+    """Statements in one execute_read, retried on transient failures with the seed's backoff (memoria.graph.retry).
 
-    Permanent errors surface at once. Rows come back as plain value lists:
-    `record.data()` would walk every nested list again.
+    Permanent errors surface at once; a server still away after the last try is GraphUnavailable. Rows come
+    back as plain value lists: `record.data()` would walk every nested list again.
     """
 
     async def work(tx: neo4j.AsyncManagedTransaction) -> list[list[list]]:
         return [await (await tx.run(query, parameters)).values() for query, parameters in statements]
 
-    for attempt in range(MAX_ATTEMPTS):
-        try:
-            return await session.execute_read(work)
-        except TRANSIENT_ERRORS as error:
-            if attempt == MAX_ATTEMPTS - 1:
-                raise GraphUnavailable(f"graph server failed {MAX_ATTEMPTS} times in a row: {error}") from error
-            await asyncio.sleep(BACKOFF_SECONDS * 2**attempt)
-    raise AssertionError("unreachable")
+    return await with_retry_async(lambda: session.execute_read(work), what="activation read")
 
 
 class SeedExploration:
@@ -485,6 +476,7 @@ async def activation_events(
     }
     finished: list[dict[str, Any]] = []
     failures: list[str] = []
+    outage: list[GraphUnavailable] = []  # the server went away: the answer is incomplete, whatever other seeds found
     async with async_driver_for_work() as driver:
 
         async def explore(seed: Seed) -> None:
@@ -501,9 +493,11 @@ async def activation_events(
                 async with driver.session(database=database_name(), default_access_mode=neo4j.READ_ACCESS) as s:
                     result = await exploration.run(s)
             except GraphUnavailable as error:
+                outage.append(error)
                 result = exploration._finished("error", error=str(error))
             except (neo4j_errors.Neo4jError, neo4j_errors.DriverError, OSError) as error:
-                result = exploration._finished("error", error=f"graph server unavailable: {error}")
+                # Permanent (transient ones end as GraphUnavailable), and logged once already by the retry helper.
+                result = exploration._finished("error", error=f"graph server refused a read: {error}")
             except Exception:  # a bug must end this seed, not leave the stream waiting for it forever
                 logger.exception("exploration of seed %s failed", seed.id)
                 result = exploration._finished("error", error="internal error while exploring this seed")
@@ -525,7 +519,7 @@ async def activation_events(
     yield {
         "type": "retrieval_finished",
         "retrieval_id": retrieval_id,
-        "status": "failed" if failures and len(failures) == len(tasks) else "completed",
+        "status": "failed" if outage or (failures and len(failures) == len(tasks)) else "completed",
         "error": failures[0] if failures else None,
         "elapsed_ms": round((time.perf_counter() - started) * 1000, 3),
         "round_trips": sum(event["round_trips"] for event in finished),
@@ -533,3 +527,5 @@ async def activation_events(
         "seeds": {event["seed_id"]: event["status"] for event in finished},
         "candidates": sum(event["candidates"] for event in finished),
     }
+    if outage:  # after the stream's end, so watchers and the journal see it close; the caller maps the error
+        raise GraphUnavailable(str(outage[0])) from outage[0]

@@ -170,7 +170,14 @@ def episodes_ingest(
             f"the LLM failed, so the batch it was working on wrote nothing ({stored_now} episode(s) of this run are "
             f"stored; run the command again to resume, or use --extractor offline): {error}"
         ) from error
-    except (InvalidInput, GraphUnavailable, EmbeddingModelError) as error:
+    except GraphUnavailable as error:
+        stored_now = sum(result.added for result in done)
+        raise CommandError(
+            f"the graph server became unavailable; each batch is stored whole or not at all, and {stored_now} "
+            f"episode(s) of this run are stored. Once the server is back, run the command again to add the rest: "
+            f"{error}"
+        ) from error
+    except (InvalidInput, EmbeddingModelError) as error:
         raise CommandError(str(error)) from error
     added = [result for result in results if result.added]
     rate = len(added) / seconds if seconds > 0 else 0.0

@@ -1,0 +1,136 @@
+"""The graph server stops for real while a websocket retrieval runs: an error frame, REST 503s, then recovery.
+
+The retrieval must still be running when the server goes, so it explores a dense
+memory in explain mode (every candidate row shipped, several seconds of work);
+the test checks that it had not finished before the stop rather than assuming it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from memoria.accounts.roles import Role
+from memoria.graph.embedded import EmbeddedServer
+from tests.explorer.test_retrieval_socket import connect, post_json, receive, token_for_role
+from tests.graphindex.graphs import random_memory, store
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+__all__ = ["token_for_role"]  # the fixture, shared with the activation socket tests
+
+# A stopping server can hold a read open for a while before the socket drops: wait generously for each frame.
+FRAME_TIMEOUT = 60.0
+
+
+@pytest.fixture
+def dense_memory(group: str) -> str:
+    store(group, random_memory(group, entities=600, episodes=10, facts=6000, seed=11))
+    return group
+
+
+def long_activation(group: str, retrieval_id: str) -> dict:
+    """Five seeds, explain mode, the widest branching: seconds of graph reads, not milliseconds."""
+    return {
+        "type": "retrieve",
+        "algorithm": "activation",
+        "retrieval_id": retrieval_id,
+        "group": group,
+        "explain": True,
+        "seeds": [{"id": f"{group}-e{index}", "score": 1.0} for index in range(5)],
+        "params": {"max_depth": 10, "min_activation": 0.000001, "max_branches": 20},
+    }
+
+
+def short_activation(group: str, retrieval_id: str) -> dict:
+    seeds = [{"id": f"{group}-e{index}", "score": 0.8} for index in range(2)]
+    return {"type": "retrieve", "algorithm": "activation", "retrieval_id": retrieval_id, "group": group, "seeds": seeds}
+
+
+def ppr(group: str, retrieval_id: str) -> dict:
+    seeds = [{"id": f"{group}-e1"}, {"id": f"{group}-e2"}]
+    return {"type": "retrieve", "algorithm": "ppr", "retrieval_id": retrieval_id, "group": group, "seeds": seeds}
+
+
+def rest_body(frame: dict) -> dict:
+    return {key: value for key, value in frame.items() if key not in ("type", "algorithm", "retrieval_id")}
+
+
+async def events_until_end(socket, retrieval_id: str) -> list[dict]:
+    """This retrieval's frames up to its error frame, or its retrieval_finished when no error frame follows it."""
+    events: list[dict] = []
+    while True:
+        event = await receive(socket, FRAME_TIMEOUT)
+        if event.get("retrieval_id") != retrieval_id:
+            continue
+        events.append(event)
+        if event["type"] == "error":
+            return events
+        if event["type"] == "retrieval_finished" and event["status"] != "failed":
+            return events
+
+
+def assert_graph_unavailable_frame(events: list[dict], retrieval_id: str) -> None:
+    error = events[-1]
+    assert error["type"] == "error", [e["type"] for e in events]
+    assert error["code"] == "graph_unavailable" and error["retrieval_id"] == retrieval_id, error
+    assert error["message"] == "The graph server is unavailable; try again shortly." and error["reason"], error
+    finished = [e for e in events if e["type"] == "retrieval_finished"]
+    assert len(finished) == 1 and finished[0]["status"] == "failed", finished  # watchers and the journal see the end
+
+
+async def test_outage_mid_retrieval_gives_error_frames_and_503s_then_recovers(
+    daphne_url: str, dense_memory: str, graph_server: EmbeddedServer, token_for_role
+) -> None:
+    group = dense_memory
+    token = await token_for_role("agent", Role.VIEWER, [group])
+    async with connect(daphne_url, "/ws/retrievals/", token) as socket:
+        await socket.send(json.dumps(ppr(group, "p-before")))  # loads the projection PPR runs on
+        before = await events_until_end(socket, "p-before")
+        assert before[-1]["type"] == "retrieval_finished" and before[-1]["status"] == "completed", before[-1]
+
+        await socket.send(json.dumps(long_activation(group, "a-cut")))
+        seen: list[dict] = []
+        while not any(event["type"] == "level_expanded" for event in seen):  # reads are under way
+            seen.append(await receive(socket, FRAME_TIMEOUT))
+        await asyncio.to_thread(graph_server.stop)
+        try:
+            cut = seen + await events_until_end(socket, "a-cut")
+            assert not any(e["type"] == "retrieval_finished" and e["status"] == "completed" for e in cut), (
+                "the retrieval finished before the server stopped: the graph is too small to test an outage with"
+            )
+            assert_graph_unavailable_frame(cut, "a-cut")
+            assert any(e["type"] == "seed_finished" and e["status"] == "error" for e in cut)
+
+            await socket.send(json.dumps(ppr(group, "p-down")))
+            assert_graph_unavailable_frame(await events_until_end(socket, "p-down"), "p-down")
+
+            for path, frame in (
+                ("/api/retrieval/activation", short_activation(group, "")),
+                ("/api/retrieval/ppr", ppr(group, "")),
+            ):
+                status, problem = await asyncio.to_thread(post_json, daphne_url + path, rest_body(frame), token)
+                assert status == 503, (path, problem)
+                assert problem["code"] == "graph_unavailable" and problem["reason"], problem
+                assert problem["detail"] == "The graph server is unavailable; try again shortly."
+        finally:
+            await asyncio.to_thread(graph_server.start)
+
+        # The same socket of the same daphne process: nothing was restarted but the graph server.
+        await socket.send(json.dumps(short_activation(group, "a-back")))
+        back = await events_until_end(socket, "a-back")
+        assert back[-1]["type"] == "retrieval_finished" and back[-1]["status"] == "completed", back[-1]
+        assert set(back[-1]["seeds"].values()) == {"completed"}
+        await socket.send(json.dumps(ppr(group, "p-back")))
+        again = await events_until_end(socket, "p-back")
+        assert again[-1]["type"] == "retrieval_finished" and again[-1]["status"] == "completed", again[-1]
+        assert again[-2]["scores"] == before[-2]["scores"]  # the same memory, read again after the restart
+
+    for path, frame in (
+        ("/api/retrieval/activation", short_activation(group, "")),
+        ("/api/retrieval/ppr", ppr(group, "")),
+    ):
+        status, answer = await asyncio.to_thread(post_json, daphne_url + path, rest_body(frame), token)
+        assert status == 200, (path, answer)

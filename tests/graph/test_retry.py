@@ -1,0 +1,164 @@
+"""Retries on the real server: an outage shorter than the retry window is ridden out, a longer one is given up on
+after the configured attempts, and a bad query fails at its first attempt. Attempts are counted from the helper's
+log records (memoria.graph.retry), never by replacing the driver."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterator
+
+import pytest
+from asgiref.sync import sync_to_async
+from neo4j import exceptions as neo4j_errors
+
+from memoria.errors import GraphUnavailable
+from memoria.graph import driver
+from memoria.graph.driver import async_driver_for_work, database_name
+from memoria.graph.embedded import EmbeddedServer
+from memoria.graph.retry import (
+    GAVE_UP,
+    PERMANENT,
+    RECOVERED,
+    RETRYING,
+    RetryPolicy,
+    is_transient,
+    retry_policy,
+    with_retry_async,
+)
+from memoria.retrieval.activation import Seed, activation_events
+from tests.retrieval.test_activation import load
+
+LOGGER = "memoria.graph.retry"
+# Long enough for a restart on a busy two-core machine: the waits add up to 0.05 s × (2^10 − 1) ≈ 51 s.
+RIDE_OUT = {"RETRY_ATTEMPTS": 11, "RETRY_BACKOFF_MS": 50}
+
+
+def outcomes(caplog: pytest.LogCaptureFixture, what: str) -> list[tuple[int, str]]:
+    """(attempt, outcome) of every record the helper logged for this kind of work, in order."""
+    return [(r.attempt, r.outcome) for r in caplog.records if r.name == LOGGER and r.graph_work == what]
+
+
+@pytest.fixture
+def retry_settings(settings) -> Iterator:
+    def apply(**values: int) -> None:
+        settings.MEMORIA_GRAPH = {**settings.MEMORIA_GRAPH, **values}
+
+    yield apply
+
+
+@pytest.fixture
+def outage(graph_server: EmbeddedServer) -> Iterator[EmbeddedServer]:
+    """The session's server stopped for the test; started again afterwards whatever happened."""
+    graph_server.stop()
+    try:
+        yield graph_server
+    finally:
+        graph_server.start()
+
+
+def start_soon(server: EmbeddedServer) -> threading.Thread:
+    """Start the stopped server in the background: callers meanwhile meet a refused connection."""
+    thread = threading.Thread(target=server.start, name="restart-graph-server")
+    thread.start()
+    return thread
+
+
+def test_policy_follows_the_seed_backoff_and_the_settings(retry_settings) -> None:
+    assert retry_policy() == RetryPolicy(attempts=4, backoff=0.05)
+    assert [RetryPolicy(4, 0.05).delay(n) for n in (1, 2, 3)] == [0.05, 0.1, 0.2]
+    retry_settings(RETRY_ATTEMPTS=6, RETRY_BACKOFF_MS=10)
+    policy = retry_policy()
+    assert policy == RetryPolicy(attempts=6, backoff=0.01) and policy.window == pytest.approx(0.31)
+
+
+def test_classification() -> None:
+    assert is_transient(neo4j_errors.ServiceUnavailable("gone"))
+    assert is_transient(neo4j_errors.SessionExpired("gone"))
+    assert is_transient(ConnectionRefusedError())
+    assert not is_transient(neo4j_errors.IncompleteCommit("commit may have landed"))
+    assert not is_transient(ValueError("not a graph failure"))
+
+
+def test_a_bad_query_fails_at_once_and_is_reported_once(caplog: pytest.LogCaptureFixture, retry_settings) -> None:
+    retry_settings(**RIDE_OUT)  # plenty of attempts on offer: none may be used
+    caplog.set_level(logging.INFO, logger=LOGGER)
+    with pytest.raises(neo4j_errors.ClientError) as raised:
+        driver.read("RETURN nonsense(((")
+    assert not is_transient(raised.value)
+    assert outcomes(caplog, "graph read") == [(1, PERMANENT)]
+
+
+async def test_a_bad_async_read_fails_at_once(caplog: pytest.LogCaptureFixture, retry_settings) -> None:
+    retry_settings(**RIDE_OUT)
+    caplog.set_level(logging.INFO, logger=LOGGER)
+    async with async_driver_for_work() as graph, graph.session(database=database_name()) as session:
+
+        async def work(tx):
+            return await (await tx.run("RETURN nonsense(((")).values()
+
+        with pytest.raises(neo4j_errors.ClientError):
+            await with_retry_async(lambda: session.execute_read(work), what="bad async read")
+    assert outcomes(caplog, "bad async read") == [(1, PERMANENT)]
+
+
+def test_an_outage_is_given_up_on_after_the_attempts(
+    outage: EmbeddedServer, caplog: pytest.LogCaptureFixture, retry_settings
+) -> None:
+    retry_settings(RETRY_ATTEMPTS=3, RETRY_BACKOFF_MS=10)
+    caplog.set_level(logging.INFO, logger=LOGGER)
+    with pytest.raises(GraphUnavailable, match="failed 3 times in a row"):
+        driver.read("RETURN 1 AS ok")
+    assert outcomes(caplog, "graph read") == [(1, RETRYING), (2, RETRYING), (3, GAVE_UP)]
+
+
+def test_a_write_transaction_rides_out_a_restart(
+    outage: EmbeddedServer, caplog: pytest.LogCaptureFixture, retry_settings, group: str
+) -> None:
+    retry_settings(**RIDE_OUT)
+    caplog.set_level(logging.INFO, logger=LOGGER)
+
+    def work(tx) -> int:
+        return tx.run(
+            "CREATE (n:Memory {id: $id, group_id: $group}) RETURN 1 AS one", id=f"{group}-x", group=group
+        ).single()[0]
+
+    restart = start_soon(outage)
+    try:
+        assert driver.write_transaction(work) == 1
+    finally:
+        restart.join()
+    seen = outcomes(caplog, "graph write transaction")
+    assert len(seen) >= 2 and seen[-1] == (len(seen), RECOVERED), seen
+    assert all(outcome == RETRYING for _, outcome in seen[:-1]) and [n for n, _ in seen] == list(
+        range(1, len(seen) + 1)
+    )
+    stored = driver.read("MATCH (n:Memory {group_id: $group}) RETURN count(n) AS c", group=group)
+    assert stored == [{"c": 1}]  # retried, and written once
+
+
+async def test_an_activation_retrieval_rides_out_a_restart(
+    graph_server: EmbeddedServer, caplog: pytest.LogCaptureFixture, retry_settings, group: str
+) -> None:
+    edges = [("a", "b", 0.9, ["x"]), ("b", "c", 0.8, []), ("a", "d", 0.5, ["x"]), ("d", "e", 0.7, [])]
+    await sync_to_async(load)(group, ["a", "b", "c", "d", "e"], edges)
+    seeds = [Seed(f"{group}-a", 1.0), Seed(f"{group}-d", 0.6)]
+    before = [event async for event in activation_events(group=group, seeds=seeds)]
+
+    retry_settings(**RIDE_OUT)
+    caplog.set_level(logging.INFO, logger=LOGGER)
+    await sync_to_async(graph_server.stop)()
+    restart = start_soon(graph_server)
+    try:
+        after = [event async for event in activation_events(group=group, seeds=seeds)]
+    finally:
+        await sync_to_async(restart.join)()
+    assert after[-1]["status"] == "completed" and set(after[-1]["seeds"].values()) == {"completed"}
+
+    def paths(events: list[dict]) -> dict[str, list]:
+        return {e["seed_id"]: [p["nodes"] for p in e["paths"]] for e in events if e["type"] == "seed_finished"}
+
+    assert paths(after) == paths(before)
+    seen = outcomes(caplog, "activation read")
+    assert {outcome for _, outcome in seen} == {RETRYING, RECOVERED}, seen
+    assert not [outcome for _, outcome in seen if outcome in (GAVE_UP, PERMANENT)]
