@@ -14,6 +14,7 @@ from django.conf import settings
 
 from explorer.errors import error_frame
 from memoria.accounts.services import check_group_access
+from memoria.api.throttles import RateLimited, retrieval_count
 from memoria.errors import GraphUnavailable, GroupNotFound, InvalidInput
 from memoria.graph.health import graph_health
 from memoria.live import broadcast_events, publish_event, watch_channel_group
@@ -207,6 +208,11 @@ class RetrievalConsumer(AuthenticatedConsumer):
                     retrieval_id=retrieval_id,
                 )
             )
+            return
+        try:  # the REST retrieval rate, counted as REST counts it: before the body is read
+            await database_sync_to_async(retrieval_count)(user=self.scope["user"])
+        except RateLimited as error:
+            await self.send_json(error_frame(error, retrieval_id=retrieval_id))
             return
         body = {key: value for key, value in content.items() if key not in ("type", "algorithm", "retrieval_id")}
         try:

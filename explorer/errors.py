@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from memoria.api.throttles import RateLimited
 from memoria.errors import (
     GraphUnavailable,
     GroupNotFound,
@@ -31,6 +32,15 @@ def error_frame(error: Exception, *, retrieval_id: str | None = None) -> dict[st
     elif isinstance(error, LlmUnavailable):  # as the REST 502/503: the model's bad answer, or no model to ask
         bad_answer = isinstance(error, LlmInvalidAnswer)
         frame.update(code="llm_invalid_answer" if bad_answer else "llm_unavailable", message=str(error))
+    elif isinstance(error, RateLimited):  # as the REST 429: what was throttled, its limit, and when to retry
+        problem = error.problem()
+        frame.update(
+            code="throttled",
+            message=problem["detail"],
+            scope=problem["scope"],
+            limit=problem["limit"],
+            retry_after=problem["retry_after"],
+        )
     else:
         frame.update(code="internal", message="The retrieval failed unexpectedly.")
     if retrieval_id:

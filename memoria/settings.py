@@ -131,6 +131,12 @@ if REDIS_URL:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}}
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+# The cache holds request-rate counts (memoria/api/throttles.py): shared through Redis when it is configured; in
+# process memory otherwise, where each server process counts alone.
+if REDIS_URL:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 # The graph server. Without MEMORIA_GRAPH_URL the embedded ArcadeDB server is used,
 # started by `python manage.py graphdb start` and bound to loopback.
@@ -188,6 +194,26 @@ MEMORIA_LLM_TIMEOUT = env_int("MEMORIA_LLM_TIMEOUT", 60, minimum=1, maximum=3600
 MEMORIA_PROJECTION_WAIT_SECONDS = env_int("MEMORIA_PROJECTION_WAIT_SECONDS", 10, maximum=3600)
 MEMORIA_PROJECTION_MAX_EDGES = env_int("MEMORIA_PROJECTION_MAX_EDGES", 5_000_000, minimum=1, maximum=2**31)
 MEMORIA_PPR_THREADS = env_int("MEMORIA_PPR_THREADS", 1, minimum=1, maximum=64)
+
+# Requests per user on the expensive endpoints (docs/retrieval.md, Throttling): "N/second|minute|hour|day", or
+# "off". Retrieval covers REST and websocket runs of activation and PPR; ingest covers episodes and imports.
+MEMORIA_THROTTLE_RATES: dict[str, str | None] = {
+    "retrieval": env_str("MEMORIA_THROTTLE_RETRIEVAL", "120/minute"),
+    "search": env_str("MEMORIA_THROTTLE_SEARCH", "600/minute"),
+    "ingest": env_str("MEMORIA_THROTTLE_INGEST", "60/minute"),
+}
+for _scope, _rate in MEMORIA_THROTTLE_RATES.items():
+    if _rate.lower() == "off":
+        MEMORIA_THROTTLE_RATES[_scope] = None
+    elif not re.fullmatch(r"[1-9][0-9]{0,8}/(s|sec|second|m|min|minute|h|hour|d|day)", _rate):
+        raise ImproperlyConfigured(
+            f"MEMORIA_THROTTLE_{_scope.upper()}={_rate!r} must be N/second, N/minute, N/hour, N/day or off"
+        )
+# The budget of one retrieval (docs/retrieval.md, Budget): wall time, and graph rows read (activation: candidate
+# edges matched; PPR: transitions its multiplies read). A request may ask for less, never more.
+MEMORIA_RETRIEVAL_MAX_SECONDS = env_int("MEMORIA_RETRIEVAL_MAX_SECONDS", 30, minimum=1, maximum=3600)
+MEMORIA_RETRIEVAL_MAX_ROWS = env_int("MEMORIA_RETRIEVAL_MAX_ROWS", 200_000, minimum=1, maximum=2**40)
+MEMORIA_PPR_MAX_ROWS = env_int("MEMORIA_PPR_MAX_ROWS", 50_000_000, minimum=1, maximum=2**40)
 
 # Largest request body accepted (imports are the big ones).
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MEMORIA_MAX_REQUEST_BYTES", 50 * 1024 * 1024, maximum=2**31)

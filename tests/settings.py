@@ -52,3 +52,5 @@ DATABASES["default"]["TEST"] = {"NAME": TEST_DATABASE}
 if os.environ.get("MEMORIA_E2E_SERVER") == "1":  # the daphne started by tests/e2e uses the test database itself
     DATABASES["default"]["NAME"] = TEST_DATABASE
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast user creation in tests
+# No request rates: the suite's many calls would trip them; tests/api/test_throttling.py sets its own.
+MEMORIA_THROTTLE_RATES = {"retrieval": None, "search": None, "ingest": None}

@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memoria.accounts.services import check_group_access
+from memoria.api.throttles import IngestThrottle, ThrottledOutput
 from memoria.errors import InvalidInput
 from memoria.ingest.episodes import episode_input_parse, episode_inputs_parse
 from memoria.ingest.pipeline import episodes_add, extractors_for_settings
@@ -42,6 +43,7 @@ class GroupEpisodesView(APIView):
     """
 
     parser_classes = [JSONParser]
+    throttle_classes = [IngestThrottle]
 
     class EpisodeOutput(serializers.Serializer):
         episode_id = serializers.CharField()
@@ -64,7 +66,7 @@ class GroupEpisodesView(APIView):
 
     @extend_schema(
         request=dict,
-        responses={200: Output, 201: Output},
+        responses={200: Output, 201: Output, 429: ThrottledOutput},
         parameters=[
             OpenApiParameter(
                 COMMUNITIES_PARAMETER, bool, description="refresh the communities of touched entities (default true)"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memoria.accounts.services import check_group_access
+from memoria.api.throttles import RetrievalThrottle, throttled_responses
 from memoria.ppr.request import parse_ppr_request
 from memoria.ppr.service import ppr_run
 
@@ -19,8 +20,18 @@ class PprRetrievalView(APIView):
 
     parser_classes = [JSONParser]
     permission_classes = [IsAuthenticated]  # a POST, but it only reads: viewers may run it
+    throttle_classes = [RetrievalThrottle]
 
-    @extend_schema(request=dict, responses=dict)
+    @extend_schema(
+        request=dict,
+        responses=throttled_responses(
+            OpenApiResponse(
+                dict,
+                description="The scores; `status` is `completed`, or `budget_exhausted` when the budget (time or"
+                " rows: `budget`) stopped the solve: the scores are then its iterate so far (`converged` false).",
+            )
+        ),
+    )
     def post(self, request: Request) -> Response:
         wanted = parse_ppr_request(request.data)
         check_group_access(user=request.user, group=wanted.group)

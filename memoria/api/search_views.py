@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memoria.accounts.services import check_group_access
+from memoria.api.throttles import SearchThrottle, throttled_responses
 from memoria.search.request import SearchRequest, parse_search_body, parse_search_parameters
 from memoria.search.service import search
 
@@ -25,6 +26,7 @@ class SearchView(APIView):
 
     parser_classes = [JSONParser]
     permission_classes = [IsAuthenticated]  # the POST only reads: viewers may run it
+    throttle_classes = [SearchThrottle]
 
     @extend_schema(
         parameters=[
@@ -36,11 +38,11 @@ class SearchView(APIView):
             OpenApiParameter("valid_at", str, description="ISO 8601; only facts that hold then"),
             OpenApiParameter("center", str, description="node id, for node_distance recipes"),
         ],
-        responses=dict,
+        responses=throttled_responses(dict),
     )
     def get(self, request: Request) -> Response:
         return _answer(request, parse_search_parameters(request.query_params))
 
-    @extend_schema(request=dict, responses=dict)
+    @extend_schema(request=dict, responses=throttled_responses(dict))
     def post(self, request: Request) -> Response:
         return _answer(request, parse_search_body(request.data))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from asgiref.sync import async_to_sync
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAuthenticated
@@ -14,6 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memoria.accounts.services import check_group_access, user_groups, user_role
+from memoria.api.throttles import IngestThrottle, RetrievalThrottle, ThrottledOutput, throttled_responses
 from memoria.errors import GraphUnavailable
 from memoria.graph.health import graph_health
 from memoria.graph.selectors import group_summary, visible_groups
@@ -77,6 +78,7 @@ class GroupImportView(APIView):
     """Upsert a graph document (docs/import-format.md) into a group, all or nothing, then embed what it wrote."""
 
     parser_classes = [JSONParser]
+    throttle_classes = [IngestThrottle]
 
     class Output(serializers.Serializer):
         class Embedding(serializers.Serializer):
@@ -97,7 +99,7 @@ class GroupImportView(APIView):
         texts_changed = serializers.IntegerField()
         embedding = Embedding()
 
-    @extend_schema(request=dict, responses={200: Output})
+    @extend_schema(request=dict, responses={200: Output, 429: ThrottledOutput})
     def post(self, request: Request, group: str) -> Response:
         check_group_access(user=request.user, group=group)
         document = parse_graph_document(request.data, group=group)
@@ -114,12 +116,26 @@ class GroupExportView(APIView):
 
 
 class ActivationRetrievalView(APIView):
-    """Run an Activation Energy retrieval and answer with every seed's paths (watchers see it live)."""
+    """Run an Activation Energy retrieval and answer with every seed's paths (watchers see it live).
+
+    A retrieval its budget stopped is still a 200: `stats.status` is `budget_exhausted`, `stats.budget.exhausted`
+    names the limit, and the seeds hold the paths found until then.
+    """
 
     parser_classes = [JSONParser]
     permission_classes = [IsAuthenticated]  # a POST, but it only reads: viewers may run it
+    throttle_classes = [RetrievalThrottle]
 
-    @extend_schema(request=dict, responses=dict)
+    @extend_schema(
+        request=dict,
+        responses=throttled_responses(
+            OpenApiResponse(
+                dict,
+                description="Every seed's paths; `stats.status` is `completed`, or `budget_exhausted` when the"
+                " budget (time or rows: `stats.budget`) stopped the retrieval, with the paths found until then.",
+            )
+        ),
+    )
     def post(self, request: Request) -> Response:
         activation = parse_activation_request(request.data)
         check_group_access(user=request.user, group=activation.group)

@@ -110,7 +110,12 @@ async def ppr_events(
         solve.add_done_callback(lambda done: done.cancelled() or done.exception())  # a stopped solve's error is seen
     yield {"type": "ppr_finished", "retrieval_id": retrieval_id, **answer.as_dict()}
     yield _finished(
-        retrieval_id, began, status="completed", iterations=answer.result.iterations, converged=answer.result.converged
+        retrieval_id,
+        began,
+        status=answer.status,  # completed, or budget_exhausted (ppr_finished holds the iterate it stopped at)
+        iterations=answer.result.iterations,
+        converged=answer.result.converged,
+        budget=answer.budget,
     )
 
 

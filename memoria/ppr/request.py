@@ -17,6 +17,7 @@ from memoria.interchange.document import ID_PATTERN
 from memoria.ppr.pagerank import DEFAULT_DAMPING
 from memoria.ppr.relations import RelationBetas, betas_parse
 from memoria.ppr.steps import AUTO, STEP_CHOICES
+from memoria.retrieval.budget import BudgetLimits, parse_budget, server_limits
 from memoria.search.config import parse_query
 
 REQUEST_KEYS = {
@@ -31,6 +32,7 @@ REQUEST_KEYS = {
     "top_k",
     "directed",
     "mentions",
+    "budget",
 }
 ALGORITHM = "ppr"
 MAX_SEEDS = 1000
@@ -60,6 +62,7 @@ class PprRequest:
     betas: RelationBetas | None = None  # relation-aware: the caller's β; None: chosen for the query
     betas_source: str = AUTO  # who chooses β when the caller gives none: auto | offline | llm
     fact_filter: str = AUTO  # who keeps the facts a query's seeds come from: auto | offline | llm
+    budget: BudgetLimits | None = None  # time and rows (memoria/retrieval/budget.py); None: the server's ceilings
 
 
 def _number(raw: Any) -> float | None:
@@ -162,10 +165,26 @@ def parse_ppr_request(raw: Any) -> PprRequest:
         problems.extend(
             f"{name}: only used with relation_aware: true" for name in ("betas_source", "filter") if name in raw
         )
+    budget = None
+    try:
+        budget = parse_budget(raw.get("budget"), ceiling=server_limits(ppr=True))
+    except InvalidInput as error:
+        problems.extend(error.problems)
     if problems:
         raise InvalidInput(problems)
     return PprRequest(
-        group, seeds, query, damping, top_k, directed, mentions, relation_aware, betas, betas_source, fact_filter
+        group,
+        seeds,
+        query,
+        damping,
+        top_k,
+        directed,
+        mentions,
+        relation_aware,
+        betas,
+        betas_source,
+        fact_filter,
+        budget=budget,
     )
 
 

@@ -21,11 +21,13 @@ from memoria.errors import InvalidInput
 from memoria.graph import kinds
 from memoria.graphindex.cache import STALE, Freshness, ProjectionCache, projection_cache
 from memoria.graphindex.projection import Projection
-from memoria.ppr.pagerank import PprResult, personalized_pagerank
+from memoria.ppr.pagerank import CONJUGATE_GRADIENT, DEFAULT_TOLERANCE, POWER, PprResult, personalized_pagerank
 from memoria.ppr.relation_seeds import ScoredFact, SeedOptions, relation_seeds
 from memoria.ppr.relations import RelationBetas
 from memoria.ppr.request import PprRequest, SeedWeight
 from memoria.ppr.steps import OFFLINE, RelationSteps, relation_steps_for
+from memoria.retrieval.budget import STATUS as BUDGET_EXHAUSTED
+from memoria.retrieval.budget import BudgetExhausted, RetrievalBudget, server_limits
 from memoria.search.service import search_seeds
 
 SEARCH_SEEDS = 5  # entities taken from hybrid search when the caller gives a query
@@ -63,6 +65,8 @@ class PprAnswer:
     edges: int
     freshness: Freshness
     seconds: float  # PPR itself, on the loaded projection
+    status: str = "completed"  # or budget_exhausted: the scores are the iterate the budget stopped at
+    budget: dict[str, Any] | None = None  # the budget's limits, use, and which limit ended the solve
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -87,6 +91,8 @@ class PprAnswer:
             "edges": self.edges,
             "projection": self.freshness.as_dict(),
             "seconds": round(self.seconds, 6),
+            "status": self.status,
+            "budget": self.budget,
         }
 
 
@@ -149,8 +155,14 @@ def ppr_run(
     cache: ProjectionCache | None = None,
     wait: float | None = None,
     on_iteration: TopHook | None = None,
+    budget: RetrievalBudget | None = None,
 ) -> PprAnswer:
-    """Personalized PageRank over the group's projection; InvalidInput names seeds that are not the group's."""
+    """Personalized PageRank over the group's projection; InvalidInput names seeds that are not the group's.
+
+    The budget (the request's, else the server's) is charged a whole multiply per iteration, an upper bound on
+    the transitions it read; past a limit the solve stops and its iterate so far is the answer.
+    """
+    budget = budget or RetrievalBudget(request.budget or server_limits(ppr=True))
     cache = cache or projection_cache()
     steps = _relation_steps(request)
     projection, freshness = cache.get(request.group, wait=wait)
@@ -173,13 +185,23 @@ def ppr_run(
     multipliers = betas.multipliers(projection, chosen) if betas else None
     walk = projection.walk(directed=request.directed, mentions=request.mentions, multipliers=multipliers)
     threads = int(getattr(settings, "MEMORIA_PPR_THREADS", DEFAULT_THREADS))
-    hook = None
-    if on_iteration is not None:
+    stopped_at: list[tuple[int, float, np.ndarray]] = []
 
-        def hook(iteration: int, bound: float, scores: Callable[[], np.ndarray]) -> None:
+    def hook(iteration: int, bound: float, scores: Callable[[], np.ndarray]) -> None:
+        if on_iteration is not None:
             on_iteration(iteration, bound, lambda: _top(projection, scores(), request.top_k))
+        budget.charge(walk.edges)
+        limit = budget.over()
+        if limit and bound > DEFAULT_TOLERANCE:  # a solve converging on this very step has nothing left to stop
+            stopped_at.append((iteration, bound, scores()))
+            raise budget.stop(limit)
 
-    result = personalized_pagerank(walk, positions, damping=request.damping, threads=threads, on_iteration=hook)
+    try:
+        result = personalized_pagerank(walk, positions, damping=request.damping, threads=threads, on_iteration=hook)
+    except BudgetExhausted:
+        iteration, bound, scores = stopped_at[0]
+        method = POWER if walk.directed else CONJUGATE_GRADIENT  # as the solver's auto choice
+        result = PprResult(scores, iteration, False, bound, method, frontier_iterations=0)  # not told: not counted
     seconds = time.perf_counter() - started
     total = sum(seed.weight for seed in seeds)
     used = tuple(SeedWeight(seed.id, seed.weight / total) for seed in seeds if seed.weight > 0) if total > 0 else ()
@@ -201,4 +223,6 @@ def ppr_run(
         edges=projection.edge_count,
         freshness=freshness,
         seconds=seconds,
+        status=BUDGET_EXHAUSTED if budget.exhausted else "completed",
+        budget=budget.report(),
     )

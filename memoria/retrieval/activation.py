@@ -7,7 +7,8 @@ result is exactly the seed's). A frontier node whose best possible energy,
 R · w_max / √d, cannot exceed MIN_ACTIVATION is not expanded at all: only
 whether it has an unvisited neighbour is asked, to tell a dead end from a
 branch below threshold. Seeds run concurrently, one session each, and their
-events are yielded as they happen.
+events are yielded as they happen. One budget (memoria/retrieval/budget.py) bounds the whole retrieval's wall
+time and candidate rows: a seed it stops keeps the levels it finished, and ends "budget_exhausted".
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from memoria.errors import GraphUnavailable
 from memoria.graph.driver import async_driver_for_work, database_name
 from memoria.graph.retry import with_retry_async
 from memoria.interchange.document import MAX_WEIGHT
+from memoria.retrieval.budget import STATUS as BUDGET_EXHAUSTED
+from memoria.retrieval.budget import TIME, BudgetExhausted, RetrievalBudget, server_limits
 from memoria.retrieval.energy import sqrt_degree
 from memoria.retrieval.params import ActivationParams
 from memoria.retrieval.selection import Candidate, Decision, select_level
@@ -261,6 +264,7 @@ class SeedExploration:
         params: ActivationParams,
         explain: bool,
         emit: Any,
+        budget: RetrievalBudget,
     ) -> None:
         self.retrieval_id = retrieval_id
         self.group = group
@@ -269,6 +273,7 @@ class SeedExploration:
         self.params = params
         self.explain = explain
         self.emit = emit
+        self.budget = budget
         self.stats = SeedStats()
         self.paths: list[dict[str, Any]] = []
         self.neighbour_degrees: dict[str, int] = {}
@@ -278,20 +283,40 @@ class SeedExploration:
 
     async def run(self, session: neo4j.AsyncSession) -> dict[str, Any]:
         await self.emit(self._event("seed_started", score=self.seed.score))
-        (rows,) = await _read_with_retry(session, (SEED_FETCH, {"seed_id": self.seed.id}))
+        try:
+            (rows,) = await self._read(session, (SEED_FETCH, {"seed_id": self.seed.id}))
+        except BudgetExhausted:
+            return self._finished(BUDGET_EXHAUSTED)
         self.stats.round_trips += 1
         if not rows or rows[0][0] != self.group:
             return self._finished("seed_not_found")
         _, seed_name, seed_labels, seed_degree = rows[0]
         frontier = [Branch(self.seed.id, self.seed.score, seed_degree)]
         visited = {self.seed.id}
+        status = "completed"
         for depth in range(self.params.max_depth):
             if not frontier:
                 break
-            frontier = await self._expand(session, depth, frontier, visited)
-        for branch in frontier:  # survivors reached MAX_DEPTH
-            await self._complete(branch, "max_depth")
-        return self._finished("completed", name=seed_name, labels=[label for label in seed_labels if label != "Memory"])
+            try:
+                frontier = await self._expand(session, depth, frontier, visited)
+            except BudgetExhausted:  # the level in progress is dropped whole: what was kept stays exact
+                status = BUDGET_EXHAUSTED
+                break
+        for branch in frontier:  # survivors reached MAX_DEPTH, or the budget's end
+            await self._complete(branch, "max_depth" if status == "completed" else BUDGET_EXHAUSTED)
+        return self._finished(status, name=seed_name, labels=[label for label in seed_labels if label != "Memory"])
+
+    async def _read(self, session: neo4j.AsyncSession, *statements: tuple[str, dict[str, Any]]) -> list[list[list]]:
+        """One round trip within the budget: refused once a limit is passed, cut off when the time runs out."""
+        self.budget.check()
+        window = asyncio.timeout(self.budget.remaining_seconds())
+        try:
+            async with window:
+                return await _read_with_retry(session, *statements)
+        except TimeoutError:
+            if window.expired():  # not a socket's own timeout: the budget's
+                raise self.budget.stop(TIME) from None
+            raise
 
     async def _fetch_level(
         self, session: neo4j.AsyncSession, frontier: list[Branch], visited: set[str], limit: int
@@ -331,13 +356,14 @@ class SeedExploration:
                     },
                 )
             )
-        results = await _read_with_retry(session, *statements)
+        results = await self._read(session, *statements)
         self.stats.round_trips += 1
         levels = {row[0]: _row_to_level(row, self.neighbour_degrees) for row in (results[0] if expand else [])}
         degree_of = {b.node_id: b.degree for b in pruned}
         for node_id, has_open in results[-1] if pruned else []:
             # Nothing can pass; an unvisited neighbour makes it "below threshold", none makes it a dead end.
             levels[node_id] = LevelRow(node_id, degree_of[node_id], None if has_open else 0, 0, (), pruned=True)
+        self.budget.charge(sum(level.candidates or 0 for level in levels.values()))
         return levels
 
     async def _expand(
@@ -454,13 +480,16 @@ async def activation_events(
     explain: bool = False,
     retrieval_id: str | None = None,
     context: dict[str, Any] | None = None,
+    budget: RetrievalBudget | None = None,
 ) -> AsyncIterator[dict[str, Any]]:
     """Run an Activation Energy retrieval and yield its events in the order they happen.
 
     Seeds explore concurrently; each `seed_finished` is yielded as that seed
     completes. Closing the generator (or cancelling its consumer) cancels the work.
+    Without a budget, the server's ceilings apply, counted from this call.
     """
     params = params or ActivationParams()
+    budget = budget or RetrievalBudget(server_limits())
     retrieval_id = retrieval_id or uuid.uuid4().hex
     started = time.perf_counter()
     queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
@@ -472,6 +501,7 @@ async def activation_events(
         "seeds": [{"id": seed.id, "score": seed.score} for seed in seeds],
         "query_tags": sorted(set(query_tags)),
         "params": params.as_dict(),
+        "budget": budget.limits.as_dict(),
         **(context or {}),
     }
     finished: list[dict[str, Any]] = []
@@ -488,6 +518,7 @@ async def activation_events(
                 params=params,
                 explain=explain,
                 emit=queue.put,
+                budget=budget,
             )
             try:
                 async with driver.session(database=database_name(), default_access_mode=neo4j.READ_ACCESS) as s:
@@ -516,16 +547,22 @@ async def activation_events(
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+    status = "completed"
+    if outage or (failures and len(failures) == len(tasks)):
+        status = "failed"
+    elif any(event["status"] == BUDGET_EXHAUSTED for event in finished):
+        status = BUDGET_EXHAUSTED
     yield {
         "type": "retrieval_finished",
         "retrieval_id": retrieval_id,
-        "status": "failed" if outage or (failures and len(failures) == len(tasks)) else "completed",
+        "status": status,
         "error": failures[0] if failures else None,
         "elapsed_ms": round((time.perf_counter() - started) * 1000, 3),
         "round_trips": sum(event["round_trips"] for event in finished),
         "paths": sum(len(event["paths"]) for event in finished),
         "seeds": {event["seed_id"]: event["status"] for event in finished},
         "candidates": sum(event["candidates"] for event in finished),
+        "budget": budget.report(),
     }
     if outage:  # after the stream's end, so watchers and the journal see it close; the caller maps the error
         raise GraphUnavailable(str(outage[0])) from outage[0]

@@ -15,9 +15,10 @@ from memoria.accounts.roles import GROUP_PATTERN
 from memoria.errors import InvalidInput
 from memoria.interchange.document import ID_PATTERN, MAX_TAG_LENGTH, MAX_TAGS, normalise_tag
 from memoria.retrieval.activation import Seed
+from memoria.retrieval.budget import BudgetLimits, parse_budget, server_limits
 from memoria.retrieval.params import MAX_SEEDS, ActivationParams, parse_params
 
-REQUEST_KEYS = {"group", "query", "query_tags", "seeds", "params", "explain"}
+REQUEST_KEYS = {"group", "query", "query_tags", "seeds", "params", "explain", "budget"}
 MAX_QUERY_LENGTH = 2000
 RETRIEVAL_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -30,6 +31,7 @@ class ActivationRequest:
     seeds: tuple[Seed, ...] | None = None
     params: ActivationParams = field(default_factory=ActivationParams)
     explain: bool = False
+    budget: BudgetLimits | None = None  # None: the server's ceilings
 
 
 def _seeds(raw: Any, problems: list[str]) -> tuple[Seed, ...] | None:
@@ -107,6 +109,11 @@ def parse_activation_request(raw: Any) -> ActivationRequest:
     except InvalidInput as error:
         problems.extend(error.problems)
         params = ActivationParams()
+    budget = None
+    try:
+        budget = parse_budget(raw.get("budget"), ceiling=server_limits())
+    except InvalidInput as error:
+        problems.extend(error.problems)
     if problems:
         raise InvalidInput(problems)
-    return ActivationRequest(group, query, tags, seeds, params, explain)
+    return ActivationRequest(group, query, tags, seeds, params, explain, budget)

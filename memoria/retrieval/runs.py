@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from memoria.retrieval.activation import Seed, activation_events
+from memoria.retrieval.budget import RetrievalBudget, server_limits
 from memoria.retrieval.query_tags import derive_query_tags
 from memoria.retrieval.request import ActivationRequest
 from memoria.search.service import search_seeds
@@ -25,6 +26,8 @@ async def activation_run(
 ) -> AsyncIterator[dict[str, Any]]:
     """Events of one Activation Energy retrieval, from `retrieval_started` to `retrieval_finished`."""
     retrieval_id = retrieval_id or new_retrieval_id()
+    # Started before seeds are searched for: finding them is part of the retrieval's time.
+    budget = RetrievalBudget(request.budget or server_limits())
     seeds = request.seeds
     seed_source = "caller"
     if seeds is None:
@@ -54,6 +57,7 @@ async def activation_run(
         explain=request.explain,
         retrieval_id=retrieval_id,
         context=context,
+        budget=budget,
     ):
         yield event
 
@@ -93,5 +97,7 @@ def activation_response(events: list[dict[str, Any]]) -> dict[str, Any]:
         "params": started["params"],
         "seed_source": started.get("seed_source"),
         "seeds": seeds,
-        "stats": {key: finished[key] for key in ("status", "elapsed_ms", "round_trips", "paths", "candidates")},
+        "stats": {
+            key: finished[key] for key in ("status", "elapsed_ms", "round_trips", "paths", "candidates", "budget")
+        },
     }

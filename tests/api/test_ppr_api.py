@@ -52,7 +52,10 @@ def test_a_viewer_gets_scores_and_freshness(client_for, memory: str) -> None:
         "edges",
         "projection",
         "seconds",
+        "status",
+        "budget",
     }
+    assert answer["status"] == "completed" and answer["budget"]["exhausted"] is None
     assert answer["seeds"] == [{"id": f"{memory}-e1", "weight": 2 / 3}, {"id": f"{memory}-e2", "weight": 1 / 3}]
     assert len(answer["scores"]) == 7 and set(answer["scores"][0]) == {"id", "name", "kind", "score"}
     assert len(answer["passages"]) == 5 and {p["kind"] for p in answer["passages"]} == {"Episode"}

@@ -1,0 +1,147 @@
+"""The budget of one retrieval: a wall-time limit and a limit on graph rows read, so a runaway exploration ends.
+
+The server sets the ceilings (MEMORIA_RETRIEVAL_MAX_SECONDS, MEMORIA_RETRIEVAL_MAX_ROWS, MEMORIA_PPR_MAX_ROWS);
+a request may ask for less, never more. The engine charges the rows it reads and asks the clock between steps;
+once a limit is passed it stops, keeps what it has, and reports which limit ended it. Nothing here knows HTTP.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+
+from memoria.errors import InvalidInput, unknown_keys_problem
+
+TIME = "time"
+ROWS = "rows"
+STATUS = "budget_exhausted"  # the status of a retrieval (and of each seed) the budget stopped
+
+DEFAULT_MAX_SECONDS = 30
+DEFAULT_MAX_ROWS = 200_000  # activation: candidate edge rows its level queries match
+DEFAULT_PPR_MAX_ROWS = 50_000_000  # PPR: transition entries its multiplies read
+MIN_SECONDS = 0.001
+BUDGET_KEYS = ("max_seconds", "max_rows")
+
+
+@dataclass(frozen=True)
+class BudgetLimits:
+    max_seconds: float
+    max_rows: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"max_seconds": self.max_seconds, "max_rows": self.max_rows}
+
+
+def server_limits(*, ppr: bool = False) -> BudgetLimits:
+    """The server's ceilings, read at each request so a changed setting applies at once."""
+    rows_setting, rows_default = (
+        ("MEMORIA_PPR_MAX_ROWS", DEFAULT_PPR_MAX_ROWS) if ppr else ("MEMORIA_RETRIEVAL_MAX_ROWS", DEFAULT_MAX_ROWS)
+    )
+    return BudgetLimits(
+        max_seconds=float(getattr(settings, "MEMORIA_RETRIEVAL_MAX_SECONDS", DEFAULT_MAX_SECONDS)),
+        max_rows=int(getattr(settings, rows_setting, rows_default)),
+    )
+
+
+def parse_budget(raw: Any, *, ceiling: BudgetLimits, where: str = "budget") -> BudgetLimits:
+    """A caller's lower limits within the server's; a missing field keeps the server's value."""
+    if raw is None:
+        return ceiling
+    if not isinstance(raw, dict):
+        raise InvalidInput(f"{where}: must be an object with max_seconds and/or max_rows")
+    problems: list[str] = []
+    if unknown := unknown_keys_problem(raw, BUDGET_KEYS, where=where, noun="field(s)"):
+        problems.append(unknown)
+    seconds, rows = ceiling.max_seconds, ceiling.max_rows
+    if "max_seconds" in raw:
+        value = raw["max_seconds"]
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            problems.append(f"{where}.max_seconds: must be a number")
+        elif not MIN_SECONDS <= value <= ceiling.max_seconds:
+            problems.append(
+                f"{where}.max_seconds: {value} is outside [{MIN_SECONDS:g}, {ceiling.max_seconds:g}]"
+                " (the server's maximum is the upper end)"
+            )
+        else:
+            seconds = float(value)
+    if "max_rows" in raw:
+        value = raw["max_rows"]
+        if isinstance(value, bool) or not isinstance(value, int):
+            problems.append(f"{where}.max_rows: must be a whole number")
+        elif not 1 <= value <= ceiling.max_rows:
+            problems.append(
+                f"{where}.max_rows: {value} is outside [1, {ceiling.max_rows}] (the server's maximum is the upper end)"
+            )
+        else:
+            rows = value
+    if problems:
+        raise InvalidInput(problems)
+    return BudgetLimits(seconds, rows)
+
+
+class BudgetExhausted(Exception):
+    """Raised inside the engine to leave a step early; the engine catches it and reports a partial result."""
+
+    def __init__(self, limit: str) -> None:
+        super().__init__(f"retrieval budget exhausted ({limit})")
+        self.limit = limit
+
+
+@dataclass
+class RetrievalBudget:
+    """Shared by every part of one retrieval (all its seeds): rows charged add up, and the clock started once.
+
+    `exhausted` names the first limit that actually stopped something; a limit passed on the very last step,
+    with nothing left to stop, leaves it None.
+    """
+
+    limits: BudgetLimits
+    clock: Callable[[], float] = time.monotonic
+    rows_read: int = 0
+    exhausted: str | None = None
+    started: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.started = self.clock()
+
+    def elapsed(self) -> float:
+        return self.clock() - self.started
+
+    def remaining_seconds(self) -> float:
+        return self.limits.max_seconds - self.elapsed()
+
+    def charge(self, rows: int) -> None:
+        self.rows_read += rows
+
+    def over(self) -> str | None:
+        """Which limit is passed now, if any (rows first: they do not depend on the machine's speed)."""
+        if self.exhausted:
+            return self.exhausted
+        if self.rows_read > self.limits.max_rows:
+            return ROWS
+        if self.remaining_seconds() <= 0:
+            return TIME
+        return None
+
+    def stop(self, limit: str) -> BudgetExhausted:
+        """Note that `limit` ended the work (the first one noted wins) and give the error that leaves the step."""
+        self.exhausted = self.exhausted or limit
+        return BudgetExhausted(self.exhausted)
+
+    def check(self) -> None:
+        """Raise BudgetExhausted when a limit is passed."""
+        if limit := self.over():
+            raise self.stop(limit)
+
+    def report(self) -> dict[str, Any]:
+        return {
+            **self.limits.as_dict(),
+            "rows_read": self.rows_read,
+            "elapsed_seconds": round(self.elapsed(), 6),
+            "exhausted": self.exhausted,
+        }
