@@ -14,7 +14,7 @@ from typing import Any
 from memoria.errors import InvalidInput
 from memoria.ingest.episodes import EpisodeInput, episodes_parse_at
 from memoria.interchange.document import MAX_NAME_LENGTH
-from memoria.interchange.jsontext import utf8_text
+from memoria.interchange.jsontext import TOO_MANY_DIGITS, utf8_text
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 MARKDOWN_SUFFIXES = (".md", ".markdown")
@@ -50,6 +50,9 @@ def episodes_from_jsonl(path: Path, text: str, *, valid_at: str | None) -> list[
             continue
         except RecursionError:
             problems.append(f"{path}:{number}: JSON nested too deeply")
+            continue
+        except ValueError:
+            problems.append(f"{path}:{number}: {TOO_MANY_DIGITS}")
             continue
         if valid_at and isinstance(raw, dict):
             raw.setdefault("valid_at", valid_at)

@@ -32,6 +32,7 @@ MAX_LABELS = 16
 MAX_PROPERTIES = 100
 MAX_PROPERTY_LIST = 1_000
 MAX_EDGE_EPISODES = 10_000
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 MAX_PROBLEMS = 100  # listed per document; the rest are counted, so a million bad items give a short answer
 # Never in any text: control characters (NUL...) other than tab and line breaks.
 FORBIDDEN_IN_TEXT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
@@ -258,7 +259,9 @@ class _Checker:
 def _scalar_ok(value: Any) -> bool:
     if isinstance(value, bool | str):
         return isinstance(value, bool) or (len(value) <= MAX_TEXT_LENGTH and not FORBIDDEN_IN_TEXT.search(value))
-    if isinstance(value, int | float):
+    if isinstance(value, int):
+        return INT64_MIN <= value <= INT64_MAX  # what the graph server stores; Python's ints have no bound
+    if isinstance(value, float):
         return math.isfinite(value)
     return False
 
@@ -308,8 +311,8 @@ def _parse_node(check: _Checker, item: Any, where: str) -> NodeRecord | None:
         elif not (_scalar_ok(value) or (isinstance(value, list) and all(_scalar_ok(v) for v in value))):
             check.fail(
                 f"{where}.properties.{key}",
-                f"must be a string (≤ {MAX_TEXT_LENGTH} characters, no control characters), number, boolean "
-                "or a list of those",
+                f"must be a string (≤ {MAX_TEXT_LENGTH} characters, no control characters), a finite number "
+                "(integers within 64 bits), a boolean or a list of those",
             )
     episode_fields: dict[str, str | None] = {}
     for key in EPISODE_ONLY_KEYS:
@@ -348,7 +351,7 @@ def _parse_edge(check: _Checker, item: Any, where: str, group: str) -> EdgeRecor
         check.fail(f"{where}.relation", problem)
         relation = None
     weight = item.get("weight")
-    if isinstance(weight, bool) or not isinstance(weight, int | float) or not math.isfinite(weight):
+    if isinstance(weight, bool) or not isinstance(weight, int | float) or not _scalar_ok(weight):
         check.fail(f"{where}.weight", "must be a number in [0.25, 1.0]")
         weight = None
     elif not MIN_WEIGHT <= weight <= MAX_WEIGHT:

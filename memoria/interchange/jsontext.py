@@ -12,6 +12,7 @@ from typing import Any
 from memoria.errors import InvalidInput
 
 UTF8_BOM = b"\xef\xbb\xbf"
+TOO_MANY_DIGITS = "holds an integer of more than 4,300 digits"
 SHOWN_CHARACTERS = 60  # of a rejected value quoted in a problem, so a 10 MB value cannot flood the answer
 
 
@@ -49,5 +50,8 @@ def json_decode(raw: bytes | str, *, where: str, error: type[InvalidInput] = Inv
     except json.JSONDecodeError as failure:
         position = f"line {failure.lineno}, column {failure.colno}"
         raise error(f"{where}: malformed JSON at {position}: {failure.msg}") from None
+    except ValueError:
+        # Python refuses integers of more than 4,300 digits rather than spend quadratic time converting them.
+        raise error(f"{where}: {TOO_MANY_DIGITS}") from None
     except RecursionError:
         raise error(f"{where}: JSON nested too deeply (Python's parser follows about 1,000 levels)") from None

@@ -67,6 +67,8 @@ CASES: dict[str, tuple[Callable[[str, str], bytes], str]] = {
         "body: JSON nested too deeply",
     ),
     "truncated": (lambda g, o: json.dumps(sample(g)).encode()[:100], "JSON parse error"),
+    "5,000-digit number": (lambda g, o: b'{"nodes": [], "edges": [], "n": ' + b"9" * 5000 + b"}", "JSON parse error"),
+    "weight of 400 digits": (lambda g, o: nodes_and_edge(g, weight=10**400), "edges[0].weight: must be a number"),
     "invalid UTF-8": (lambda g, o: one_node(g).replace(b'"N"', b'"N\xff"'), "JSON parse error"),
     "utf-16": (lambda g, o: json.dumps(sample(g)).encode("utf-16"), "JSON parse error"),
     "empty body": (lambda g, o: b"", "nodes: is required and must be a list"),
@@ -134,6 +136,13 @@ def test_a_body_over_the_limit_is_a_413_with_a_problem(curator: APIClient, group
     assert problem["code"] == "request_too_large" and problem["limit_bytes"] == SMALL_LIMIT
     assert f"({SMALL_LIMIT} bytes, set by MEMORIA_MAX_REQUEST_BYTES)" in problem["detail"]
     assert snapshot(group, other) == before
+
+
+@pytest.mark.parametrize("path", JSON_ENDPOINTS)
+def test_deep_nesting_is_a_400_on_every_json_endpoint(curator: APIClient, group: str, path: str) -> None:
+    response = post_raw(curator, path.format(group=group), ("[" * DEEP + "]" * DEEP).encode())
+    assert response.status_code == 400, response.content[:300]
+    assert response.json()["errors"] == ["body: JSON nested too deeply (Python's parser follows about 1,000 levels)"]
 
 
 @override_settings(DATA_UPLOAD_MAX_MEMORY_SIZE=SMALL_LIMIT)

@@ -29,6 +29,7 @@ HUGE = 10_000_000  # characters in one string
 MESSAGE_LIMIT = 4_000  # an error about a 10 MB value must still be short
 CYPHER = "}) DETACH DELETE n //"
 MAIG_DATE = 1_700_000_000 * 1_000_000_000
+LONG_NUMBER = b'{"content": "x", "nodes": [], "edges": [], "n": ' + b"9" * 5000 + b"}"  # past Python's int limit
 
 
 class Groups:
@@ -130,6 +131,12 @@ JSON_CASES: dict[str, tuple[Callable[[Groups], bytes], str]] = {
     "tags as object": (lambda g: two_nodes(g, tags={"a": 1}), "edges[0].tags: must be a list of strings"),
     "nodes of numbers": (lambda g: b'{"nodes": [1, 2], "edges": []}', "nodes[0]: must be an object, not int"),
     "deep nesting": (lambda g: nested(DEEP).encode(), "document: JSON nested too deeply"),
+    "5,000-digit number": (lambda g: LONG_NUMBER, "document: holds an integer of more than 4,300 digits"),
+    "weight of 400 digits": (lambda g: two_nodes(g, weight=10**400), "edges[0].weight: must be a number"),
+    "property past 64 bits": (
+        lambda g: document([node(f"{g.target}-n", properties={"p": 2**63})]),
+        "nodes[0].properties.p: must be a string",
+    ),
     "deep property": (deep_property, "document: JSON nested too deeply"),
     "10 MB name": (lambda g: document([node(f"{g.target}-n", name="x" * HUGE)]), "nodes[0].name: is longer than 500"),
     "10 MB label": (
@@ -336,6 +343,7 @@ INGEST_CASES: dict[str, tuple[str, Callable[[Groups], bytes], str]] = {
         "episodes.jsonl:1.valid_at: must be an ISO 8601",
     ),
     "deep nesting": ("episodes.jsonl", lambda g: nested(DEEP).encode(), "episodes.jsonl:1: JSON nested too deeply"),
+    "5,000-digit number": ("episodes.jsonl", lambda g: LONG_NUMBER, "episodes.jsonl:1: holds an integer of more than"),
     "10 MB content": (
         "episodes.jsonl",
         lambda g: jsonl({"content": "x" * HUGE}),
@@ -413,6 +421,7 @@ LOCOMO_CASES: dict[str, tuple[Callable[[Groups], bytes], str]] = {
     "turn of wrong types": (lambda g: conversation(session_1=[turn(text=5)]), "session_1[0]: needs string speaker"),
     "turn a string": (lambda g: conversation(session_1=["hi"]), "session_1[0]: needs string speaker"),
     "deep nesting": (lambda g: nested(DEEP).encode(), "JSON nested too deeply"),
+    "5,000-digit number": (lambda g: LONG_NUMBER, "holds an integer of more than 4,300 digits"),
     "deep date": (
         lambda g: conversation(session_1=[turn()]).replace(b'"1:47 pm on 18 May, 2023"', nested(500).encode()),
         "session_1_date_time: a list is not a date",
@@ -465,6 +474,10 @@ MUSIQUE_CASES: dict[str, tuple[dict[str, bytes], str]] = {
     "utf-16 corpus": (musique(corpus=json.dumps([PASSAGE]).encode("utf-16")), "corpus.json: not UTF-8 text"),
     "corpus an object": (musique(corpus=b'{"title": "x"}'), "corpus.json: must be a JSON list, not dict"),
     "deep openie": (musique(facts=nested(DEEP).encode()), "openie.json: JSON nested too deeply"),
+    "5,000-digit idx": (
+        musique(facts=json.dumps([openie()]).replace('"idx": 0', '"idx": ' + "9" * 5000).encode()),
+        "openie.json: holds an integer of more than 4,300 digits",
+    ),
     "title a number": (musique(corpus=[{"title": 3, "text": ""}]), "corpus.json[0].title: must be a string, not int"),
     "10 MB title": (musique(corpus=[{"title": "t" * HUGE, "text": ""}]), "corpus.json[0].title: is longer than 500"),
     "10 MB text": (musique(corpus=[{"title": "Harbour", "text": "x" * HUGE}]), "corpus.json[0].text: is longer than"),
