@@ -9,6 +9,7 @@ import asyncio
 import http.client
 import json
 import urllib.parse
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
@@ -24,7 +25,9 @@ SEARCH = "search"
 INGEST = "ingest"
 MAX_FRAME_BYTES = 2**24
 SEARCH_LIMIT = 10
-# A 409 means concurrent ingests of the group collided and nothing was written: the API asks to try again.
+# 409 (concurrent ingests kept colliding) and 503 (the graph's transient errors outlasted the server's retries):
+# nothing was written and the API asks to try again, as a polite client does. Other statuses are final.
+RETRY_STATUSES = (409, 503)
 INGEST_ATTEMPTS = 4
 INGEST_RETRY_PAUSE = 0.5  # seconds, times the attempt number
 
@@ -244,7 +247,7 @@ class IngestLedger:
 
     sent: list[str] = field(default_factory=list)
     acknowledged: list[str] = field(default_factory=list)
-    retries: int = 0  # requests sent again after a 409
+    retries: Counter[int] = field(default_factory=Counter)  # requests sent again, by the status that asked for it
 
 
 async def ingest_once(
@@ -270,14 +273,14 @@ async def ingest_once(
         except (OSError, http.client.HTTPException) as error:
             recorder.fail(INGEST, f"{type(error).__name__}: {error}")
             return
-        if status != 409 or attempt == INGEST_ATTEMPTS:
+        if status not in RETRY_STATUSES or attempt == INGEST_ATTEMPTS:
             break
-        ledger.retries += 1
+        ledger.retries[status] += 1
         await asyncio.sleep(INGEST_RETRY_PAUSE * attempt)
     if status == 201 and isinstance(body, dict) and body.get("added") == 1:
         recorder.ok(INGEST, loop.time() - started)
         ledger.acknowledged.append(episode["id"])
     elif status == 200 and attempt > 1:
-        recorder.fail(INGEST, "stored already when retried after a 409 (the refused attempt wrote it)")
+        recorder.fail(INGEST, "stored already when retried (a refused attempt wrote it)")
     else:
         recorder.fail(INGEST, f"HTTP {status}: {brief(body)}")

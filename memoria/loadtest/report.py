@@ -10,6 +10,12 @@ from typing import Any
 ERROR_SAMPLES = 5  # distinct error messages shown per operation
 
 
+def retries_text(retries: dict[int, int]) -> str:
+    if not retries:
+        return ""
+    return "; retried after " + ", ".join(f"HTTP {status} ×{count}" for status, count in sorted(retries.items()))
+
+
 def percentile(values: list[float], share: float) -> float:
     """Nearest-rank percentile of unsorted values (0 for none): p99 of 100 samples is the 99th, not a blend."""
     if not values:
@@ -110,7 +116,7 @@ class LoadReport:
     seconds: float
     operations: list[OperationStats]
     retrieval_events: int
-    ingest_retries: int  # ingest requests sent again after a 409 (concurrent writers): not errors
+    ingest_retries: dict[int, int]  # ingest requests sent again, by the status (409, 503) that asked: not errors
     episodes: EpisodeCheck
     watch: WatchCheck
 
@@ -143,7 +149,7 @@ class LoadReport:
             "errors": self.errors,
             "passed": self.passed,
             "retrieval_events": self.retrieval_events,
-            "ingest_retries": self.ingest_retries,
+            "ingest_retries": {str(status): count for status, count in sorted(self.ingest_retries.items())},
             "operations": [
                 vars(operation) | {"error_samples": list(operation.error_samples)} for operation in self.operations
             ],
@@ -173,7 +179,7 @@ class LoadReport:
                 if episodes.stored_despite_error
                 else ""
             )
-            + (f"; {self.ingest_retries} request(s) retried after a 409" if self.ingest_retries else "")
+            + retries_text(self.ingest_retries)
         )
         out.extend(f"  lost: {episode_id}" for episode_id in episodes.lost[:ERROR_SAMPLES])
         out.extend(f"  duplicated: {episode_id}" for episode_id in episodes.duplicated[:ERROR_SAMPLES])

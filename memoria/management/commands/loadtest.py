@@ -177,7 +177,7 @@ class Command(BaseCommand):
             seconds=outcome.seconds,
             operations=operation_stats(outcome.recorder, seconds=outcome.seconds),
             retrieval_events=outcome.retrievals.events,
-            ingest_retries=outcome.ledger.retries,
+            ingest_retries=dict(outcome.ledger.retries),
             episodes=episodes,
             watch=watch,
         )
