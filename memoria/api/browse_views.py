@@ -16,6 +16,7 @@ from memoria.browse.request import (
     parse_ids_parameters,
     parse_neighbourhood_parameters,
     parse_path_parameters,
+    parse_subgraph_parameters,
 )
 from memoria.browse.selectors import node_cards, node_detail
 from memoria.errors import InvalidInput
@@ -84,13 +85,20 @@ class NeighbourhoodView(APIView):
 
 
 class SubgraphView(APIView):
-    """The group's nodes among `?ids=` and the facts between them (a community's members, a search's results)."""
+    """The group's nodes among `?ids=` (and up to `hops` facts around them) and the facts between them."""
 
-    @extend_schema(parameters=[OpenApiParameter("ids", str, required=True), *FILTER_PARAMETERS], responses=dict)
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("ids", str, required=True),
+            OpenApiParameter("hops", int, description="0–3, default 0: the nodes within that many facts of the ids"),
+            *FILTER_PARAMETERS,
+        ],
+        responses=dict,
+    )
     def get(self, request: Request, group: str) -> Response:
         check_group_access(user=request.user, group=group)
-        ids, edge_filter = parse_ids_parameters(request.query_params)
-        return Response(subgraph(group=group, ids=ids, edge_filter=edge_filter).as_dict())
+        ids, edge_filter, hops = parse_subgraph_parameters(request.query_params)
+        return Response(subgraph(group=group, ids=ids, edge_filter=edge_filter, hops=hops).as_dict())
 
 
 class PathView(APIView):

@@ -21,6 +21,15 @@ MAX_LIMIT = 200
 MAX_OFFSET = 100_000
 # Facts among the nodes of one answer: enough for any drawable page, bounded so a clique cannot flood the view.
 MAX_CONNECTING_FACTS = 5000
+# The nodes one fact away from any of $ids (either direction, through facts the filter passes), strongest first.
+HOP_NEIGHBOURS = f"""
+MATCH (n:Memory)-[r:RELATES]-(m:Memory)
+WHERE n.id IN $ids AND n.group_id = $group AND NOT m.id IN $seen AND {FACT_PASSES}
+WITH m.id AS id, max(r.weight) AS strongest
+ORDER BY strongest DESC, id
+LIMIT $limit
+RETURN id
+"""
 # The order pages walk through a node's links.
 LINK_KINDS: tuple[str, ...] = (kinds.RELATES, kinds.MENTIONS, kinds.HAS_MEMBER)
 
@@ -63,9 +72,11 @@ LIMIT $limit
 class Subgraph:
     nodes: tuple[NodeCard, ...]
     edges: tuple[EdgeCard, ...]
+    truncated: bool = False  # the hops reached more than MAX_CARDS nodes: the strongest-linked were kept
 
     def as_dict(self) -> dict[str, Any]:
-        return {"nodes": [n.as_dict() for n in self.nodes], "edges": [e.as_dict() for e in self.edges]}
+        nodes, edges = [n.as_dict() for n in self.nodes], [e.as_dict() for e in self.edges]
+        return {"nodes": nodes, "edges": edges, "truncated": self.truncated}
 
 
 @dataclass(frozen=True)
@@ -200,10 +211,24 @@ def neighbourhood(
     )
 
 
-def subgraph(*, group: str, ids: Sequence[str], edge_filter: EdgeFilter | None = None) -> Subgraph:
-    """The group's nodes among `ids` (at most MAX_CARDS) and the facts between them."""
+def subgraph(*, group: str, ids: Sequence[str], edge_filter: EdgeFilter | None = None, hops: int = 0) -> Subgraph:
+    """The group's nodes among `ids` and, with `hops`, every node up to that many facts away from them (seed 001's
+    subgraph around seeds: one query per hop), at most MAX_CARDS in all, and the facts between them."""
     if len(set(ids)) > MAX_CARDS:
         raise InvalidInput(f"ids: at most {MAX_CARDS}")
-    cards = node_cards(group=group, ids=ids)
-    edges = connecting_facts(group=group, ids=[card.id for card in cards], edge_filter=edge_filter or EdgeFilter())
-    return Subgraph(nodes=tuple(cards), edges=tuple(edges))
+    edge_filter = edge_filter or EdgeFilter()
+    around = list(dict.fromkeys(ids))
+    frontier, truncated = around, False
+    for _ in range(hops):
+        room = MAX_CARDS - len(around)
+        if not frontier or room <= 0:
+            break
+        rows = driver.read(
+            HOP_NEIGHBOURS, ids=frontier, seen=around, group=group, limit=room + 1, **edge_filter.parameters()
+        )
+        frontier = [row["id"] for row in rows][:room]
+        truncated = truncated or len(rows) > room
+        around.extend(frontier)
+    cards = node_cards(group=group, ids=around)
+    edges = connecting_facts(group=group, ids=[card.id for card in cards], edge_filter=edge_filter)
+    return Subgraph(nodes=tuple(cards), edges=tuple(edges), truncated=truncated)

@@ -20,6 +20,7 @@ FILTER_PARAMETERS = {"valid_at", "min_weight", "categories"}
 NEIGHBOURHOOD_PARAMETERS = FILTER_PARAMETERS | {"links", "offset", "limit"}
 PATH_PARAMETERS = FILTER_PARAMETERS | {"from", "to", "mode", "max_hops"}
 IDS_PARAMETERS = FILTER_PARAMETERS | {"ids"}
+MAX_SUBGRAPH_HOPS = 3  # a hub's three-hop neighbourhood already reaches most of a small-world graph
 
 
 @dataclass(frozen=True)
@@ -138,3 +139,16 @@ def parse_ids_parameters(params: Mapping[str, str], *, filtered: bool = True) ->
     edge_filter = _edge_filter(params, problems)
     problems.check()
     return ids, edge_filter
+
+
+def parse_subgraph_parameters(params: Mapping[str, str]) -> tuple[list[str], EdgeFilter, int]:
+    """The ids and edge filter of parse_ids_parameters, and ?hops=0–MAX_SUBGRAPH_HOPS (default 0: the ids alone)."""
+    problems = _Problems()
+    hops = problems.whole(params, "hops", 0, 0, MAX_SUBGRAPH_HOPS)
+    ids, edge_filter = [], EdgeFilter()
+    try:
+        ids, edge_filter = parse_ids_parameters({key: params[key] for key in params if key != "hops"})
+    except InvalidInput as error:
+        problems.extend(error.problems)
+    problems.check()
+    return ids, edge_filter, hops
