@@ -102,64 +102,72 @@ async def warm_up(plan: LoadPlan, executor: ThreadPoolExecutor) -> None:
 
 
 async def load_run(plan: LoadPlan) -> LoadOutcome:
+    # Not a `with`: on Ctrl-C it would wait for blocked requests; they fail fast once the servers are stopped.
+    executor = ThreadPoolExecutor(max_workers=HTTP_THREADS, thread_name_prefix="loadtest-http")
+    try:
+        return await _load_run(plan, executor)
+    finally:
+        executor.shutdown(wait=False, cancel_futures=True)
+
+
+async def _load_run(plan: LoadPlan, executor: ThreadPoolExecutor) -> LoadOutcome:
     outcome = LoadOutcome()
-    with ThreadPoolExecutor(max_workers=HTTP_THREADS, thread_name_prefix="loadtest-http") as executor:
-        await warm_up(plan, executor)
-        ready, stop = asyncio.Event(), asyncio.Event()
-        watcher = asyncio.create_task(
-            watch_group(
-                http_base=plan.urls[-1],
-                token=plan.token,
-                group=plan.group,
-                timeout=plan.timeout,
-                ready=ready,
-                stop=stop,
-                tally=outcome.watch,
-            )
+    await warm_up(plan, executor)
+    ready, stop = asyncio.Event(), asyncio.Event()
+    watcher = asyncio.create_task(
+        watch_group(
+            http_base=plan.urls[-1],
+            token=plan.token,
+            group=plan.group,
+            timeout=plan.timeout,
+            ready=ready,
+            stop=stop,
+            tally=outcome.watch,
         )
-        await ready.wait()
-        loop = asyncio.get_running_loop()
-        began = loop.time()
-        deadline = began + plan.duration
-        recorder = outcome.recorder
-        common = {"token": plan.token, "group": plan.group, "timeout": plan.timeout, "recorder": recorder}
-        clients = [
-            retrieval_client(
-                http_base=plan.urls[index % len(plan.urls)],
-                server=index % len(plan.urls),
-                label=f"{plan.label}-c{index}",
-                queries=list(plan.queries),
-                first_query=index,
-                deadline=deadline,
-                tally=outcome.retrievals,
-                **common,
-            )
-            for index in range(plan.ws_clients)
-        ]
+    )
+    await ready.wait()
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    deadline = began + plan.duration
+    recorder = outcome.recorder
+    common = {"token": plan.token, "group": plan.group, "timeout": plan.timeout, "recorder": recorder}
+    clients = [
+        retrieval_client(
+            http_base=plan.urls[index % len(plan.urls)],
+            server=index % len(plan.urls),
+            label=f"{plan.label}-c{index}",
+            queries=list(plan.queries),
+            first_query=index,
+            deadline=deadline,
+            tally=outcome.retrievals,
+            **common,
+        )
+        for index in range(plan.ws_clients)
+    ]
 
-        def pacer(operation: str, rate: float, start: Callable[[int], Awaitable[None]]) -> Awaitable[int]:
-            limit = in_flight_limit(rate, plan.timeout)
-            return paced(
-                rate=rate, deadline=deadline, max_in_flight=limit, recorder=recorder, operation=operation, start=start
-            )
+    def pacer(operation: str, rate: float, start: Callable[[int], Awaitable[None]]) -> Awaitable[int]:
+        limit = in_flight_limit(rate, plan.timeout)
+        return paced(
+            rate=rate, deadline=deadline, max_in_flight=limit, recorder=recorder, operation=operation, start=start
+        )
 
-        async def search_number(n: int) -> None:
-            query = plan.queries[n % len(plan.queries)]
-            await search_once(executor=executor, http_base=plan.urls[n % len(plan.urls)], query=query, **common)
+    async def search_number(n: int) -> None:
+        query = plan.queries[n % len(plan.queries)]
+        await search_once(executor=executor, http_base=plan.urls[n % len(plan.urls)], query=query, **common)
 
-        async def ingest_number(n: int) -> None:
-            episode, url = episode_for(plan, n), plan.urls[n % len(plan.urls)]
-            await ingest_once(executor=executor, http_base=url, episode=episode, ledger=outcome.ledger, **common)
+    async def ingest_number(n: int) -> None:
+        episode, url = episode_for(plan, n), plan.urls[n % len(plan.urls)]
+        await ingest_once(executor=executor, http_base=url, episode=episode, ledger=outcome.ledger, **common)
 
-        searches = pacer(SEARCH, plan.searches_per_second, search_number)
-        ingests = pacer(INGEST, plan.ingest_per_second, ingest_number)
-        try:
-            await asyncio.gather(*clients, searches, ingests)
-            outcome.seconds = loop.time() - began
-            await _watch_settle(outcome)
-        finally:
-            stop.set()
-            await watcher
+    searches = pacer(SEARCH, plan.searches_per_second, search_number)
+    ingests = pacer(INGEST, plan.ingest_per_second, ingest_number)
+    try:
+        await asyncio.gather(*clients, searches, ingests)
+        outcome.seconds = loop.time() - began
+        await _watch_settle(outcome)
+    finally:
+        stop.set()
+        await watcher
     return outcome
 
 
