@@ -14,3 +14,4 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("", include("explorer.urls")),
 ]
+handler404 = "memoria.api.handlers.page_not_found"

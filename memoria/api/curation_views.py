@@ -17,12 +17,14 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memoria.accounts.services import check_group_access
-from memoria.curation.audit import audit_entries_page, audit_entry_as_dict
+from memoria.curation.audit import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, audit_entries_page, audit_entry_as_dict
 from memoria.curation.commit import ChangeOutcome
 from memoria.curation.create import edge_create
 from memoria.curation.delete import edge_delete
 from memoria.curation.edit import edge_update
 from memoria.curation.inputs import (
+    ITEM_KINDS,
+    VERSION_PATTERN,
     audit_query_parse,
     edge_create_parse,
     edge_delete_parse,
@@ -35,6 +37,10 @@ from memoria.curation.invalidate import edge_invalidate
 from memoria.curation.merge import entity_merge
 from memoria.curation.selectors import edge_detail, entity_state_get
 from memoria.curation.undo import audit_entry_undo
+from memoria.interchange.document import ID_PATTERN
+
+# An empty item_id means "any item"; otherwise an id (ID_PATTERN, written with "$" as JSON Schema has no "\Z").
+OPTIONAL_ID = "^(" + ID_PATTERN.pattern.removeprefix("^").removesuffix("\\Z") + ")?$"
 
 
 def _answer(outcome: ChangeOutcome, **extra: Any) -> dict[str, Any]:
@@ -78,7 +84,13 @@ class GroupEdgeView(APIView):
         return Response(_answer(outcome, edge=edge_detail(group=group, edge_id=edge_id)))
 
     @extend_schema(
-        parameters=[OpenApiParameter("version", str, description="the version the caller saw (optional)")],
+        parameters=[
+            OpenApiParameter(
+                "version",
+                {"type": "string", "pattern": VERSION_PATTERN.pattern},
+                description="the version the caller saw (optional)",
+            )
+        ],
         request=OpenApiTypes.OBJECT,
         responses={200: OpenApiTypes.OBJECT},
     )
@@ -94,7 +106,11 @@ class GroupEdgeInvalidateView(APIView):
 
     parser_classes = [JSONParser]
 
-    @extend_schema(request=OpenApiTypes.OBJECT, responses={200: OpenApiTypes.OBJECT})
+    # Every field is optional, so no body, {} and null all mean "now".
+    @extend_schema(
+        request={"application/json": {"type": "object", "additionalProperties": {}, "nullable": True}},
+        responses={200: OpenApiTypes.OBJECT},
+    )
     def post(self, request: Request, group: str, edge_id: str) -> Response:
         check_group_access(user=request.user, group=group)
         invalidation = edge_invalidation_parse(request.data)
@@ -122,10 +138,22 @@ class GroupAuditView(APIView):
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("item_id", str, description="only entries that touched this edge or entity"),
-            OpenApiParameter("item_kind", str, enum=["edge", "entity"]),
-            OpenApiParameter("before", int, description="an entry id: the page of entries older than it"),
-            OpenApiParameter("limit", int, description="entries per page, 1–200 (default 50)"),
+            OpenApiParameter(
+                "item_id",
+                {"type": "string", "pattern": OPTIONAL_ID},
+                description="only entries that touched this edge or entity",
+            ),
+            OpenApiParameter("item_kind", str, enum=list(ITEM_KINDS)),
+            OpenApiParameter(
+                "before",
+                {"type": "integer", "minimum": 1},
+                description="an entry id: the page of entries older than it",
+            ),
+            OpenApiParameter(
+                "limit",
+                {"type": "integer", "minimum": 1, "maximum": MAX_PAGE_SIZE},
+                description=f"entries per page (default {DEFAULT_PAGE_SIZE})",
+            ),
         ],
         responses={200: OpenApiTypes.OBJECT},
     )

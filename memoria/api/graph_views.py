@@ -20,24 +20,38 @@ from memoria.accounts.services import check_group_access
 from memoria.errors import InvalidInput
 from memoria.graph import index_service as index
 
-TRAVERSAL_PARAMETERS = [
-    OpenApiParameter("relation", str, many=True, description="relation to follow (repeat or comma-separate)"),
+# Each comma-separated relation must hold a character that is neither a comma nor a space.
+RELATIONS = {"type": "string", "pattern": r"^[^,]*[^,\s][^,]*(,[^,]*[^,\s][^,]*)*$"}
+RELATED_PARAMETERS = [
+    OpenApiParameter(
+        "relation", {"type": "array", "items": RELATIONS}, description="relation to follow (repeat or comma-separate)"
+    ),
     OpenApiParameter("direction", str, enum=list(index.DIRECTIONS), description="default out"),
-    OpenApiParameter("max_depth", int, description=f"1–{index.MAX_DEPTH} (traverse only; default 1)"),
-    OpenApiParameter("max_results", int, description=f"1–{index.MAX_RESULTS}, default 100"),
-    OpenApiParameter("min_weight", float, description="0–1, default 0"),
+    OpenApiParameter(
+        "max_results", {"type": "integer", "minimum": 1, "maximum": index.MAX_RESULTS}, description="default 100"
+    ),
+    OpenApiParameter("min_weight", {"type": "number", "minimum": 0, "maximum": 1}, description="default 0"),
 ]
+TRAVERSAL_PARAMETERS = [
+    *RELATED_PARAMETERS,
+    OpenApiParameter(
+        "max_depth", {"type": "integer", "minimum": 1, "maximum": index.MAX_DEPTH}, description="default 1"
+    ),
+]
+NAME = {"type": "string", "minLength": 1}
 EDGE_PARAMETERS = [
-    OpenApiParameter("source", str, required=True),
-    OpenApiParameter("target", str, required=True),
+    OpenApiParameter("source", NAME, required=True),
+    OpenApiParameter("target", NAME, required=True),
     OpenApiParameter("relation", str),
 ]
+EDGE_REMOVE_PARAMETERS = [*EDGE_PARAMETERS[:2], OpenApiParameter("relation", NAME, required=True)]
 
 
 def _only(params: QueryDict, allowed: set[str]) -> None:
     unknown = sorted(set(params) - allowed)
     if unknown:
-        raise InvalidInput(f"unknown parameter(s): {', '.join(unknown)} (allowed: {', '.join(sorted(allowed))})")
+        names = ", ".join(name if name.strip() else repr(name) for name in unknown)  # an empty name shows as ''
+        raise InvalidInput(f"unknown parameter(s): {names} (allowed: {', '.join(sorted(allowed))})")
 
 
 def _number(params: QueryDict, name: str, kind: type, default: Any) -> Any:
@@ -85,7 +99,9 @@ class GraphEdgesView(APIView):
         answer = {"created": report.edges_created, "updated": report.edges_updated, "size": index.size(group=group)}
         return Response(answer, status=status.HTTP_201_CREATED)
 
-    @extend_schema(operation_id="graph_edges_remove", parameters=EDGE_PARAMETERS, responses=OpenApiTypes.OBJECT)
+    @extend_schema(
+        operation_id="graph_edges_remove", parameters=EDGE_REMOVE_PARAMETERS, responses={200: OpenApiTypes.OBJECT}
+    )
     def delete(self, request: Request, group: str) -> Response:
         check_group_access(user=request.user, group=group)
         source, target, relation = _edge_ends(request.query_params)
@@ -133,7 +149,7 @@ class GraphNodeEdgesView(APIView):
 class GraphNodeView(APIView):
     """DELETE removes every edge to or from the node (the memory itself stays)."""
 
-    @extend_schema(responses=OpenApiTypes.OBJECT)
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
     def delete(self, request: Request, group: str, node_id: str) -> Response:
         check_group_access(user=request.user, group=group)
         return Response({"removed": index.node_remove(group=group, node_id=node_id)})
@@ -153,3 +169,13 @@ class GraphWalkView(APIView):
         else:
             results = index.related(group=group, node_id=node_id, options=options)
         return Response({"start": node_id, "results": [result.as_dict() for result in results]})
+
+
+class GraphRelatedView(GraphWalkView):
+    """One hop only: the same answer as a traversal, without max_depth."""
+
+    multi_hop = False
+
+    @extend_schema(parameters=RELATED_PARAMETERS, responses=OpenApiTypes.OBJECT)
+    def get(self, request: Request, group: str, node_id: str) -> Response:
+        return super().get(request, group, node_id)

@@ -1,7 +1,6 @@
 """URL map of the REST API."""
 
 from django.urls import path
-from drf_spectacular.views import SpectacularAPIView
 
 from memoria.api import browse_views, curation_views, episode_views, search_views, views
 from memoria.api.community_views import GroupCommunitiesView
@@ -10,10 +9,12 @@ from memoria.api.graph_views import (
     GraphEdgesView,
     GraphNodeEdgesView,
     GraphNodeView,
+    GraphRelatedView,
     GraphStatsView,
     GraphWalkView,
 )
 from memoria.api.ppr_views import PprRetrievalView
+from memoria.api.schema_views import SchemaView, docs_page
 
 urlpatterns = [
     path("health", views.HealthView.as_view(), name="api-health"),
@@ -68,7 +69,7 @@ urlpatterns = [
     ),
     path(
         "graph/<str:group>/nodes/<path:node_id>/related",
-        GraphWalkView.as_view(multi_hop=False),
+        GraphRelatedView.as_view(),
         name="api-graph-related",
     ),
     path("graph/<str:group>/nodes/<path:node_id>/traverse", GraphWalkView.as_view(), name="api-graph-traverse"),
@@ -76,5 +77,6 @@ urlpatterns = [
     path("retrieval/activation", views.ActivationRetrievalView.as_view(), name="api-retrieval-activation"),
     path("retrieval/ppr", PprRetrievalView.as_view(), name="api-retrieval-ppr"),
     path("search", search_views.SearchView.as_view(), name="api-search"),
-    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("schema/", SchemaView.as_view(), name="api-schema"),
+    path("docs/", docs_page, name="api-docs"),
 ]

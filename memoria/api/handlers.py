@@ -1,0 +1,17 @@
+"""Django's own error pages for URLs no view matched: under /api/ they answer JSON problems like every endpoint."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
+
+API_PREFIX = "/api/"
+
+
+def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """A client of the API (e.g. with a non-numeric audit entry id) gets JSON, a browser elsewhere the HTML page."""
+    if request.path.startswith(API_PREFIX):
+        return JsonResponse(
+            {"detail": f"no API endpoint at {request.path} (see /api/schema/)", "code": "not_found"}, status=404
+        )
+    return defaults.page_not_found(request, exception)

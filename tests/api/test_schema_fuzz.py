@@ -1,0 +1,194 @@
+"""Schemathesis fuzzes every operation of /api/schema/ against a real daphne, as a curator of a throwaway group.
+
+Every answer must be documented by the schema (status, content type, body) and no input may cause a 5xx; a 4xx
+must say in its body what was wrong and where. The user sees only its own freshly seeded group, so nothing the
+fuzzer sends can reach another test's data; the group and the user are removed afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import urllib.request
+import uuid
+import zlib
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import schemathesis
+from drf_spectacular.generators import SchemaGenerator
+from drf_spectacular.renderers import OpenApiJsonRenderer
+from hypothesis import HealthCheck, settings
+from schemathesis.specs.openapi.checks import positive_data_acceptance
+
+from memoria.accounts.roles import Role
+from memoria.accounts.services import token_for, user_grant
+from memoria.graph import driver
+from tests.browse.graphs import small_memory
+
+# The daphne process reads the user from the test database: it must be set up, and what is written committed.
+pytestmark = pytest.mark.django_db(transaction=True)
+
+# Examples per operation and phase: ~34 operations, so a few minutes on a busy 2-core machine.
+EXAMPLES_PER_OPERATION = 10
+SEED = 20261121
+# Path parameters that name a stored item: the fuzzer's values are swapped for real ids most of the time, so the
+# operations get past "not found" into their real work; the rest stay random and exercise the 404 answers.
+ITEM_PARAMETERS = {"node_id": "nodes", "entity_id": "entities", "edge_id": "edges"}
+# "name: problem", the shape of every message memoria's parsers write; DRF's field errors carry the name as a key.
+NAMED_PROBLEM = re.compile(r"^[^\s:][^:]*: .*\S")
+STORED_IDS = """
+MATCH (n:Memory {group_id: $group})
+OPTIONAL MATCH (n)-[r:RELATES]->(:Memory {group_id: $group})
+RETURN n.id AS node, 'Entity' IN labels(n) AS entity, r.id AS edge
+"""
+
+
+def _served_schema() -> dict[str, Any]:
+    """The document GET /api/schema/ serves, built in process: pytest needs the operations at collection time."""
+    document = SchemaGenerator().get_schema(request=None, public=True)
+    return json.loads(OpenApiJsonRenderer().render(document, renderer_context={}))
+
+
+# The fuzz group's name is fixed at import because the schema's parameter overrides are; its ids once seeded.
+GROUP = f"fuzz-{uuid.uuid4().hex[:10]}"
+STORED_IDS_BY_KIND: dict[str, list[str]] = {}
+SCHEMA_DOCUMENT = _served_schema()
+schema = schemathesis.openapi.from_dict(
+    SCHEMA_DOCUMENT,
+    config=schemathesis.Config.from_dict(
+        {
+            "seed": SEED,
+            "request-timeout": 60,
+            "generation": {"mode": "all", "max-examples": EXAMPLES_PER_OPERATION, "with-security-parameters": False},
+            # Every request lands in the throwaway group (the query `group` of search included).
+            "parameters": {"path.group": GROUP, "query.group": GROUP},
+        }
+    ),
+)
+# Operations whose JSON body the schema leaves free-form (its shape is in docs/*.md): any object is "schema-valid"
+# there, so a 400 for one cannot be held against the server. Their 400s must still name field and problem.
+FREE_FORM_BODY = {"type": "object", "additionalProperties": {}}
+
+
+def _body_schema(operation: dict[str, Any]) -> dict[str, Any] | None:
+    body = operation.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema")
+    return {key: value for key, value in body.items() if key != "nullable"} if body else None
+
+
+FREE_FORM_BODY_OPERATIONS = {
+    (method.upper(), path)
+    for path, operations in SCHEMA_DOCUMENT["paths"].items()
+    for method, operation in operations.items()
+    if _body_schema(operation) == FREE_FORM_BODY
+}
+# Operations whose query parameters the schema still describes more loosely than their parsers check (empty values
+# that mean "absent" for some parameters and are errors for others, comma-separated choice lists, id patterns,
+# Leiden's resolution only with algorithm leiden): "schema-valid" is not yet "valid" there either. Everything else
+# is checked for them; describing these parameters exactly is docs/api.md's open item.
+LOOSE_PARAMETER_OPERATIONS = {
+    ("GET", "/api/groups/{group}/nodes"),
+    ("GET", "/api/groups/{group}/nodes/{node_id}/neighbours"),
+    ("GET", "/api/groups/{group}/paths"),
+    ("GET", "/api/groups/{group}/subgraph"),
+    ("GET", "/api/search"),
+    ("POST", "/api/groups/{group}/communities"),
+}
+UNDESCRIBED_INPUT = FREE_FORM_BODY_OPERATIONS | LOOSE_PARAMETER_OPERATIONS
+
+
+@schema.hook
+def map_path_parameters(context: schemathesis.HookContext, path_parameters: dict[str, Any]) -> dict[str, Any]:
+    for name, kind in ITEM_PARAMETERS.items():
+        value = (path_parameters or {}).get(name)
+        if isinstance(value, str) and STORED_IDS_BY_KIND.get(kind):
+            real = STORED_IDS_BY_KIND[kind]
+            pick = zlib.crc32(value.encode("utf-8", "surrogatepass")) % (len(real) + 1)
+            path_parameters[name] = real[pick] if pick < len(real) else value
+    return path_parameters
+
+
+@pytest.fixture(scope="module")
+def fuzz_group(graph_server: object) -> Iterator[str]:
+    """A small seeded memory in a group of its own; its stored ids feed the path parameter hook."""
+    small_memory(GROUP)
+    rows = driver.read(STORED_IDS, group=GROUP)
+    STORED_IDS_BY_KIND["nodes"] = sorted({row["node"] for row in rows})
+    STORED_IDS_BY_KIND["entities"] = sorted({row["node"] for row in rows if row["entity"]})
+    STORED_IDS_BY_KIND["edges"] = sorted({row["edge"] for row in rows if row["edge"]})
+    assert all(STORED_IDS_BY_KIND.values()), STORED_IDS_BY_KIND
+    yield GROUP
+    STORED_IDS_BY_KIND.clear()
+    driver.write("MATCH (n:Memory {group_id: $group}) DETACH DELETE n", group=GROUP)
+
+
+@pytest.fixture
+def curator_token(transactional_db: None, fuzz_group: str) -> str:
+    """A curator of the fuzz group only, committed so the daphne process sees it (each test's flush removes it)."""
+    return token_for(user=user_grant(username="fuzzer", role=Role.CURATOR, groups=[fuzz_group]))
+
+
+def _request_names(case: schemathesis.Case) -> set[str]:
+    names = set((case.path_parameters or {}) | (case.query or {}))
+    if isinstance(case.body, dict):
+        names |= set(case.body)
+    return {str(name) for name in names}
+
+
+def _labelled_multipart(case: schemathesis.Case) -> bool:
+    """A body labelled multipart/form-data that is not multipart never reaches Memoria: Twisted, under daphne, parses
+    POSTed multipart itself and answers a bare 400 when it cannot (daphne has no switch for it). Every other wrong
+    media type reaches the views, which answer 415, and stays fuzzed."""
+    content_type = {name.lower(): value for name, value in (case.headers or {}).items()}.get("content-type")
+    return str(content_type or case.media_type or "").lower().startswith("multipart/")
+
+
+def problem_is_named(ctx: schemathesis.CheckContext, response: schemathesis.Response, case: schemathesis.Case) -> None:
+    """A 4xx answer is JSON saying what went wrong; a 400 also says which field, as `name: problem`."""
+    if not 400 <= response.status_code < 500:
+        return None
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    assert isinstance(body, dict) and body, f"{response.status_code} without a JSON object body: {response.text!r}"
+    if "detail" not in body:  # a DRF serializer's errors: field name → problems
+        assert response.status_code == 400, body
+        assert set(body) <= _request_names(case) | {"non_field_errors"}, f"errors name unknown fields: {body}"
+        assert all(isinstance(problems, list) and problems for problems in body.values()), body
+        return None
+    assert isinstance(body["detail"], str) and body["detail"].strip(), body
+    if response.status_code == 400:
+        problems = body.get("errors") or [body["detail"]]
+        unnamed = [problem for problem in problems if not NAMED_PROBLEM.match(problem)]
+        assert not unnamed, f"400 problems that do not name their field: {unnamed}"
+    return None
+
+
+def test_the_fuzzed_schema_is_the_one_served(daphne_url: str, curator_token: str) -> None:
+    request = urllib.request.Request(
+        f"{daphne_url}/api/schema/?format=json", headers={"Authorization": f"Token {curator_token}"}
+    )
+    with urllib.request.urlopen(request, timeout=60) as response:
+        assert json.loads(response.read()) == SCHEMA_DOCUMENT
+
+
+if os.environ.get("MEMORIA_FUZZ_PATHS"):  # a regular expression: fuzz only the operations whose path matches it
+    schema = schema.include(path_regex=os.environ["MEMORIA_FUZZ_PATHS"])
+
+
+@schema.parametrize()
+@settings(deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+def test_every_operation_answers_as_documented(case: schemathesis.Case, daphne_url: str, curator_token: str) -> None:
+    if _labelled_multipart(case):
+        return
+    response = case.call_and_validate(
+        base_url=daphne_url,
+        headers={"Authorization": f"Token {curator_token}"},
+        additional_checks=[problem_is_named],
+        excluded_checks=[positive_data_acceptance] if (case.method, case.path) in UNDESCRIBED_INPUT else [],
+    )
+    # The token always goes along: a 401 here would mean the fuzzer never got past authentication.
+    assert response.status_code != 401, response.text
