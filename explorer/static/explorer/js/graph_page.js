@@ -6,6 +6,7 @@ import { getJson, groupApi, neighboursApi, pageUrl } from "./api.js";
 import { day, h, number } from "./dom.js";
 import { attachCuration } from "./curation_graph.js";
 import { showEdge } from "./edge_inspector.js";
+import { GraphPpr } from "./graph_ppr.js";
 import { colours, createGraphView } from "./graph_view.js";
 
 const config = JSON.parse(document.getElementById("graph-config").textContent);
@@ -161,6 +162,34 @@ async function addByIds(ids) {
   view.startLayout({ ms: 2500 });
 }
 
+// ---- PageRank (graph_ppr.js) ------------------------------------------------------------------------------
+
+const ppr = new GraphPpr({
+  view, group, root: $("[data-ppr]"), addByIds, openNode: (id) => openNode(id),
+  selection: () => [...new Set([...view.selected, currentNode].filter((id) => id && view.hasNode(id)))],
+});
+
+// The seeds (or the selection) and every node within `hops` facts of them, through the facts the filter shows.
+async function showAround() {
+  const ids = ppr.seedIds();
+  const result = $("[data-around-result]");
+  if (!ids.length) {
+    result.textContent = "Pick seeds first: “PPR seed” on a node, or select nodes.";
+    return;
+  }
+  const hops = Number($("[data-around-hops]").value);
+  const found = await getJson(`${groupApi(group)}/subgraph`, { ids: ids.join(","), hops, ...filterParameters() });
+  view.addNodes(found.nodes);
+  view.addEdges(found.edges);
+  view.highlight({ nodes: found.nodes.map((node) => node.id), edges: found.edges.map((edge) => edge.id) });
+  view.startLayout({ ms: 2500 });
+  result.textContent = `${found.nodes.length} nodes, ${found.edges.length} facts within ${hops} hop${hops === 1 ? "" : "s"}` +
+    (found.truncated ? " (cut at the strongest-linked)" : "");
+}
+
+$("[data-around-show]").addEventListener("click", () =>
+  showAround().catch((error) => { $("[data-around-result]").textContent = error.message; }));
+
 // ---- node panel -------------------------------------------------------------------------------------------
 
 function setPathEnd(which, id) {
@@ -198,6 +227,8 @@ function drawNodePanel(id) {
       h("button", { type: "button", class: "small secondary", "data-testid": "path-to-here",
         onclick: () => setPathEnd("to", id) }, "Path to here"),
       h("button", { type: "button", class: "small secondary", onclick: () => view.focus(id) }, "Focus"),
+      h("button", { type: "button", class: "small secondary", "data-testid": "ppr-seed",
+        onclick: () => { ppr.toggleSeed(id); drawNodePanel(id); } }, ppr.isSeed(id) ? "Not a PPR seed" : "PPR seed"),
     ),
     h("h3", {}, "Loaded facts"),
     h("ul", { class: "edge-list", "data-testid": "node-edges" },
@@ -328,7 +359,7 @@ async function start() {
 attachCuration({ view, group, panel: $("[data-edge-panel]"), controls: $("[data-path]"), ends: () => ({ ...pathEnds }), openEdge });
 
 // For the browser tests and the console: the page's view and its actions.
-window.memoriaGraph = { view, expand, openNode, openEdge, setPathEnd, findPath };
+window.memoriaGraph = { view, expand, openNode, openEdge, setPathEnd, findPath, ppr };
 start().catch((error) => {
   showError(error);
   document.body.dataset.graphReady = "error";

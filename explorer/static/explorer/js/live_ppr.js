@@ -5,11 +5,7 @@
 
 import { graphUrl } from "./api.js";
 import { h, number } from "./dom.js";
-import { energyColour, energyPosition } from "./live_canvas.js";
-
-const FAMILIES = { entity_entity: "entity–entity", entity_passage: "entity–passage" };
-const SMALLEST = 4;
-const LARGEST = 22;
+import { drawBetaSliders, scoreStyles } from "./ppr_shared.js";
 
 // `hidden` alone loses to a stylesheet's `display` (the legend is a flex row).
 export function setShown(element, shown) {
@@ -117,18 +113,14 @@ export class PprPanel {
   // The top nodes on a spiral by rank (the best at the centre), sized and coloured by score on a log scale.
   draw(nodes) {
     if (!nodes.length) return;
-    const top = nodes[0].score;
-    const floor = nodes[nodes.length - 1].score;
+    const styles = scoreStyles(nodes);
     const fresh = nodes.filter((node) => !this.view.hasNode(node.id));
     this.view.addNodes(fresh.map((node) => ({ id: node.id, name: node.name, kind: node.kind, labels: [] })));
     nodes.forEach((node, rank) => {
       const angle = rank * 2.4;
       const radius = Math.sqrt(rank);
       this.view.graph.mergeNodeAttributes(node.id, { x: radius * Math.cos(angle), y: radius * Math.sin(angle) });
-      const position = floor < top ? energyPosition(node.score, floor, top) : 1;
-      this.view.nodeStyles.set(node.id, {
-        color: energyColour(position), size: SMALLEST + (LARGEST - SMALLEST) * position, forceLabel: rank < 10,
-      });
+      this.view.nodeStyles.set(node.id, styles.get(node.id));
     });
     for (const id of this.view.nodeIds()) if (!nodes.some((node) => node.id === id)) this.view.removeNode(id);
     this.view.changed();
@@ -137,28 +129,9 @@ export class PprPanel {
 
   // One slider per relation category, per family, at the β the answer used; moving one re-runs with them all.
   drawBetas(betas) {
-    const chosen = { entity_entity: { ...betas.entity_entity }, entity_passage: { ...betas.entity_passage } };
-    const source = betas.source === "caller" ? "yours" : `chosen for the query (${betas.source})`;
-    this.betasRoot.replaceChildren(h("p", { class: "muted small", "data-testid": "ppr-betas-source", text: `β used: ${source}` }));
-    for (const [family, label] of Object.entries(FAMILIES)) {
-      const rows = Object.entries(chosen[family]).map(([category, value]) => {
-        const shown = h("output", { text: number(value, 2) });
-        const slider = h("input", {
-          type: "range", min: "0", max: "1", step: "0.01", value: String(value), "aria-label": `β ${category}`,
-          "data-beta": `${family}.${category}`,
-          oninput: (event) => {
-            event.stopPropagation(); // not a settings change that re-runs at once: `change`, on release, does
-            chosen[family][category] = Number(event.target.value);
-            shown.textContent = number(chosen[family][category], 2);
-          },
-          onchange: () => {
-            this.userBetas = chosen;
-            this.onBetas(chosen);
-          },
-        });
-        return h("label", { class: "param" }, `${category} `, slider, shown);
-      });
-      this.betasRoot.append(h("div", { class: "small", "data-family": family }, h("strong", { text: label }), ...rows));
-    }
+    drawBetaSliders(this.betasRoot, betas, (chosen) => {
+      this.userBetas = chosen;
+      this.onBetas(chosen);
+    });
   }
 }
