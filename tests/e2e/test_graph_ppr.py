@@ -127,3 +127,13 @@ def test_ppr_from_the_graph_page_ranks_as_the_api(
     page.get_by_test_id("graph-ppr").get_by_role("button", name="Clear").click()
     expect(page.get_by_test_id("ppr-ranked").locator("li")).to_have_count(0)
     assert page.evaluate("memoriaGraph.view.nodeStyles.size") == 0
+
+    # No seed picked, relation-aware with a query: the server seeds from the facts nearest the query.
+    expect(page.get_by_test_id("ppr-seeds")).to_contain_text("none picked")
+    page.get_by_test_id("ppr-run").click()
+    wait_runs(page, 4)
+    assert "seeds" not in page.evaluate("memoriaGraph.ppr.lastBody")
+    found = rest_answer(page)
+    assert found["seed_source"] in ("facts", "uniform") and found["fact_filter"] == "offline"
+    assert listed(page) == ranked(found["scores"])
+    expect(page.get_by_test_id("ppr-summary")).to_contain_text("facts kept: offline")

@@ -75,12 +75,16 @@ export class GraphPpr {
     return this.seeds.size ? [...this.seeds.keys()] : this.selection();
   }
 
+  // The picked seeds; with none picked, relation-aware with a query seeds from the facts nearest the query
+  // (seed 003, the fact filter's choice), anything else from the selection.
   requestBody() {
-    const ids = this.seedIds();
-    const body = { group: this.group, seeds: ids.map((id) => ({ id })), top_k: Number(this.el.topK.value) };
+    const query = this.el.query.value.trim();
+    const fromFacts = this.el.relation.checked && query && !this.seeds.size;
+    const ids = fromFacts ? [] : this.seedIds();
+    const body = { group: this.group, top_k: Number(this.el.topK.value) };
+    if (ids.length) body.seeds = ids.map((id) => ({ id }));
     if (this.el.relation.checked) {
       body.relation_aware = true;
-      const query = this.el.query.value.trim();
       if (query) body.query = query;
       if (this.userBetas) body.betas = this.userBetas;
     }
@@ -89,8 +93,8 @@ export class GraphPpr {
 
   async run() {
     const body = this.requestBody();
-    if (!body.seeds.length) {
-      this.fail("Pick seeds first: “PPR seed” on a node, or select nodes.");
+    if (!body.seeds && !body.query) {
+      this.fail("Pick seeds first: “PPR seed” on a node, or select nodes (relation-aware: or give a query).");
       return;
     }
     this.el.summary.textContent = "Running…";
