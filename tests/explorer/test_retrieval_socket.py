@@ -28,11 +28,11 @@ def token_for_role() -> Callable:
     return sync_to_async(make)
 
 
-def post_json(url: str, body: dict, token: str) -> tuple[int, dict]:
+def post_json(url: str, body: dict, token: str, method: str = "POST") -> tuple[int, dict]:
     request = urllib.request.Request(
         url,
         data=json.dumps(body).encode(),
-        method="POST",
+        method=method,
         headers={"Authorization": f"Token {token}", "Content-Type": "application/json"},
     )
     try:
@@ -52,7 +52,7 @@ def connect(daphne_url: str, path: str, token: str | None = None, **headers: str
     return websockets.connect(ws_url(daphne_url, path), additional_headers=headers, open_timeout=10)
 
 
-async def receive(socket, timeout: float = 20.0) -> dict:
+async def receive(socket, timeout: float = 60.0) -> dict:  # generous: the suite shares 2 loaded cores
     return json.loads(await asyncio.wait_for(socket.recv(), timeout))
 
 
