@@ -127,28 +127,34 @@ def graph_errors() -> Iterator[None]:
         raise GraphUnavailable(f"graph server at {settings.MEMORIA_GRAPH['URL']} is unavailable: {error}") from error
 
 
-def _query(query: str, parameters: dict[str, Any], routing: neo4j.RoutingControl) -> list[dict[str, Any]]:
+def _records(query: str, parameters: dict[str, Any], routing: neo4j.RoutingControl) -> list[neo4j.Record]:
     """One statement in its own transaction, retried on transient failures: it landed whole, or nothing did."""
     kind = "read" if routing == neo4j.RoutingControl.READ else "write"
 
-    def work() -> list[dict[str, Any]]:
+    def work() -> list[neo4j.Record]:
         with cypher_round_trip(query, kind=kind) as trip:  # each try is a round trip of its own
             records, _, _ = graph_driver().execute_query(query, parameters, database_=database_name(), routing_=routing)
             trip.rows = len(records)
-        return [record.data() for record in records]
+        return records
 
     with graph_errors():
         return with_retry(work, what=f"graph {kind}")
 
 
+def read_records(query: str, **parameters: Any) -> list[neo4j.Record]:
+    """Like read, with the records as the driver decoded them: for rows of long lists or vectors, which
+    `record.data()` would walk element by element in Python."""
+    return _records(query, parameters, neo4j.RoutingControl.READ)
+
+
 def read(query: str, **parameters: Any) -> list[dict[str, Any]]:
     """Run one read query in a read transaction; rows come back as dicts."""
-    return _query(query, parameters, neo4j.RoutingControl.READ)
+    return [record.data() for record in _records(query, parameters, neo4j.RoutingControl.READ)]
 
 
 def write(query: str, **parameters: Any) -> list[dict[str, Any]]:
     """Run one write query in its own transaction."""
-    return _query(query, parameters, neo4j.RoutingControl.WRITE)
+    return [record.data() for record in _records(query, parameters, neo4j.RoutingControl.WRITE)]
 
 
 def write_transaction(work: Callable[[neo4j.ManagedTransaction], T]) -> T:

@@ -26,7 +26,6 @@ import numpy as np
 
 from memoria.graph import driver, kinds
 from memoria.graph.versions import group_version
-from memoria.observability import cypher_round_trip
 from memoria.ppr.transition import TransitionGraph, WalkPattern, walk_pattern
 
 RELATES_LINK = 0
@@ -166,12 +165,7 @@ def _positions_of(raw: list[int], sorted_keys: np.ndarray, key_order: np.ndarray
 def _read_columns(query: str, **parameters: Any) -> neo4j.Record:
     """One record of long columns, as the driver decoded them: `driver.read`'s `record.data()` would walk
     every list element in Python (measured 7.5 s of a 27 s load at 500k edges)."""
-    with driver.graph_errors(), cypher_round_trip(query, kind="read") as trip:
-        records, _, _ = driver.graph_driver().execute_query(
-            query, parameters, database_=driver.database_name(), routing_=neo4j.RoutingControl.READ
-        )
-        trip.rows = len(records)
-    return records[0]
+    return driver.read_records(query, **parameters)[0]
 
 
 def _edge_page(keys: list[int]) -> neo4j.Record:

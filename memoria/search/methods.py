@@ -11,12 +11,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import neo4j
 import numpy as np
 
 from memoria.graph import driver, kinds
 from memoria.graph.dialect import IndexSpec, graph_dialect
-from memoria.observability import cypher_round_trip
 from memoria.search.config import Scope
 
 # ArcadeDB's approximate vector index was measured at recall 0.6 for k=10: ask it for several times more, then
@@ -167,12 +165,7 @@ def _read(query: str, **parameters: Any) -> list[dict[str, Any]]:
     """Like driver.read, but rows are taken as they come: Record.data() walks every float of every vector
     (measured: 80 fact vectors took 45 ms that way instead of 5 ms).
     """
-    with driver.graph_errors(), cypher_round_trip(query, kind="read") as trip:
-        records, _, _ = driver.graph_driver().execute_query(
-            query, parameters, database_=driver.database_name(), routing_=neo4j.RoutingControl.READ
-        )
-        trip.rows = len(records)
-    return [dict(record.items()) for record in records]
+    return [dict(record.items()) for record in driver.read_records(query, **parameters)]
 
 
 def lucene_query(text: str) -> str:

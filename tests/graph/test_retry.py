@@ -110,6 +110,10 @@ def test_an_outage_is_given_up_on_after_the_attempts(
     with pytest.raises(GraphUnavailable, match="failed 3 times in a row"):
         driver.read("RETURN 1 AS ok")
     assert outcomes(caplog, "graph read") == [(1, RETRYING), (2, RETRYING), (3, GAVE_UP)]
+    caplog.clear()
+    with pytest.raises(GraphUnavailable, match="failed 3 times in a row"):
+        driver.read_records("RETURN [1, 2] AS raw")  # search's and the projection loader's reads
+    assert outcomes(caplog, "graph read") == [(1, RETRYING), (2, RETRYING), (3, GAVE_UP)]
 
 
 def test_a_write_transaction_rides_out_a_restart(
