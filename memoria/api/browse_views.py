@@ -10,9 +10,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memoria.accounts.services import check_group_access
-from memoria.browse.neighbourhood import neighbourhood, subgraph
+from memoria.api.schema import EMPTY, ID_CHARACTERS, choice_list, id_list, number_or_empty, whole_or_empty
+from memoria.browse.filters import CATEGORY_CHOICES
+from memoria.browse.neighbourhood import DEFAULT_LIMIT, LINK_KINDS, MAX_LIMIT, MAX_OFFSET, neighbourhood, subgraph
 from memoria.browse.path_cards import path_answer
 from memoria.browse.request import (
+    MAX_SUBGRAPH_HOPS,
     parse_ids_parameters,
     parse_neighbourhood_parameters,
     parse_path_parameters,
@@ -20,12 +23,24 @@ from memoria.browse.request import (
 )
 from memoria.browse.selectors import node_cards, node_detail
 from memoria.errors import InvalidInput
-from memoria.graph.paths import path_find
+from memoria.graph.paths import DEFAULT_MAX_HOPS, MAX_HOPS, PathMode, path_find
+from memoria.interchange.document import MAX_WEIGHT
 
+IDS = id_list(ID_CHARACTERS)
 FILTER_PARAMETERS = [
-    OpenApiParameter("valid_at", str, description="ISO 8601: only facts that held then"),
-    OpenApiParameter("min_weight", float, description="only facts at least this heavy (0–1)"),
-    OpenApiParameter("categories", str, description="comma-separated relation categories; NONE for uncategorised"),
+    OpenApiParameter(
+        "valid_at",
+        {"anyOf": [{"type": "string", "format": "date-time"}, EMPTY]},
+        description="ISO 8601 with a zone: only facts that held then",
+    ),
+    OpenApiParameter(
+        "min_weight", number_or_empty(0, MAX_WEIGHT), description="only facts at least this heavy (default: all)"
+    ),
+    OpenApiParameter(
+        "categories",
+        choice_list(CATEGORY_CHOICES),
+        description="comma-separated relation categories; NONE for uncategorised",
+    ),
 ]
 
 
@@ -34,7 +49,7 @@ class NodeCardsView(APIView):
 
     @extend_schema(
         operation_id="groups_nodes_cards",
-        parameters=[OpenApiParameter("ids", str, required=True)],
+        parameters=[OpenApiParameter("ids", IDS, required=True)],
         responses=dict,
     )
     def get(self, request: Request, group: str) -> Response:
@@ -63,9 +78,9 @@ class NeighbourhoodView(APIView):
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("links", str, description="comma-separated: RELATES (default), MENTIONS, HAS_MEMBER"),
-            OpenApiParameter("offset", int),
-            OpenApiParameter("limit", int, description="1–200, default 50"),
+            OpenApiParameter("links", choice_list(LINK_KINDS), description="comma-separated; default RELATES"),
+            OpenApiParameter("offset", whole_or_empty(0, MAX_OFFSET)),
+            OpenApiParameter("limit", whole_or_empty(1, MAX_LIMIT), description=f"default {DEFAULT_LIMIT}"),
             *FILTER_PARAMETERS,
         ],
         responses=dict,
@@ -89,8 +104,12 @@ class SubgraphView(APIView):
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("ids", str, required=True),
-            OpenApiParameter("hops", int, description="0–3, default 0: the nodes within that many facts of the ids"),
+            OpenApiParameter("ids", IDS, required=True),
+            OpenApiParameter(
+                "hops",
+                whole_or_empty(0, MAX_SUBGRAPH_HOPS),
+                description="default 0: the nodes within that many facts of the ids",
+            ),
             *FILTER_PARAMETERS,
         ],
         responses=dict,
@@ -106,10 +125,10 @@ class PathView(APIView):
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("from", str, required=True),
-            OpenApiParameter("to", str, required=True),
-            OpenApiParameter("mode", str, enum=["shortest", "strongest"]),
-            OpenApiParameter("max_hops", int, description="1–10, default 6"),
+            OpenApiParameter("from", {"type": "string", "pattern": f"^{ID_CHARACTERS}$"}, required=True),
+            OpenApiParameter("to", {"type": "string", "pattern": f"^{ID_CHARACTERS}$"}, required=True),
+            OpenApiParameter("mode", str, enum=[mode.value for mode in PathMode]),
+            OpenApiParameter("max_hops", whole_or_empty(1, MAX_HOPS), description=f"default {DEFAULT_MAX_HOPS}"),
             *FILTER_PARAMETERS,
         ],
         responses=dict,

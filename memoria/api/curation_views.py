@@ -17,6 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memoria.accounts.services import check_group_access
+from memoria.api.schema import ID_CHARACTERS
 from memoria.curation.audit import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, audit_entries_page, audit_entry_as_dict
 from memoria.curation.commit import ChangeOutcome
 from memoria.curation.create import edge_create
@@ -37,10 +38,9 @@ from memoria.curation.invalidate import edge_invalidate
 from memoria.curation.merge import entity_merge
 from memoria.curation.selectors import edge_detail, entity_state_get
 from memoria.curation.undo import audit_entry_undo
-from memoria.interchange.document import ID_PATTERN
 
-# An empty item_id means "any item"; otherwise an id (ID_PATTERN, written with "$" as JSON Schema has no "\Z").
-OPTIONAL_ID = "^(" + ID_PATTERN.pattern.removeprefix("^").removesuffix("\\Z") + ")?$"
+# An empty item_id means "any item".
+OPTIONAL_ID = f"^({ID_CHARACTERS})?$"
 
 
 def _answer(outcome: ChangeOutcome, **extra: Any) -> dict[str, Any]:

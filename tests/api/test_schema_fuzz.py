@@ -84,19 +84,10 @@ FREE_FORM_BODY_OPERATIONS = {
     for method, operation in operations.items()
     if _body_schema(operation) == FREE_FORM_BODY
 }
-# Operations whose query parameters the schema still describes more loosely than their parsers check (empty values
-# that mean "absent" for some parameters and are errors for others, comma-separated choice lists, id patterns,
-# Leiden's resolution only with algorithm leiden): "schema-valid" is not yet "valid" there either. Everything else
-# is checked for them; describing these parameters exactly is docs/api.md's open item.
-LOOSE_PARAMETER_OPERATIONS = {
-    ("GET", "/api/groups/{group}/nodes"),
-    ("GET", "/api/groups/{group}/nodes/{node_id}/neighbours"),
-    ("GET", "/api/groups/{group}/paths"),
-    ("GET", "/api/groups/{group}/subgraph"),
-    ("GET", "/api/search"),
-    ("POST", "/api/groups/{group}/communities"),
-}
-UNDESCRIBED_INPUT = FREE_FORM_BODY_OPERATIONS | LOOSE_PARAMETER_OPERATIONS
+# Operations whose inputs depend on each other in ways the schema does not express (a node_distance recipe needs
+# `center`; a resolution only with algorithm leiden, and above 0): "schema-valid" is not "valid" there either.
+CROSS_FIELD_OPERATIONS = {("GET", "/api/search"), ("POST", "/api/groups/{group}/communities")}
+UNDESCRIBED_INPUT = FREE_FORM_BODY_OPERATIONS | CROSS_FIELD_OPERATIONS
 
 
 @schema.hook
