@@ -42,9 +42,10 @@ def token_headers(token: str) -> dict[str, str]:
 
 @dataclass
 class RetrievalTally:
-    """Retrieval ids that completed, by the server (index into the URL list) they ran on, and events received."""
+    """Retrieval ids that completed (with the loop time the client saw it), by the server (index into the URL list)
+    they ran on, and events received."""
 
-    completed: dict[int, set[str]] = field(default_factory=dict)
+    completed: dict[int, dict[str, float]] = field(default_factory=dict)
     events: int = 0
 
 
@@ -77,7 +78,7 @@ async def retrieval_client(
         recorder.fail(WS_CONNECT, f"{type(error).__name__}: {error}")
         return
     recorder.ok(WS_CONNECT, loop.time() - started)
-    done = tally.completed.setdefault(server, set())
+    done = tally.completed.setdefault(server, {})
     count = 0
     try:
         while loop.time() < deadline and (limit is None or count < limit):
@@ -93,7 +94,7 @@ async def retrieval_client(
                 return  # the socket's state is unknown: stop this client rather than misattribute later frames
             if problem is None:
                 recorder.ok(WS_RETRIEVE, loop.time() - started)
-                done.add(retrieval_id)
+                done[retrieval_id] = loop.time()
             else:
                 recorder.fail(WS_RETRIEVE, problem)
             count += 1
@@ -118,7 +119,7 @@ async def _until_finished(socket: Any, retrieval_id: str, tally: RetrievalTally)
 
 @dataclass
 class WatchTally:
-    finished: set[str] = field(default_factory=set)
+    finished: dict[str, float] = field(default_factory=dict)  # retrieval id → loop time its end reached the watcher
     events: int = 0
     error: str | None = None
 
@@ -152,7 +153,7 @@ async def watch_group(
                 event = json.loads(frame)
                 tally.events += 1
                 if event.get("type") == "retrieval_finished":
-                    tally.finished.add(event.get("retrieval_id"))
+                    tally.finished[event.get("retrieval_id")] = asyncio.get_running_loop().time()
     except (OSError, TimeoutError, websockets.WebSocketException) as error:
         tally.error = f"watcher: {type(error).__name__}: {error}"
     finally:

@@ -103,6 +103,8 @@ class WatchCheck:
     completed: int  # retrievals the clients saw complete on the source server
     seen: int  # of those, how many the watcher saw finish
     events: int  # every event the watcher received
+    lag_p50_ms: float = 0.0  # watcher's arrival of a retrieval's end minus the client's
+    lag_max_ms: float = 0.0
     error: str | None = None
 
     @property
@@ -186,7 +188,8 @@ class LoadReport:
         watch = self.watch
         out.append(
             f"watch: a watcher on daphne #{watch.watcher_server} saw {watch.seen} of the {watch.completed} "
-            f"retrievals completed on daphne #{watch.source_server} ({watch.events} event(s))"
+            f"retrievals completed on daphne #{watch.source_server} ({watch.events} event(s); its lag behind the "
+            f"client p50 {watch.lag_p50_ms:.0f} ms, max {watch.lag_max_ms:.0f} ms)"
             + (f"; {watch.error}" if watch.error else "")
         )
         out.append("PASSED" if self.passed else "FAILED: " + "; ".join(self.failures()))

@@ -27,7 +27,6 @@ from memoria.loadtest.report import Recorder
 MIN_IN_FLIGHT = 8
 HTTP_THREADS = 32
 WARM_UP_TIMEOUT = 180.0  # the first search in a fresh daphne loads the embedding model
-WATCH_SETTLE_SECONDS = 5.0  # how long the watcher may lag behind the clients' last retrieval
 
 
 class LoadRunError(RuntimeError):
@@ -164,17 +163,17 @@ async def _load_run(plan: LoadPlan, executor: ThreadPoolExecutor) -> LoadOutcome
     try:
         await asyncio.gather(*clients, searches, ingests)
         outcome.seconds = loop.time() - began
-        await _watch_settle(outcome)
+        await _watch_settle(outcome, plan.timeout)
     finally:
         stop.set()
         await watcher
     return outcome
 
 
-async def _watch_settle(outcome: LoadOutcome) -> None:
-    """Give the watcher a moment to receive the events of the last retrievals on the first server."""
-    expected = outcome.retrievals.completed.get(0, set())
+async def _watch_settle(outcome: LoadOutcome, timeout: float) -> None:
+    """Wait (up to one operation timeout) until the watcher has the end of every retrieval run on the first server."""
+    expected = outcome.retrievals.completed.get(0, {}).keys()
     loop = asyncio.get_running_loop()
-    until = loop.time() + WATCH_SETTLE_SECONDS
-    while loop.time() < until and outcome.watch.error is None and not expected <= outcome.watch.finished:
+    until = loop.time() + timeout
+    while loop.time() < until and outcome.watch.error is None and not expected <= outcome.watch.finished.keys():
         await asyncio.sleep(0.1)

@@ -24,7 +24,7 @@ from memoria.errors import EmbeddedServerError, GraphUnavailable
 from memoria.graph.embedded import embedded_server_from_settings
 from memoria.graph.schema import schema_install
 from memoria.graph.selectors import group_summary
-from memoria.loadtest.report import LoadReport, WatchCheck, operation_stats
+from memoria.loadtest.report import LoadReport, WatchCheck, operation_stats, percentile
 from memoria.loadtest.run import LoadPlan, LoadRunError, load_run, new_run_label
 from memoria.loadtest.servers import ServerStartError, daphne_environment, server_set
 from memoria.loadtest.verify import episode_check
@@ -149,12 +149,16 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from error
         finally:
             loadtest_access_revoke(group=group)
-        source = outcome.retrievals.completed.get(0, set())
+        source = outcome.retrievals.completed.get(0, {})
+        # How much later than the client the watcher saw each end (negative: it came first).
+        lags = [outcome.watch.finished[rid] - at for rid, at in source.items() if rid in outcome.watch.finished]
         watch = WatchCheck(
             watcher_server=len(urls),
             source_server=1,
             completed=len(source),
-            seen=len(source & outcome.watch.finished),
+            seen=len(lags),
+            lag_p50_ms=percentile(lags, 0.5) * 1000,
+            lag_max_ms=max(lags, default=0.0) * 1000,
             events=outcome.watch.events,
             error=outcome.watch.error,
         )
