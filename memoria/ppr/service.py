@@ -160,7 +160,8 @@ def ppr_run(
     """Personalized PageRank over the group's projection; InvalidInput names seeds that are not the group's.
 
     The budget (the request's, else the server's) is charged a whole multiply per iteration, an upper bound on
-    the transitions it read; past a limit the solve stops and its iterate so far is the answer.
+    the transitions it read. The solve stops, and its iterate so far is the answer, when the time is up or the
+    next iteration would pass the row limit (the first iteration always runs).
     """
     budget = budget or RetrievalBudget(request.budget or server_limits(ppr=True))
     cache = cache or projection_cache()
@@ -191,7 +192,7 @@ def ppr_run(
         if on_iteration is not None:
             on_iteration(iteration, bound, lambda: _top(projection, scores(), request.top_k))
         budget.charge(walk.edges)
-        limit = budget.over()
+        limit = budget.over(upcoming=walk.edges)
         if limit and bound > DEFAULT_TOLERANCE:  # a solve converging on this very step has nothing left to stop
             stopped_at.append((iteration, bound, scores()))
             raise budget.stop(limit)

@@ -8,7 +8,8 @@ R · w_max / √d, cannot exceed MIN_ACTIVATION is not expanded at all: only
 whether it has an unvisited neighbour is asked, to tell a dead end from a
 branch below threshold. Seeds run concurrently, one session each, and their
 events are yielded as they happen. One budget (memoria/retrieval/budget.py) bounds the whole retrieval's wall
-time and candidate rows: a seed it stops keeps the levels it finished, and ends "budget_exhausted".
+time and candidate rows: a level is read only if its parents' degrees fit in the rows left (a level matches at
+most that many), and a seed it stops keeps the levels it finished, and ends "budget_exhausted".
 """
 
 from __future__ import annotations
@@ -356,14 +357,21 @@ class SeedExploration:
                     },
                 )
             )
-        results = await self._read(session, *statements)
+        # A level matches at most its expanded parents' edges: claimed first, so no read passes the row limit.
+        claim = sum(branch.degree for branch in expand)
+        self.budget.reserve(claim)
+        read = 0
+        try:
+            results = await self._read(session, *statements)
+            read = sum(row[2] for row in results[0]) if expand else 0
+        finally:
+            self.budget.settle(claim, read)
         self.stats.round_trips += 1
         levels = {row[0]: _row_to_level(row, self.neighbour_degrees) for row in (results[0] if expand else [])}
         degree_of = {b.node_id: b.degree for b in pruned}
         for node_id, has_open in results[-1] if pruned else []:
             # Nothing can pass; an unvisited neighbour makes it "below threshold", none makes it a dead end.
             levels[node_id] = LevelRow(node_id, degree_of[node_id], None if has_open else 0, 0, (), pruned=True)
-        self.budget.charge(sum(level.candidates or 0 for level in levels.values()))
         return levels
 
     async def _expand(

@@ -1,8 +1,9 @@
 """The budget of one retrieval: a wall-time limit and a limit on graph rows read, so a runaway exploration ends.
 
 The server sets the ceilings (MEMORIA_RETRIEVAL_MAX_SECONDS, MEMORIA_RETRIEVAL_MAX_ROWS, MEMORIA_PPR_MAX_ROWS);
-a request may ask for less, never more. The engine charges the rows it reads and asks the clock between steps;
-once a limit is passed it stops, keeps what it has, and reports which limit ended it. Nothing here knows HTTP.
+a request may ask for less, never more. The engine reserves the rows a step may read before it reads them (so
+concurrent steps together stay within the limit), charges what it read, and asks the clock between steps; once
+a limit would be passed it stops, keeps what it has, and reports which limit ended it. Nothing here knows HTTP.
 """
 
 from __future__ import annotations
@@ -103,6 +104,7 @@ class RetrievalBudget:
     limits: BudgetLimits
     clock: Callable[[], float] = time.monotonic
     rows_read: int = 0
+    reserved: int = 0  # rows that steps under way may still read
     exhausted: str | None = None
     started: float = field(init=False)
 
@@ -118,11 +120,22 @@ class RetrievalBudget:
     def charge(self, rows: int) -> None:
         self.rows_read += rows
 
-    def over(self) -> str | None:
-        """Which limit is passed now, if any (rows first: they do not depend on the machine's speed)."""
+    def reserve(self, rows: int) -> None:
+        """Claim the most rows a step may read before it reads them; BudgetExhausted if that would pass the limit."""
+        self.check(upcoming=rows)
+        self.reserved += rows
+
+    def settle(self, reserved: int, read: int) -> None:
+        """A reserved step is over: it read `read` rows (0 when it failed), and the rest of its claim is free."""
+        self.reserved -= reserved
+        self.rows_read += read
+
+    def over(self, *, upcoming: int = 0) -> str | None:
+        """Which limit is passed now, or would be by `upcoming` more rows (rows first: they do not depend on the
+        machine's speed)."""
         if self.exhausted:
             return self.exhausted
-        if self.rows_read > self.limits.max_rows:
+        if self.rows_read + self.reserved + upcoming > self.limits.max_rows:
             return ROWS
         if self.remaining_seconds() <= 0:
             return TIME
@@ -133,9 +146,9 @@ class RetrievalBudget:
         self.exhausted = self.exhausted or limit
         return BudgetExhausted(self.exhausted)
 
-    def check(self) -> None:
-        """Raise BudgetExhausted when a limit is passed."""
-        if limit := self.over():
+    def check(self, *, upcoming: int = 0) -> None:
+        """Raise BudgetExhausted when a limit is passed (or would be by `upcoming` more rows)."""
+        if limit := self.over(upcoming=upcoming):
             raise self.stop(limit)
 
     def report(self) -> dict[str, Any]:

@@ -135,8 +135,8 @@ async def test_a_row_budget_stops_after_whole_levels_with_their_exact_paths(grou
     finished, seed = events[-1], next(e for e in events if e["type"] == "seed_finished")
     assert finished["status"] == seed["status"] == "budget_exhausted"
     assert finished["budget"]["exhausted"] == "rows" and finished["budget"]["max_rows"] == ROW_LIMIT
-    # Rows are charged per level read, so the level that passed the limit is kept and the next one never read.
-    assert finished["budget"]["rows_read"] > ROW_LIMIT
+    # A level is read only when its parents' degrees fit in what is left: the limit is never passed.
+    assert 0 < finished["budget"]["rows_read"] <= ROW_LIMIT
     assert finished["budget"]["rows_read"] == seed["candidates"]
     depth = assert_exact_prefix(seed["paths"], root, reference)
     assert 1 <= depth < DEPTH
@@ -146,7 +146,7 @@ async def test_a_row_budget_stops_after_whole_levels_with_their_exact_paths(grou
 
 async def test_a_time_budget_stops_a_slow_exploration_with_its_exact_paths(group: str, tree) -> None:
     root, reference = tree
-    budget = RetrievalBudget(BudgetLimits(7, 10**6), clock=Ticks())
+    budget = RetrievalBudget(BudgetLimits(10, 10**6), clock=Ticks())
     events = await collect(group=group, seeds=[Seed(root, 1.0)], params=PARAMS, budget=budget)
     finished, seed = events[-1], next(e for e in events if e["type"] == "seed_finished")
     assert finished["status"] == seed["status"] == "budget_exhausted"
@@ -163,7 +163,8 @@ async def test_the_budget_is_shared_by_the_seeds_of_a_retrieval(group: str, tree
     events = await collect(group=group, seeds=seeds, params=PARAMS, budget=budget)
     finished = events[-1]
     assert finished["status"] == "budget_exhausted" and "budget_exhausted" in finished["seeds"].values()
-    assert finished["budget"]["rows_read"] == finished["candidates"]
+    # Seeds read concurrently, each claiming its level's rows first: together they stay within the limit.
+    assert finished["budget"]["rows_read"] == finished["candidates"] <= ROW_LIMIT
 
 
 # Activation over REST and the websocket

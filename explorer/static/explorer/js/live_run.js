@@ -13,6 +13,7 @@ export const END_REASONS = {
   below_threshold: "no neighbour above MIN_ACTIVATION",
   dead_end: "dead end (no unvisited neighbour)",
   claimed: "every candidate claimed by another parent",
+  budget_exhausted: "stopped by the retrieval's budget (time or rows)",
 };
 
 // A candidate's labels, minus the ones every entity has, as a GraphView node card.
