@@ -21,6 +21,7 @@ import schemathesis
 from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.renderers import OpenApiJsonRenderer
 from hypothesis import HealthCheck, settings
+from schemathesis import GenerationMode
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from memoria.accounts.roles import Role
@@ -99,6 +100,54 @@ def map_path_parameters(context: schemathesis.HookContext, path_parameters: dict
             pick = zlib.crc32(value.encode("utf-8", "surrogatepass")) % (len(real) + 1)
             path_parameters[name] = real[pick] if pick < len(real) else value
     return path_parameters
+
+
+def _valid_bodies() -> dict[tuple[str, str], Any]:
+    """A well-formed body per free-form write, on the fuzz group's own items: random objects are nearly always
+    refused, so without these the writes would only ever be tried with bad input."""
+    entities = STORED_IDS_BY_KIND["entities"]
+    return {
+        ("POST", "/api/groups/{group}/edges"): {
+            "source": entities[0],
+            "target": entities[1],
+            "relation": "fuzzed_with",
+            "weight": 0.5,
+        },
+        ("POST", "/api/graph/{group}/edges"): {
+            "source": entities[1],
+            "target": entities[2],
+            "relation": "indexed_with",
+            "weight": 0.7,
+        },
+        ("POST", "/api/groups/{group}/import"): {
+            "nodes": [{"id": f"{GROUP}/imported", "name": "Imported by the fuzzer", "labels": ["Entity"]}],
+            "edges": [],
+        },
+        ("POST", "/api/groups/{group}/episodes"): {"content": "The fuzzer asked the planner about Lyon.", "name": "f"},
+        ("PATCH", "/api/groups/{group}/edges/{edge_id}"): {"weight": 0.45},
+        ("POST", "/api/groups/{group}/edges/{edge_id}/invalidate"): {},
+        ("POST", "/api/groups/{group}/entities/{entity_id}/merge"): {"from": entities[-1]},
+        ("POST", "/api/retrieval/activation"): {"group": GROUP, "seeds": [{"id": entities[0], "score": 1}]},
+        ("POST", "/api/retrieval/ppr"): {"group": GROUP, "seeds": [{"id": entities[0]}]},
+        ("POST", "/api/search"): {
+            "query": "forecast",
+            "group": GROUP,
+            "config": {"facts": {"methods": ["bm25"], "reranker": "rrf"}},
+        },
+    }
+
+
+@schema.hook
+def map_case(context: schemathesis.HookContext, case: schemathesis.Case) -> schemathesis.Case:
+    """Half the positive cases of a free-form write carry a well-formed body instead (picked by a hash, so the
+    choice is as reproducible as the generated body)."""
+    if not STORED_IDS_BY_KIND or case.meta is None or case.meta.generation.mode != GenerationMode.POSITIVE:
+        return case
+    valid = _valid_bodies().get((case.method, case.path))
+    drawn = json.dumps(case.body, sort_keys=True, default=str).encode()
+    if valid is not None and zlib.crc32(drawn) % 2 == 0:
+        case.body = valid
+    return case
 
 
 @pytest.fixture(scope="module")
