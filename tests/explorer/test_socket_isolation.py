@@ -239,7 +239,11 @@ async def test_who_may_connect(daphne_url: str, groups: tuple[str, str], token_f
             await first_frame(ws, **headers)
         assert refused.value.response.status_code == 403, headers
     # Let in but not signed in: the reason, then 4401.
-    for headers in ({"Authorization": "Token not-a-token"}, {"Origin": own_origin}):
+    for headers in (
+        {"Authorization": "Token not-a-token"},
+        {"Authorization": "Token not-a-token", "Cookie": cookie},  # a bad token never falls back to the session
+        {"Origin": own_origin},
+    ):
         async with websockets.connect(ws, additional_headers=headers, open_timeout=10) as socket:
             assert await receive(socket) == {
                 "type": "error",
