@@ -254,20 +254,33 @@ class RetrievalConsumer(AuthenticatedConsumer):
 
 
 class WatchConsumer(AuthenticatedConsumer):
-    """Forwards every retrieval event of one memory group, whoever started it, and its curation changes."""
+    """Forwards every retrieval event of one memory group, whoever started it, and its curation changes.
+
+    Access is checked again at each retrieval's start, each curation change and each request, so a watcher
+    whose access to the group is withdrawn is closed (4404) before it sees anything more of it.
+    """
 
     async def on_authenticated(self) -> None:
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
         group = query.get("group", [""])[0]
-        try:
-            await database_sync_to_async(check_group_access)(user=self.scope["user"], group=group)
-        except GroupNotFound as error:
-            await self.refuse(error_frame(error), CLOSE_NOT_FOUND)
+        if not await self.still_allowed(group):
             return
         self.group = group
         self.watched = watch_channel_group(group)
         await self.channel_layer.group_add(self.watched, self.channel_name)
         await self.send_json({"type": "watching", "group": group})
+
+    async def still_allowed(self, group: str) -> bool:
+        """Whether the user may (still) see the group; if not, the socket is refused with 4404."""
+        if self.refused:
+            return False
+        try:
+            await database_sync_to_async(check_group_access)(user=self.scope["user"], group=group)
+        except GroupNotFound as error:
+            await self.disconnect(CLOSE_NOT_FOUND)
+            await self.refuse(error_frame(error), CLOSE_NOT_FOUND)
+            return False
+        return True
 
     async def disconnect(self, code: int) -> None:
         if getattr(self, "watched", None):
@@ -275,6 +288,8 @@ class WatchConsumer(AuthenticatedConsumer):
 
     async def receive_json(self, content: dict[str, Any], **kwargs: Any) -> None:
         """`list` the group's journaled retrievals, or `replay` one's events so far; nothing else is asked."""
+        if not await self.still_allowed(self.group):
+            return
         kind = content["type"]
         if kind == "list":
             await self.send_json(
@@ -293,8 +308,14 @@ class WatchConsumer(AuthenticatedConsumer):
             )
 
     async def retrieval_event(self, message: dict[str, Any]) -> None:
-        await self.send_json(message["event"])
+        event = message["event"]
+        # Once per retrieval, not per event: a run's later events follow its start, or the socket is closed.
+        if event.get("type") == "retrieval_started" and not await self.still_allowed(self.group):
+            return
+        if not self.refused:
+            await self.send_json(event)
 
     async def curation_event(self, message: dict[str, Any]) -> None:
         """A committed curation change in the group: open views apply it (docs/curation.md)."""
-        await self.send_json(message["event"])
+        if await self.still_allowed(self.group):
+            await self.send_json(message["event"])

@@ -16,6 +16,7 @@ import websockets
 from asgiref.sync import sync_to_async
 from django.test import Client
 
+from memoria.accounts.models import GroupMembership
 from memoria.accounts.roles import Role
 from memoria.accounts.services import user_grant
 from memoria.graph import driver
@@ -166,6 +167,32 @@ async def test_watchers_of_one_group_see_nothing_of_another(
         await watcher.send(json.dumps({"type": "replay", "retrieval_id": "bobs"}))
         assert (await receive(watcher))["code"] == "unknown_retrieval"
     secret_free(watched)
+
+
+async def test_a_watcher_whose_access_is_withdrawn_sees_nothing_more(
+    daphne_url: str, groups: tuple[str, str], token_for_role
+) -> None:
+    a, _ = groups
+    alice = await token_for_role("alice", Role.VIEWER, [a])
+    agent = await token_for_role("agent", Role.CURATOR, [a])
+    async with (
+        connect(daphne_url, f"/ws/retrievals/watch/?group={a}", alice) as on_events,
+        connect(daphne_url, f"/ws/retrievals/watch/?group={a}", alice) as on_request,
+    ):
+        for watcher in (on_events, on_request):
+            assert (await receive(watcher))["type"] == "watching"
+        await sync_to_async(GroupMembership.objects.filter(user__username="alice", group=a).delete)()
+        await on_request.send(json.dumps({"type": "list"}))
+        refusals = [await receive(on_request)]
+        async with connect(daphne_url, "/ws/retrievals/", agent) as socket:
+            await socket.send(retrieve("after", a, [{"id": node_id(a, "liv"), "score": 1}]))
+            await until_finished(socket, "after")
+        refusals.append(await receive(on_events))
+        for watcher, refused in zip((on_request, on_events), refusals, strict=True):
+            assert refused["type"] == "error" and refused["code"] == "not_found", refused
+            with pytest.raises(websockets.ConnectionClosed) as closed:
+                await receive(watcher)
+            assert closed.value.rcvd.code == 4404
 
 
 async def until_curation(socket) -> list[dict]:
