@@ -19,6 +19,7 @@ from typing import Any
 from memoria.graphindex.cache import ProjectionCache
 from memoria.ppr.request import ALGORITHM, PprRequest
 from memoria.ppr.service import ScoredNode, ppr_run
+from memoria.retrieval.budget import server_limits
 
 ITERATION_EVERY = 3
 ITERATION_SECONDS = 0.05
@@ -62,6 +63,7 @@ def ppr_started(request: PprRequest, *, retrieval_id: str, requested_by: str | N
             "betas_source": request.betas_source,
             "filter": request.fact_filter,
         },
+        "budget": (request.budget or server_limits(ppr=True)).as_dict(),  # the limits; the end says what was used
     }
 
 

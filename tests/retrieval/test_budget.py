@@ -307,5 +307,6 @@ async def test_ppr_on_the_websocket_ends_with_budget_exhausted(daphne_url: str, 
         events = await asyncio.wait_for(until_finished(socket, "pb-1"), 120)
     kinds = [event["type"] for event in events]
     assert kinds[-2:] == ["ppr_finished", "retrieval_finished"], events[-1]
+    assert events[0]["budget"] == {"max_seconds": 30.0, "max_rows": 1}
     assert events[-2]["status"] == events[-1]["status"] == "budget_exhausted"
     assert events[-1]["budget"]["exhausted"] == "rows" and events[-1]["iterations"] == 1
