@@ -190,6 +190,7 @@ def http_json(base: str, method: str, path: str, *, token: str, body: Any = None
 async def paced(
     *,
     rate: float,
+    began: float,
     deadline: float,
     max_in_flight: int,
     recorder: Recorder,
@@ -198,13 +199,13 @@ async def paced(
 ) -> int:
     """Start `start(n)` at `rate` per second until the deadline, whether earlier ones finished or not (open loop).
 
+    Due times count from `began`, the run's start, so a run sends exactly rate × duration whenever this starts.
     Past `max_in_flight` unfinished ones, a due start is skipped and counted as an error: the server is not keeping
     up, and the load stays bounded. Returns how many were started; waits for them all.
     """
     if rate <= 0:
         return 0
     loop = asyncio.get_running_loop()
-    began = loop.time()
     running: set[asyncio.Task[None]] = set()
     count = 0
     while True:

@@ -147,7 +147,13 @@ async def _load_run(plan: LoadPlan, executor: ThreadPoolExecutor) -> LoadOutcome
     def pacer(operation: str, rate: float, start: Callable[[int], Awaitable[None]]) -> Awaitable[int]:
         limit = in_flight_limit(rate, plan.timeout)
         return paced(
-            rate=rate, deadline=deadline, max_in_flight=limit, recorder=recorder, operation=operation, start=start
+            rate=rate,
+            began=began,
+            deadline=deadline,
+            max_in_flight=limit,
+            recorder=recorder,
+            operation=operation,
+            start=start,
         )
 
     async def search_number(n: int) -> None:

@@ -69,9 +69,10 @@ def assert_load_measured(report: dict, group: str) -> None:
         assert operation["ok"] > 0 and operation["errors"] == 0
         assert 0 < operation["p50_ms"] <= operation["p95_ms"] <= operation["p99_ms"] <= operation["max_ms"]
     assert by_name["ws_connect"]["ok"] == 3
+    assert by_name["search"]["ok"] == 2 * 3  # rate × duration, all sent on schedule
     episodes = report["episodes"]
     stored = stored_episode_ids(group, report["settings"]["run"])
-    assert episodes["sent"] == episodes["acknowledged"] == episodes["stored"] == len(stored) == len(set(stored)) >= 1
+    assert episodes["sent"] == episodes["acknowledged"] == episodes["stored"] == len(stored) == len(set(stored)) == 3
     assert by_name["ingest"]["ok"] == episodes["acknowledged"]
     watch = report["watch"]
     assert watch["passed"] and watch["seen"] == watch["completed"] > 0
