@@ -187,22 +187,24 @@ def http_json(base: str, method: str, path: str, *, token: str, body: Any = None
     return response.status, decoded
 
 
-async def paced(
-    *,
-    rate: float,
-    began: float,
-    deadline: float,
-    max_in_flight: int,
-    recorder: Recorder,
-    operation: str,
-    start: Callable[[int], Awaitable[None]],
-) -> int:
-    """Start `start(n)` at `rate` per second until the deadline, whether earlier ones finished or not (open loop).
+@dataclass(frozen=True)
+class Pace:
+    """Requests per second from `began` (the run's start) to `deadline`, at most `max_in_flight` unfinished."""
 
-    Due times count from `began`, the run's start, so a run sends exactly rate × duration whenever this starts.
+    rate: float
+    began: float
+    deadline: float
+    max_in_flight: int
+
+
+async def paced(pace: Pace, *, recorder: Recorder, operation: str, start: Callable[[int], Awaitable[None]]) -> int:
+    """Start `start(n)` at the pace's rate until its deadline, whether earlier ones finished or not (open loop).
+
+    Due times count from the run's start, so a run sends exactly rate × duration whenever this starts.
     Past `max_in_flight` unfinished ones, a due start is skipped and counted as an error: the server is not keeping
     up, and the load stays bounded. Returns how many were started; waits for them all.
     """
+    rate, began, deadline, max_in_flight = pace.rate, pace.began, pace.deadline, pace.max_in_flight
     if rate <= 0:
         return 0
     loop = asyncio.get_running_loop()

@@ -13,6 +13,7 @@ from memoria.loadtest.clients import (
     INGEST,
     SEARCH,
     IngestLedger,
+    Pace,
     RetrievalTally,
     WatchTally,
     ingest_once,
@@ -145,16 +146,8 @@ async def _load_run(plan: LoadPlan, executor: ThreadPoolExecutor) -> LoadOutcome
     ]
 
     def pacer(operation: str, rate: float, start: Callable[[int], Awaitable[None]]) -> Awaitable[int]:
-        limit = in_flight_limit(rate, plan.timeout)
-        return paced(
-            rate=rate,
-            began=began,
-            deadline=deadline,
-            max_in_flight=limit,
-            recorder=recorder,
-            operation=operation,
-            start=start,
-        )
+        pace = Pace(rate=rate, began=began, deadline=deadline, max_in_flight=in_flight_limit(rate, plan.timeout))
+        return paced(pace, recorder=recorder, operation=operation, start=start)
 
     async def search_number(n: int) -> None:
         query = plan.queries[n % len(plan.queries)]
