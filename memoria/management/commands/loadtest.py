@@ -161,6 +161,7 @@ class Command(BaseCommand):
             lag_max_ms=max(lags, default=0.0) * 1000,
             events=outcome.watch.events,
             error=outcome.watch.error,
+            checked=options["ws_clients"] > 0,
         )
         run_settings = {
             "run": label,
