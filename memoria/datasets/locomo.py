@@ -14,7 +14,7 @@ from typing import Any
 from memoria.errors import InvalidInput
 from memoria.ingest.episodes import EpisodeInput, episode_input_parse
 from memoria.interchange.document import TIMESTAMP_FORMAT
-from memoria.interchange.jsontext import json_decode, shown
+from memoria.interchange.jsontext import file_bytes, json_decode, shown
 
 SESSION_KEY = re.compile(r"^session_(\d+)$")
 SESSION_TIME_FORMAT = "%I:%M %p on %d %B, %Y"
@@ -38,11 +38,7 @@ def conversation_name(path: Path) -> str:
 
 def conversation_data(path: Path) -> dict[str, Any]:
     """The file's JSON object, unchecked inside; InvalidInput says why there is none."""
-    try:
-        raw = path.read_bytes()
-    except OSError as error:
-        raise InvalidInput(f"{path}: cannot read: {error.strerror or error}") from error
-    data = json_decode(raw, where=str(path))
+    data = json_decode(file_bytes(path), where=str(path))
     if not isinstance(data, dict):
         raise InvalidInput(f"{path}: must be a LoCoMo conversation object, not {type(data).__name__}")
     return data

@@ -16,7 +16,7 @@ from typing import Any
 from memoria.accounts.roles import GROUP_PATTERN
 from memoria.errors import InvalidGraphDocument
 from memoria.interchange.document import relation_problem, text_problem
-from memoria.interchange.jsontext import json_decode, shown
+from memoria.interchange.jsontext import file_bytes, json_decode, shown
 
 CORPUS_FILE = "corpus.json"
 OPENIE_FILE = "openie.json"
@@ -370,13 +370,9 @@ def build_musique(directory: Path, *, group: str) -> MusiqueImport:
 def read_list(directory: Path, name: str) -> list[Any]:
     """A dataset file that must hold a JSON list; InvalidGraphDocument names the file and what is wrong with it."""
     path = directory / name
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError as error:
-        raise InvalidGraphDocument(f"{name}: not found in {directory}") from error
-    except OSError as error:
-        raise InvalidGraphDocument(f"{name}: cannot be read: {error.strerror or error}") from error
-    data = json_decode(raw, where=name, error=InvalidGraphDocument)
+    if not path.exists():
+        raise InvalidGraphDocument(f"{name}: not found in {directory}")
+    data = json_decode(file_bytes(path, where=name, error=InvalidGraphDocument), where=name, error=InvalidGraphDocument)
     if not isinstance(data, list):
         raise InvalidGraphDocument(f"{name}: must be a JSON list, not {type(data).__name__}")
     return data

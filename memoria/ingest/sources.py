@@ -14,7 +14,7 @@ from typing import Any
 from memoria.errors import InvalidInput
 from memoria.ingest.episodes import EpisodeInput, episodes_parse_at
 from memoria.interchange.document import MAX_NAME_LENGTH
-from memoria.interchange.jsontext import TOO_MANY_DIGITS, utf8_text
+from memoria.interchange.jsontext import TOO_MANY_DIGITS, file_bytes, utf8_text
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 MARKDOWN_SUFFIXES = (".md", ".markdown")
@@ -30,11 +30,7 @@ def file_format(path: Path) -> str:
 
 
 def read_text(path: Path) -> str:
-    try:
-        raw = path.read_bytes()
-    except OSError as error:
-        raise InvalidInput(f"{path}: cannot read: {error.strerror}") from error
-    return utf8_text(raw, where=str(path))
+    return utf8_text(file_bytes(path), where=str(path))
 
 
 def episodes_from_jsonl(path: Path, text: str, *, valid_at: str | None) -> list[EpisodeInput]:

@@ -1,16 +1,22 @@
-"""Decoding JSON from files and request bodies, with one set of messages saying where and what is wrong.
+"""Reading input files and decoding JSON from files and request bodies, with one set of messages saying where and
+what is wrong.
 
 JSON is UTF-8 (RFC 8259): other encodings are refused rather than guessed, a UTF-8 byte order mark is
-tolerated. Nesting deeper than Python's parser can follow is an input error, never a RecursionError.
+tolerated. Nesting deeper than Python's parser can follow is an input error, never a RecursionError. A file
+is read whole, so its size is bounded (MEMORIA_MAX_FILE_BYTES) and reading stops at the bound.
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
+
+from django.conf import settings
 
 from memoria.errors import InvalidInput
 
+DEFAULT_MAX_FILE_BYTES = 1024**3  # a graph document of some millions of items; more is split across files
 UTF8_BOM = b"\xef\xbb\xbf"
 TOO_MANY_DIGITS = "holds an integer of more than 4,300 digits"
 SHOWN_CHARACTERS = 60  # of a rejected value quoted in a problem, so a 10 MB value cannot flood the answer
@@ -25,6 +31,21 @@ def shown(value: object, limit: int = SHOWN_CHARACTERS) -> str:
         return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} digits)"
     # A list or object is named, not printed: printing one nested a thousand levels deep would itself fail.
     return f"a {type(value).__name__}"
+
+
+def file_bytes(path: Path, *, where: str | None = None, error: type[InvalidInput] = InvalidInput) -> bytes:
+    """A file's bytes; one larger than MEMORIA_MAX_FILE_BYTES is refused after reading just past the bound, so
+    even an endless file (/dev/zero, a pipe) ends in an error instead of exhausting memory."""
+    limit = int(getattr(settings, "MEMORIA_MAX_FILE_BYTES", DEFAULT_MAX_FILE_BYTES))
+    name = where or str(path)
+    try:
+        with Path(path).open("rb") as stream:
+            raw = stream.read(limit + 1)
+    except OSError as failure:
+        raise error(f"{name}: cannot read: {failure.strerror or failure}") from failure
+    if len(raw) > limit:
+        raise error(f"{name}: is larger than {limit} bytes (MEMORIA_MAX_FILE_BYTES); split it into several files")
+    return raw
 
 
 def utf8_text(raw: bytes, *, where: str, error: type[InvalidInput] = InvalidInput) -> str:

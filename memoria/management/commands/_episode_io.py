@@ -8,7 +8,7 @@ nothing, the batches before it stay, and running the command again resumes with 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -113,19 +113,47 @@ def _described(extractors: Extractors) -> str:
     return f"LLM extractor ({extractors.llm.config.model} at {extractors.llm.config.endpoint})"
 
 
-def episodes_read(paths: list[Path], read: Callable[[Path], list[EpisodeInput]]) -> list[EpisodeInput]:
-    """Every file is read and checked before anything is written: one bad file, and nothing is."""
+def episodes_read(
+    paths: list[Path], read: Callable[[Path], list[EpisodeInput]], origins: list[str] | None = None
+) -> list[EpisodeInput]:
+    """Every file is read and checked before anything is written: one bad file, and nothing is.
+
+    `origins`, when given, gains each episode's file and position, for problems found later (an id of another group).
+    """
     episodes: list[EpisodeInput] = []
     try:
         for path in paths:
-            episodes.extend(read(path))
+            found = read(path)
+            episodes.extend(found)
+            if origins is not None:
+                origins.extend(f"{path} episode {number}" for number in range(1, len(found) + 1))
     except InvalidInput as error:
         raise CommandError(str(error)) from error
     return episodes
 
 
+def _stored_in_group(group: str, ids: list[str], origins: Sequence[str] | None) -> set[str]:
+    """The ids the group holds already; an id of another group is refused, named with the file it came from."""
+    stored: set[str] = set()
+    for start in range(0, len(ids), STORED_CHECK_CHUNK):
+        chunk = ids[start : start + STORED_CHECK_CHUNK]
+        try:
+            stored |= stored_episodes(group=group, ids=chunk)
+        except InvalidInput as error:
+            if origins is None:
+                raise
+            quoted = [(repr(episode_id), origins[start + offset]) for offset, episode_id in enumerate(chunk)]
+            named = [next((f"{at}: {text}" for id_, at in quoted if id_ in text), text) for text in error.problems]
+            raise InvalidInput(named) from error
+    return stored
+
+
 def episodes_ingest(
-    command: BaseCommand, *, episodes: list[EpisodeInput], options: IngestOptions
+    command: BaseCommand,
+    *,
+    episodes: list[EpisodeInput],
+    options: IngestOptions,
+    origins: Sequence[str] | None = None,
 ) -> list[EpisodeResult]:
     """Add the episodes not stored yet; an interrupted run keeps its finished batches and resumes from there."""
     group = options.group
@@ -138,9 +166,7 @@ def episodes_ingest(
 
     try:
         ids = [episode_prepare(group=group, episode=episode).id for episode in episodes]
-        stored: set[str] = set()
-        for start in range(0, len(ids), STORED_CHECK_CHUNK):
-            stored |= stored_episodes(group=group, ids=ids[start : start + STORED_CHECK_CHUNK])
+        stored = _stored_in_group(group, ids, origins)
         todo = [episode for episode, episode_id in zip(episodes, ids, strict=True) if episode_id not in stored]
         loading = time.perf_counter()
         if todo:

@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from memoria.errors import InvalidInput
 from memoria.interchange.document import load_graph_document
+from memoria.interchange.jsontext import file_bytes
 from memoria.interchange.maig import is_maig, load_maig_document
 from memoria.management.commands._document_io import add_document_arguments, checked_group, write_document
 
@@ -32,9 +33,9 @@ class Command(BaseCommand):
             text = self.stdin.read() if hasattr(self, "stdin") else __import__("sys").stdin.buffer.read()
         else:
             try:
-                text = path.read_bytes()
-            except OSError as error:
-                raise CommandError(f"cannot read {path}: {error.strerror}") from error
+                text = file_bytes(path)
+            except InvalidInput as error:
+                raise CommandError(str(error)) from error
         try:
             if format == "maig" or (format == "auto" and is_maig(text if isinstance(text, bytes) else b"")):
                 document = load_maig_document(text if isinstance(text, bytes) else text.encode(), group=group)

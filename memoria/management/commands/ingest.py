@@ -35,6 +35,7 @@ class Command(BaseCommand):
             reference = normalise_timestamp(valid_at) if valid_at else None
         except ValueError as error:
             raise CommandError(f"--valid-at {valid_at!r}: {error}") from error
-        episodes = episodes_read(paths, lambda path: episodes_from_file(path, valid_at=reference))
+        origins: list[str] = []
+        episodes = episodes_read(paths, lambda path: episodes_from_file(path, valid_at=reference), origins)
         self.stdout.write(f"{len(episodes)} episode(s) read from {len(paths)} file(s)")
-        episodes_ingest(self, episodes=episodes, options=chosen)
+        episodes_ingest(self, episodes=episodes, options=chosen, origins=origins)

@@ -33,6 +33,7 @@ class Command(BaseCommand):
         paths = [found for path in files for found in (sorted(path.glob(CONVERSATIONS)) if path.is_dir() else [path])]
         if not paths:
             raise CommandError(f"no {CONVERSATIONS} files in {', '.join(map(str, files))}")
-        episodes = episodes_read(paths, lambda path: locomo_episodes(path, group=chosen.group))
+        origins: list[str] = []
+        episodes = episodes_read(paths, lambda path: locomo_episodes(path, group=chosen.group), origins)
         self.stdout.write(f"LoCoMo: {len(episodes)} turn(s) in {len(paths)} conversation(s)")
-        episodes_ingest(self, episodes=episodes, options=chosen)
+        episodes_ingest(self, episodes=episodes, options=chosen, origins=origins)
