@@ -105,11 +105,11 @@ async def retrieval_client(
 
 
 async def _until_finished(socket: Any, retrieval_id: str, tally: RetrievalTally) -> str | None:
-    """None when the retrieval completed; otherwise what went wrong."""
+    """None when the retrieval completed; otherwise what went wrong. Frames of an earlier retrieval are skipped."""
     async for frame in socket:
         event = json.loads(frame)
         tally.events += 1
-        if event.get("type") == "error":
+        if event.get("type") == "error" and event.get("retrieval_id") in (None, retrieval_id):
             return f"error frame {event.get('code')}: {event.get('message')}"
         if event.get("type") == "retrieval_finished" and event.get("retrieval_id") == retrieval_id:
             status = event.get("status")
