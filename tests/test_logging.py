@@ -23,11 +23,13 @@ from rest_framework.test import APIClient
 from memoria.accounts.roles import Role
 from memoria.accounts.services import token_for, user_grant
 from memoria.graph import driver
+from memoria.graphindex import projection
 from memoria.observability import (
     CYPHER_LOGGER,
     ContextIdsFilter,
     JsonLinesFormatter,
     PlainFormatter,
+    _query_identity,
     request_id_bound,
     retrieval_id_bound,
 )
@@ -200,18 +202,27 @@ def test_a_socket_retrieval_and_a_rest_retrieval_tag_their_cypher_lines(logging_
         "query_tags": ["t1", "t3"],
     }
 
-    async def over_socket() -> dict:
+    async def over_socket(frame: dict) -> dict:
         headers = {"Authorization": f"Token {token}"}
         async with websockets.connect(f"ws://{address}/ws/retrievals/", additional_headers=headers) as ws:
-            await ws.send(json.dumps({"type": "retrieve", "retrieval_id": "log-r1", **body}))
+            await ws.send(json.dumps({"type": "retrieve", **frame}))
             while True:
                 event = json.loads(await asyncio.wait_for(ws.recv(), 60))
                 if event["type"] == "retrieval_finished":
                     return event
                 assert event["type"] != "error", event
 
-    finished = asyncio.run(over_socket())
+    finished = asyncio.run(over_socket({"retrieval_id": "log-r1", **body}))
     assert finished["status"] == "completed"
+    # PPR loads the group's projection on a background thread, whose edge pages are read on a pool of their own.
+    ppr = {
+        "algorithm": "ppr",
+        "retrieval_id": "log-p1",
+        "group": group,
+        "seeds": [{"id": f"{group}-{nodes[0]}"}],
+        "top_k": 5,
+    }
+    assert asyncio.run(over_socket(ppr))["status"] == "completed"
     request = urllib.request.Request(
         f"http://{address}/api/retrieval/activation",
         data=json.dumps(body).encode(),
@@ -227,6 +238,8 @@ def test_a_socket_retrieval_and_a_rest_retrieval_tag_their_cypher_lines(logging_
     socket_lines = [line for line in cypher if line.get("retrieval_id") == "log-r1"]
     assert len(socket_lines) >= finished["round_trips"] > 0
     assert all("request_id" not in line for line in socket_lines)  # a socket retrieval has no HTTP request
+    ppr_queries = {line["query_id"] for line in cypher if line.get("retrieval_id") == "log-p1"}
+    assert _query_identity(projection.EDGES)[1] in ppr_queries, ppr_queries
     rest_lines = [line for line in cypher if line.get("request_id") == "rest-42"]
     assert len(rest_lines) >= answer["stats"]["round_trips"] > 0
     assert {line.get("retrieval_id") for line in rest_lines} == {answer["retrieval_id"]}

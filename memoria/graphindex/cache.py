@@ -25,6 +25,7 @@ from django.conf import settings
 from memoria.errors import GraphUnavailable, MemoriaError, ProjectionLoading
 from memoria.graph.versions import COMPACT_AFTER, group_stamps_compact, group_version
 from memoria.graphindex.projection import Projection, projection_load
+from memoria.observability import in_context
 
 logger = logging.getLogger(__name__)
 
@@ -148,7 +149,8 @@ class ProjectionCache:
                 entry.done.set()
                 self._evict()
 
-        threading.Thread(target=run, name=f"memoria-projection-{group}", daemon=True).start()
+        # in_context: the load's queries log the id of the request or retrieval that started it
+        threading.Thread(target=in_context(run), name=f"memoria-projection-{group}", daemon=True).start()
 
     def _evict(self) -> None:
         """With the lock held: drop least recently used projections past the edge budget (never the newest)."""

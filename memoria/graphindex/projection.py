@@ -26,6 +26,7 @@ import numpy as np
 
 from memoria.graph import driver, kinds
 from memoria.graph.versions import group_version
+from memoria.observability import in_context
 from memoria.ppr.transition import TransitionGraph, WalkPattern, walk_pattern
 
 RELATES_LINK = 0
@@ -189,7 +190,7 @@ def projection_load(
     pages = list(_pages(keys.tolist(), page_nodes))
     columns: dict[str, list[Any]] = {name: [] for name in ("sources", "targets", "weights", "categories", "links")}
     with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="memoria-projection") as pool:
-        for done, page in enumerate(pool.map(_edge_page, pages), start=1):
+        for done, page in enumerate(pool.map(in_context(_edge_page), pages), start=1):
             for name, values in columns.items():
                 values.extend(page[name])
             if progress:

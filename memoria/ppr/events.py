@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memoria.graphindex.cache import ProjectionCache
+from memoria.observability import retrieval_id_events
 from memoria.ppr.request import ALGORITHM, PprRequest
 from memoria.ppr.service import ScoredNode, ppr_run
 from memoria.retrieval.budget import server_limits
@@ -67,14 +68,21 @@ def ppr_started(request: PprRequest, *, retrieval_id: str, requested_by: str | N
     }
 
 
-async def ppr_events(
+def ppr_events(
     request: PprRequest,
     *,
     retrieval_id: str,
     requested_by: str | None = None,
     cache: ProjectionCache | None = None,
 ) -> AsyncIterator[dict[str, Any]]:
-    """Events of one PPR run; engine errors (InvalidInput, ProjectionLoading, ...) raise after `retrieval_started`."""
+    """Events of one PPR run; engine errors (InvalidInput, ProjectionLoading, ...) raise after `retrieval_started`.
+    Everything it logs carries the retrieval id."""
+    return retrieval_id_events(retrieval_id, _ppr_events(request, retrieval_id, requested_by, cache))
+
+
+async def _ppr_events(
+    request: PprRequest, retrieval_id: str, requested_by: str | None, cache: ProjectionCache | None
+) -> AsyncIterator[dict[str, Any]]:
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
     stop = threading.Event()
