@@ -172,6 +172,8 @@ def _check_graph(archive: Archive) -> list[str]:
             problems.append(f"{where}: labels {labels!r} must hold exactly one of {', '.join(kinds.NODE_KINDS)}")
         elif not isinstance(props, dict) or props.get("id") != node["id"] or props.get("group_id") != archive.group:
             problems.append(f"{where}: props must hold its id and the backup's group")
+        else:
+            problems += _props_problems(props, where)
         ids.add(node.get("id"))
     for number, edge in enumerate(archive.edges):
         where = f"edge {number}"
@@ -181,6 +183,20 @@ def _check_graph(archive: Archive) -> list[str]:
             problems.append(f"{where}: source and target must be nodes of the backup")
         elif not isinstance(edge.get("props"), dict):
             problems.append(f"{where}: props must be an object")
+        else:
+            problems += _props_problems(edge["props"], where)
+    return problems
+
+
+def _props_problems(props: dict[str, Any], where: str) -> list[str]:
+    """Values a graph property can hold (scalars, lists of them): caught here rather than by the graph server
+    halfway through the write."""
+    problems = []
+    for key, value in props.items():
+        try:
+            property_value(value, f"{where}.{key}")
+        except InvalidInput as error:
+            problems.append(str(error))
     return problems
 
 
@@ -210,6 +226,8 @@ def _check_audit(archive: Archive) -> list[str]:
             for item in items
         ):
             problems.append(f"{where}: items must be [kind, item_id] pairs")
+        elif len({tuple(item) for item in items}) != len(items):
+            problems.append(f"{where}: an item is listed twice")
     return problems
 
 

@@ -187,6 +187,8 @@ def rewrite(path: Path, lines: list[bytes]) -> None:
         ("cut", "truncated (the compressed stream ends early)"),
         ("not_gzip", "not a gzip'd Memoria backup"),
         ("bad_label", "labels ['Memory', 'Robot'] must be Memory plus labels from the allow-list"),
+        ("map_property", "a dict property is not something a backup carries"),
+        ("repeated_item", "audit entry 0: an item is listed twice"),
     ],
 )
 def test_a_bad_file_is_refused_and_writes_nothing(
@@ -208,10 +210,16 @@ def test_a_bad_file_is_refused_and_writes_nothing(
         out.write_bytes(out.read_bytes()[: out.stat().st_size // 2])
     elif damage == "not_gzip":
         out.write_bytes(b"".join(lines))
-    elif damage == "bad_label":  # a well-formed file (digest recomputed) whose label is off the allow-list
-        record = json.loads(lines[1])
-        record["labels"] = ["Memory", "Robot"]
-        body = [lines[0], json.dumps(record).encode() + b"\n", *lines[2:-1]]
+    else:  # a well-formed file (digest recomputed) holding something the graph or the audit tables would refuse
+        number = 1 if damage != "repeated_item" else next(i for i, line in enumerate(lines) if b'"audit"' in line)
+        record = json.loads(lines[number])
+        if damage == "bad_label":
+            record["labels"] = ["Memory", "Robot"]
+        elif damage == "map_property":
+            record["props"]["nested"] = {"not": "a property value"}
+        else:
+            record["items"].append(record["items"][0])
+        body = [*lines[:number], json.dumps(record).encode() + b"\n", *lines[number + 1 : -1]]
         end = json.loads(lines[-1])
         end["sha256"] = hashlib.sha256(b"".join(body)).hexdigest()
         rewrite(out, [*body, json.dumps(end).encode() + b"\n"])
