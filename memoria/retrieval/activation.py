@@ -30,6 +30,7 @@ from memoria.errors import GraphUnavailable
 from memoria.graph.driver import async_driver_for_work, database_name
 from memoria.graph.retry import with_retry_async
 from memoria.interchange.document import MAX_WEIGHT
+from memoria.observability import cypher_round_trip
 from memoria.retrieval.budget import STATUS as BUDGET_EXHAUSTED
 from memoria.retrieval.budget import TIME, BudgetExhausted, RetrievalBudget, server_limits
 from memoria.retrieval.energy import sqrt_degree
@@ -247,7 +248,10 @@ async def _read_with_retry(session: neo4j.AsyncSession, *statements: tuple[str, 
     """
 
     async def work(tx: neo4j.AsyncManagedTransaction) -> list[list[list]]:
-        return [await (await tx.run(query, parameters)).values() for query, parameters in statements]
+        with cypher_round_trip(statements[0][0], kind="read") as trip:  # one round trip, logged by its first query
+            results = [await (await tx.run(query, parameters)).values() for query, parameters in statements]
+            trip.rows = sum(len(rows) for rows in results)
+        return results
 
     return await with_retry_async(lambda: session.execute_read(work), what="activation read")
 

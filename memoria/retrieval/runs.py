@@ -10,6 +10,7 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
+from memoria.observability import retrieval_id_events
 from memoria.retrieval.activation import Seed, activation_events
 from memoria.retrieval.budget import RetrievalBudget, server_limits
 from memoria.retrieval.query_tags import derive_query_tags
@@ -21,11 +22,18 @@ def new_retrieval_id() -> str:
     return uuid.uuid4().hex
 
 
-async def activation_run(
+def activation_run(
     request: ActivationRequest, *, retrieval_id: str | None = None, requested_by: str | None = None
 ) -> AsyncIterator[dict[str, Any]]:
-    """Events of one Activation Energy retrieval, from `retrieval_started` to `retrieval_finished`."""
+    """Events of one Activation Energy retrieval, from `retrieval_started` to `retrieval_finished`; everything it
+    logs (its Cypher round trips too) carries the retrieval id."""
     retrieval_id = retrieval_id or new_retrieval_id()
+    return retrieval_id_events(retrieval_id, _activation_events(request, retrieval_id, requested_by))
+
+
+async def _activation_events(
+    request: ActivationRequest, retrieval_id: str, requested_by: str | None
+) -> AsyncIterator[dict[str, Any]]:
     # Started before seeds are searched for: finding them is part of the retrieval's time.
     budget = RetrievalBudget(request.budget or server_limits())
     seeds = request.seeds
