@@ -32,6 +32,7 @@ class GroupCommunitiesView(APIView):
     """Rebuild a group's communities (curator); the old ones are replaced in the same transaction."""
 
     parser_classes = [JSONParser]
+    calls_llm = True  # when one is configured: the schema documents its 502
 
     # Every view's nested serializers are called Input/Output: the schema needs names of its own.
     @extend_schema_serializer(component_name="CommunityBuildInput")

@@ -43,6 +43,7 @@ class GroupEpisodesView(APIView):
     """
 
     parser_classes = [JSONParser]
+    calls_llm = True  # when one is configured: the schema documents its 502
     throttle_classes = [IngestThrottle]
 
     class EpisodeOutput(serializers.Serializer):

@@ -19,6 +19,7 @@ class PprRetrievalView(APIView):
     """Personalized PageRank over a group's graph from seeds or a query; says how fresh the graph it used was."""
 
     parser_classes = [JSONParser]
+    calls_llm = True  # when one is configured: the schema documents its 502
     permission_classes = [IsAuthenticated]  # a POST, but it only reads: viewers may run it
     throttle_classes = [RetrievalThrottle]
 

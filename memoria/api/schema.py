@@ -43,6 +43,7 @@ ERROR_DESCRIPTIONS = {
     "413": "The body is larger than the server accepts (MEMORIA_MAX_REQUEST_BYTES).",
     "415": "The body must be JSON (Content-Type: application/json).",
     "429": "Too many requests; retry after the Retry-After seconds.",
+    "502": "The configured LLM answered with something unusable; nothing of it was used or written.",
     "503": "The graph server is unavailable (or a projection still loading); retry after Retry-After seconds.",
 }
 
@@ -84,6 +85,7 @@ class MemoriaAutoSchema(AutoSchema):
             "413": has_body,
             "415": has_body,
             "429": bool(self.view.get_throttles()),
+            "502": getattr(self.view, "calls_llm", False),
             "503": touches_graph,
         }
         return [code for code, applies in wanted.items() if applies]
