@@ -233,6 +233,11 @@ def test_a_socket_retrieval_and_a_rest_retrieval_tag_their_cypher_lines(logging_
         assert response.headers["X-Request-ID"] == "rest-42"
         answer = json.loads(response.read())
 
+    # An async view behind the async-capable middleware: the id is answered and logged the same way.
+    probe = urllib.request.Request(f"http://{address}/healthz", headers={"X-Request-ID": "probe-1"})
+    with urllib.request.urlopen(probe, timeout=60) as response:
+        assert response.status == 200 and response.headers["X-Request-ID"] == "probe-1"
+
     lines = json_lines(log_path)
     cypher = [line for line in lines if line["logger"] == CYPHER_LOGGER]
     socket_lines = [line for line in cypher if line.get("retrieval_id") == "log-r1"]
@@ -252,3 +257,5 @@ def test_a_socket_retrieval_and_a_rest_retrieval_tag_their_cypher_lines(logging_
     ][:3]
     access = [line for line in lines if line["logger"] == "memoria.request" and line.get("request_id") == "rest-42"]
     assert len(access) == 1 and access[0]["status"] == 200 and access[0]["path"] == "/api/retrieval/activation"
+    probed = [line for line in lines if line["logger"] == "memoria.request" and line.get("request_id") == "probe-1"]
+    assert [line["path"] for line in probed] == ["/healthz"]
