@@ -37,7 +37,7 @@ FIELD_ERRORS_SCHEMA: dict[str, Any] = {
 ERROR_DESCRIPTIONS = {
     "400": "The input was rejected (nothing was written): the body names the field and the problem.",
     "401": "No or an invalid token or session.",
-    "403": "Changing the memory graph needs the curator role.",
+    "403": "Changing the memory graph needs the curator role; a browser session's POST also needs its CSRF token.",
     "404": "No such group or item visible to you.",
     "409": "Concurrent writers kept changing what this write depends on; nothing was written, retrying is safe.",
     "413": "The body is larger than the server accepts (MEMORIA_MAX_REQUEST_BYTES).",
@@ -79,7 +79,7 @@ class MemoriaAutoSchema(AutoSchema):
         wanted = {
             "400": has_input,
             "401": not all(isinstance(p, AllowAny) for p in permissions),
-            "403": writes,
+            "403": self.method not in SAFE_METHODS,  # the curator role for writes; CSRF for any session POST
             "404": has_input,
             "409": writes,
             "413": has_body,
