@@ -17,6 +17,9 @@ from memoria.ingest.communities import (
     ALGORITHMS,
     DEFAULT_RESOLUTION,
     LABEL_PROPAGATION,
+    LEIDEN,
+    MAX_RESOLUTION,
+    MIN_RESOLUTION,
     check_resolution,
     communities_build,
 )
@@ -43,6 +46,10 @@ class GroupCommunitiesView(APIView):
         )
 
         def validate(self, data: dict) -> dict:
+            given = self.initial_data.get("resolution")
+            if given is not None and (isinstance(given, bool) or not isinstance(given, int | float)):
+                # DRF's FloatField also takes true and "1.5"; the body is JSON, so its number must be one.
+                raise serializers.ValidationError({"resolution": [f"{given!r} is not a JSON number"]})
             try:
                 check_resolution(data["algorithm"], data.get("resolution"))
             except InvalidInput as error:
@@ -62,7 +69,26 @@ class GroupCommunitiesView(APIView):
         iterations = serializers.IntegerField()
         seconds = serializers.FloatField()
 
-    @extend_schema(request=Input, responses={200: Output})
+    # Input's rules across its fields, which the serializer's own schema cannot say: a resolution only with Leiden.
+    BODY_SCHEMA = {
+        "oneOf": [
+            {
+                "type": "object",
+                "properties": {"algorithm": {"type": "string", "enum": [LABEL_PROPAGATION]}},
+                "not": {"required": ["resolution"]},
+            },
+            {
+                "type": "object",
+                "properties": {
+                    "algorithm": {"type": "string", "enum": [LEIDEN]},
+                    "resolution": {"type": "number", "minimum": MIN_RESOLUTION, "maximum": MAX_RESOLUTION},
+                },
+                "required": ["algorithm"],
+            },
+        ]
+    }
+
+    @extend_schema(request={"application/json": BODY_SCHEMA}, responses={200: Output})
     def post(self, request: Request, group: str) -> Response:
         check_group_access(user=request.user, group=group)
         if not isinstance(request.data, dict):

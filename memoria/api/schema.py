@@ -9,6 +9,7 @@ from typing import Any
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import ResolvedComponent, is_serializer
 from rest_framework.permissions import SAFE_METHODS, AllowAny
+from rest_framework.serializers import Serializer
 
 from memoria.api.permissions import ReadOrCurate
 from memoria.interchange.document import ID_PATTERN
@@ -92,13 +93,19 @@ class MemoriaAutoSchema(AutoSchema):
 
     def _error_response(self, code: str) -> dict[str, Any]:
         schema = self._component(PROBLEM, PROBLEM_SCHEMA)
-        if code == "400" and is_serializer(self._request_body_serializer()):
+        if code == "400" and (is_serializer(self._request_body_serializer()) or self._has_input_serializer()):
             schema = {"anyOf": [schema, self._component(FIELD_ERRORS, FIELD_ERRORS_SCHEMA)]}
         return {"description": ERROR_DESCRIPTIONS[code], "content": {"application/json": {"schema": schema}}}
 
     def _request_body_serializer(self) -> Any:
         # Only these methods get a documented body; asking others would make spectacular guess (and warn).
         return self.get_request_serializer() if self.method in ("PUT", "PATCH", "POST") else None
+
+    def _has_input_serializer(self) -> bool:
+        # A view that validates its body with a nested `Input` serializer answers its field errors, whatever schema
+        # it declares for the body.
+        declared = getattr(self.view, "Input", None)
+        return isinstance(declared, type) and issubclass(declared, Serializer)
 
     def _component(self, name: str, schema: dict[str, Any]) -> dict[str, str]:
         component = ResolvedComponent(name=name, type=ResolvedComponent.SCHEMA, object=name, schema=schema)

@@ -299,6 +299,12 @@ def leiden(
     return labels, LEIDEN_ITERATIONS
 
 
+# graspologic-native refuses subnormal resolutions (5e-324) and panics on huge ones (1.7e308; found by the API fuzz
+# test); both bounds lie far past any useful resolution.
+MIN_RESOLUTION = 1e-6
+MAX_RESOLUTION = 1e6
+
+
 def check_resolution(algorithm: str, resolution: float | None) -> float | None:
     """The resolution Leiden will use; None for label propagation, which has none and so must not be given one."""
     if algorithm != LEIDEN:
@@ -311,6 +317,8 @@ def check_resolution(algorithm: str, resolution: float | None) -> float | None:
         raise InvalidInput(f"resolution: {resolution!r} is not a number")
     if resolution <= 0:
         raise InvalidInput(f"resolution: must be greater than 0, got {resolution}")
+    if not MIN_RESOLUTION <= resolution <= MAX_RESOLUTION:
+        raise InvalidInput(f"resolution: must be {MIN_RESOLUTION:g}–{MAX_RESOLUTION:g}, got {resolution}")
     return float(resolution)
 
 

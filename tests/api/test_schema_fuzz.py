@@ -86,8 +86,8 @@ FREE_FORM_BODY_OPERATIONS = {
     if _body_schema(operation) == FREE_FORM_BODY
 }
 # Operations whose inputs depend on each other in ways the schema does not express (a node_distance recipe needs
-# `center`; a resolution only with algorithm leiden, and above 0): "schema-valid" is not "valid" there either.
-CROSS_FIELD_OPERATIONS = {("GET", "/api/search"), ("POST", "/api/groups/{group}/communities")}
+# `center`): "schema-valid" is not "valid" there either.
+CROSS_FIELD_OPERATIONS = {("GET", "/api/search")}
 UNDESCRIBED_INPUT = FREE_FORM_BODY_OPERATIONS | CROSS_FIELD_OPERATIONS
 
 
