@@ -31,6 +31,11 @@ class InvalidInput(MemoriaError):
         super().__init__(shown + (f"; and {more} more" if more > 0 else ""))
 
 
+def names_shown(names: Iterable[str]) -> str:
+    """Names for a message, comma-separated; a blank one quoted, so an empty parameter name is still seen."""
+    return ", ".join(name if name.strip() else repr(name) for name in names)
+
+
 def unknown_keys_problem(raw: Mapping[str, object], known: Iterable[str], *, where: str, noun: str) -> str | None:
     """The problem naming the keys of `raw` outside `known` (listed in their given order), or None."""
     listed = list(known)

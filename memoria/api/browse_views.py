@@ -22,7 +22,7 @@ from memoria.browse.request import (
     parse_subgraph_parameters,
 )
 from memoria.browse.selectors import node_cards, node_detail
-from memoria.errors import InvalidInput
+from memoria.errors import InvalidInput, names_shown
 from memoria.graph.paths import DEFAULT_MAX_HOPS, MAX_HOPS, PathMode, path_find
 from memoria.interchange.document import MAX_WEIGHT
 
@@ -69,7 +69,7 @@ class NodeDetailView(APIView):
     def get(self, request: Request, group: str, node_id: str) -> Response:
         check_group_access(user=request.user, group=group)
         if request.query_params:
-            raise InvalidInput(f"unknown parameter(s): {', '.join(sorted(request.query_params))}")
+            raise InvalidInput(f"unknown parameter(s): {names_shown(sorted(request.query_params))}")
         return Response(node_detail(group=group, node_id=node_id).as_dict())
 
 

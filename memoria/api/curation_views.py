@@ -17,7 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memoria.accounts.services import check_group_access
-from memoria.api.schema import ID_CHARACTERS
+from memoria.api.schema import EMPTY, ID_CHARACTERS, whole_or_empty
 from memoria.curation.audit import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, audit_entries_page, audit_entry_as_dict
 from memoria.curation.commit import ChangeOutcome
 from memoria.curation.create import edge_create
@@ -143,16 +143,10 @@ class GroupAuditView(APIView):
                 {"type": "string", "pattern": OPTIONAL_ID},
                 description="only entries that touched this edge or entity",
             ),
-            OpenApiParameter("item_kind", str, enum=list(ITEM_KINDS)),
+            OpenApiParameter("item_kind", {"anyOf": [{"type": "string", "enum": list(ITEM_KINDS)}, EMPTY]}),
+            OpenApiParameter("before", whole_or_empty(1), description="an entry id: the page of entries older than it"),
             OpenApiParameter(
-                "before",
-                {"type": "integer", "minimum": 1},
-                description="an entry id: the page of entries older than it",
-            ),
-            OpenApiParameter(
-                "limit",
-                {"type": "integer", "minimum": 1, "maximum": MAX_PAGE_SIZE},
-                description=f"entries per page (default {DEFAULT_PAGE_SIZE})",
+                "limit", whole_or_empty(1, MAX_PAGE_SIZE), description=f"entries per page (default {DEFAULT_PAGE_SIZE})"
             ),
         ],
         responses={200: OpenApiTypes.OBJECT},

@@ -17,7 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memoria.accounts.services import check_group_access
-from memoria.errors import InvalidInput
+from memoria.errors import InvalidInput, names_shown
 from memoria.graph import index_service as index
 
 # Each comma-separated relation must hold a character that is neither a comma nor a space.
@@ -50,8 +50,7 @@ EDGE_REMOVE_PARAMETERS = [*EDGE_PARAMETERS[:2], OpenApiParameter("relation", NAM
 def _only(params: QueryDict, allowed: set[str]) -> None:
     unknown = sorted(set(params) - allowed)
     if unknown:
-        names = ", ".join(name if name.strip() else repr(name) for name in unknown)  # an empty name shows as ''
-        raise InvalidInput(f"unknown parameter(s): {names} (allowed: {', '.join(sorted(allowed))})")
+        raise InvalidInput(f"unknown parameter(s): {names_shown(unknown)} (allowed: {', '.join(sorted(allowed))})")
 
 
 def _number(params: QueryDict, name: str, kind: type, default: Any) -> Any:

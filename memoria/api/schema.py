@@ -119,9 +119,10 @@ EMPTY = {"type": "string", "maxLength": 0}
 ID_CHARACTERS = ID_PATTERN.pattern.removeprefix("^").removesuffix(r"\Z")
 
 
-def whole_or_empty(low: int, high: int) -> dict[str, Any]:
-    """A whole number in [low, high]; empty means the default."""
-    return {"anyOf": [{"type": "integer", "minimum": low, "maximum": high}, EMPTY]}
+def whole_or_empty(low: int, high: int | None = None) -> dict[str, Any]:
+    """A whole number in [low, high] (no upper bound without `high`); empty means the default."""
+    whole = {"type": "integer", "minimum": low} | ({"maximum": high} if high is not None else {})
+    return {"anyOf": [whole, EMPTY]}
 
 
 def number_or_empty(low: float, high: float) -> dict[str, Any]:

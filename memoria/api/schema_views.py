@@ -2,16 +2,31 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth.decorators import login_required
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.renderers import JSONRenderer
+from rest_framework.request import Request
 from rest_framework.response import Response
+
+from memoria.api.schema import EMPTY
 
 
 class SchemaView(SpectacularAPIView):
     """Built from the views alone, without asking the graph server (so the schema documents no 503 for it)."""
 
     graph_free = True
+
+    # An empty ?format= answers the default (YAML), as no format does.
+    @extend_schema(
+        parameters=[OpenApiParameter("format", {"anyOf": [{"type": "string", "enum": ["json", "yaml"]}, EMPTY]})],
+        responses={200: OpenApiTypes.OBJECT},
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
 
     def handle_exception(self, exc: Exception) -> Response:
         # Errors (no token, an unknown ?format=) answer JSON like every endpoint, not in the asked-for format.

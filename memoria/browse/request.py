@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from memoria.browse.filters import CATEGORY_CHOICES, EdgeFilter
 from memoria.browse.neighbourhood import DEFAULT_LIMIT, LINK_KINDS, MAX_LIMIT, MAX_OFFSET
 from memoria.browse.selectors import MAX_CARDS
-from memoria.errors import InvalidInput
+from memoria.errors import InvalidInput, names_shown
 from memoria.graph.paths import DEFAULT_MAX_HOPS, MAX_HOPS, PathMode, PathQuery
 from memoria.interchange.document import ID_PATTERN, MAX_WEIGHT, MIN_WEIGHT
 from memoria.search.service import checked_valid_at
@@ -43,7 +43,7 @@ class _Problems(list[str]):
     def unknown(self, params: Mapping[str, str], known: set[str]) -> None:
         extra = sorted(set(params) - known)
         if extra:
-            self.append(f"unknown parameter(s): {', '.join(extra)} (known: {', '.join(sorted(known))})")
+            self.append(f"unknown parameter(s): {names_shown(extra)} (known: {', '.join(sorted(known))})")
 
     def whole(self, params: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
         raw = params.get(name)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memoria.accounts.roles import GROUP_PATTERN
-from memoria.errors import InvalidInput
+from memoria.errors import InvalidInput, names_shown
 from memoria.interchange.document import ID_PATTERN
 from memoria.search.config import (
     DEFAULT_LIMIT,
@@ -67,7 +67,7 @@ def parse_search_parameters(params: Mapping[str, str]) -> SearchRequest:
     problems: list[str] = []
     unknown = sorted(set(params) - QUERY_PARAMETERS)
     if unknown:
-        problems.append(f"unknown parameter(s): {', '.join(unknown)}")
+        problems.append(f"unknown parameter(s): {names_shown(unknown)}")
     query = _collect(problems, parse_query, params.get("q"), where="q")
     group = _group(params.get("group"), problems)
     limit = _limit(params.get("limit"), problems)

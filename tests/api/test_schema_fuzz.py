@@ -33,7 +33,7 @@ from tests.browse.graphs import small_memory
 pytestmark = pytest.mark.django_db(transaction=True)
 
 # Examples per operation and phase: ~34 operations, so a few minutes on a busy 2-core machine.
-EXAMPLES_PER_OPERATION = 10
+EXAMPLES_PER_OPERATION = 20
 SEED = 20261121
 # Path parameters that name a stored item: the fuzzer's values are swapped for real ids most of the time, so the
 # operations get past "not found" into their real work; the rest stay random and exercise the 404 answers.
