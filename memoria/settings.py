@@ -11,6 +11,7 @@ from pathlib import Path
 from django.core.exceptions import ImproperlyConfigured
 
 from memoria.config import env_bool, env_int, env_list, env_str, graph_url, local_secret
+from memoria.observability import DEFAULT_SLOW_CYPHER_MS
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("MEMORIA_VAR_DIR", str(BASE_DIR / "var"))).resolve()
@@ -36,6 +37,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI's files for /api/docs/, served locally (no CDN)
     "channels",
     "memoria.graph",
     "memoria.accounts",
@@ -46,6 +48,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "memoria.middleware.RequestIdMiddleware",  # first: everything after it logs the request's id
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -123,14 +126,30 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Memory graph for AI agents: import, export, search and retrieval.",
     "VERSION": "0.1.0",
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # Channel layer: in-process by default; Redis when MEMORIA_REDIS_URL is set (several app processes).
 REDIS_URL = env_str("MEMORIA_REDIS_URL", "")
+# Messages a channel holds before the layer drops new ones: a watcher of a busy group gets every event of every
+# retrieval, and the default of 100 lost events (retrieval_finished included) under loadtest's load.
+CHANNEL_CAPACITY = env_int("MEMORIA_CHANNEL_CAPACITY", 2000, minimum=100, maximum=1_000_000)
 if REDIS_URL:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}}
+    # channels_redis waits on BZPOPMIN for up to 5 s; redis-py 8 also gives up reading after 5 s by default, and the
+    # loser of that race crashes the consumer (socket closed 1011, watchers miss events). Reads may take longer.
+    _redis_host = {"address": REDIS_URL, "socket_timeout": 30}
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [_redis_host], "capacity": CHANNEL_CAPACITY},
+        }
+    }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    CHANNEL_LAYERS = {
+        "default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": CHANNEL_CAPACITY}}
+    }
 # The cache holds request-rate counts (memoria/api/throttles.py): shared through Redis when it is configured; in
 # process memory otherwise, where each server process counts alone.
 if REDIS_URL:
@@ -220,11 +239,30 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MEMORIA_MAX_REQUEST_BYTES", 50 * 1024 * 1
 # Largest websocket message a consumer reads (docs/websocket.md); daphne itself drops the connection past 1 MiB.
 MEMORIA_WS_MAX_MESSAGE_BYTES = env_int("MEMORIA_WS_MAX_MESSAGE_BYTES", 64 * 1024, minimum=1024, maximum=1024 * 1024)
 
+# /healthz (docs/operations.md): how long each component's check may take before it counts as down.
+MEMORIA_HEALTH_TIMEOUT_SECONDS = env_int("MEMORIA_HEALTH_TIMEOUT_SECONDS", 10, minimum=1, maximum=300)
+
+# Logs (docs/operations.md): JSON lines by default, plain text with MEMORIA_LOG_FORMAT=plain; every line carries the
+# request / retrieval id it belongs to. Each Cypher round trip logs at DEBUG on memoria.cypher (MEMORIA_LOG_CYPHER=1
+# shows them), and at WARNING when it takes MEMORIA_SLOW_CYPHER_MS or longer.
+MEMORIA_LOG_FORMAT = env_str("MEMORIA_LOG_FORMAT", "json")
+if MEMORIA_LOG_FORMAT not in ("json", "plain"):
+    raise ImproperlyConfigured(f"MEMORIA_LOG_FORMAT={MEMORIA_LOG_FORMAT!r} must be json or plain")
+MEMORIA_SLOW_CYPHER_MS = env_int("MEMORIA_SLOW_CYPHER_MS", DEFAULT_SLOW_CYPHER_MS, minimum=1, maximum=3_600_000)
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"context_ids": {"()": "memoria.observability.ContextIdsFilter"}},
+    "formatters": {
+        "json": {"()": "memoria.observability.JsonLinesFormatter"},
+        "plain": {"()": "memoria.observability.PlainFormatter"},
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": MEMORIA_LOG_FORMAT, "filters": ["context_ids"]}
+    },
     "root": {"handlers": ["console"], "level": env_str("MEMORIA_LOG_LEVEL", "INFO")},
-    "loggers": {"neo4j": {"level": "WARNING"}},
+    "loggers": {
+        "neo4j": {"level": "WARNING"},
+        "memoria.cypher": {"level": "DEBUG" if env_bool("MEMORIA_LOG_CYPHER", False) else "WARNING"},
+    },
 }
