@@ -236,6 +236,8 @@ MEMORIA_PPR_MAX_ROWS = env_int("MEMORIA_PPR_MAX_ROWS", 50_000_000, minimum=1, ma
 
 # Largest request body accepted (imports are the big ones).
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MEMORIA_MAX_REQUEST_BYTES", 50 * 1024 * 1024, maximum=2**31)
+# Largest file a loader command reads (memoria/interchange/jsontext.py, docs/import-format.md): default 1 GiB.
+MEMORIA_MAX_FILE_BYTES = env_int("MEMORIA_MAX_FILE_BYTES", 1024**3, minimum=1024, maximum=2**40)
 # Largest websocket message a consumer reads (docs/websocket.md); daphne itself drops the connection past 1 MiB.
 MEMORIA_WS_MAX_MESSAGE_BYTES = env_int("MEMORIA_WS_MAX_MESSAGE_BYTES", 64 * 1024, minimum=1024, maximum=1024 * 1024)
 
