@@ -65,7 +65,8 @@ def open_live(page: Page, base: str, group: str, seed: str, *, pace: str) -> Non
 def wait_finished(page: Page, run_other_than: str | None = None) -> str:
     page.wait_for_function(
         f"{LIVE_STATE} === 'finished' && {LIVE_ROOT}.liveRun !== {json.dumps(run_other_than)}",
-        timeout=20_000,
+        # A first relation-aware run loads the embedding model in daphne: seconds alone, far more on a busy machine.
+        timeout=90_000,
     )
     return page.evaluate(f"{LIVE_ROOT}.liveRun")
 
