@@ -24,7 +24,7 @@ from typing import TypeVar
 from django.conf import settings
 from neo4j import exceptions as neo4j_errors
 
-from memoria.errors import GraphUnavailable
+from memoria.errors import GraphUnavailable, WriteConflict
 
 T = TypeVar("T")
 
@@ -97,7 +97,8 @@ class _Tries:
         self.attempt += 1
 
     def failed(self, error: BaseException) -> float:
-        """The wait before the next try; raises the error itself when permanent, GraphUnavailable when exhausted."""
+        """The wait before the next try; raises the error itself when permanent and, once the tries are spent,
+        WriteConflict (409, retry) after conflicts or GraphUnavailable (503) after an outage."""
         if not is_transient(error):
             message = "%s failed with a permanent error, not retried: %s: %s"
             self._log(logging.WARNING, PERMANENT, message, self.what, type(error).__name__, error)
@@ -105,6 +106,11 @@ class _Tries:
         if self.attempt >= self.policy.attempts:
             message = "%s failed %d times in a row; giving up: %s"
             self._log(logging.ERROR, GAVE_UP, message, self.what, self.attempt, error)
+            if isinstance(error, neo4j_errors.TransientError):
+                # The server answered every time: concurrent writers (a deadlock, a conflicting page), not an outage.
+                raise WriteConflict(
+                    f"{self.what} met concurrent writes {self.attempt} times in a row; nothing was written, try again"
+                ) from error
             raise GraphUnavailable(
                 f"graph server is unavailable ({self.what} failed {self.attempt} times in a row): {error}"
             ) from error

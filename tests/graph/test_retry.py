@@ -12,7 +12,7 @@ import pytest
 from asgiref.sync import sync_to_async
 from neo4j import exceptions as neo4j_errors
 
-from memoria.errors import GraphUnavailable
+from memoria.errors import GraphUnavailable, WriteConflict
 from memoria.graph import driver
 from memoria.graph.driver import async_driver_for_work, database_name
 from memoria.graph.embedded import EmbeddedServer
@@ -166,3 +166,27 @@ async def test_an_activation_retrieval_rides_out_a_restart(
     seen = outcomes(caplog, "activation read")
     assert {outcome for _, outcome in seen} == {RETRYING, RECOVERED}, seen
     assert not [outcome for _, outcome in seen if outcome in (GAVE_UP, PERMANENT)]
+
+
+def test_writers_that_conflict_on_every_attempt_end_in_write_conflict(group: str, retry_settings, caplog) -> None:
+    """A write whose node another writer commits under it on every try is a conflict (409, try again), not an outage."""
+    retry_settings(RETRY_ATTEMPTS=3, RETRY_BACKOFF_MS=1)
+    node_id = f"{group}:contested"
+    driver.write("CREATE (:Entity {id: $id, group_id: $group, name: 'contested', hits: 0})", id=node_id, group=group)
+    bump = "MATCH (n:Entity {id: $id}) SET n.hits = n.hits + 1"
+
+    def overtaken(tx) -> None:
+        tx.run(bump, id=node_id).consume()
+        # Another writer commits the same node before this transaction does.
+        other = threading.Thread(
+            target=lambda: driver.graph_driver().execute_query(bump, id=node_id, database_=database_name())
+        )
+        other.start()
+        other.join()
+
+    caplog.set_level(logging.WARNING, logger=LOGGER)
+    with pytest.raises(WriteConflict, match="try again"):
+        driver.write_transaction(overtaken)
+    assert [outcome for _, outcome in outcomes(caplog, "graph write transaction")] == [RETRYING, RETRYING, GAVE_UP]
+    # Only the other writer's three commits landed.
+    assert driver.read("MATCH (n:Entity {id: $id}) RETURN n.hits AS hits", id=node_id) == [{"hits": 3}]
