@@ -12,10 +12,10 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
-from explorer.errors import error_frame
+from explorer.errors import error_frame, is_expected
 from memoria.accounts.services import check_group_access
 from memoria.api.throttles import RateLimited, retrieval_count
-from memoria.errors import GraphUnavailable, GroupNotFound, InvalidInput
+from memoria.errors import GroupNotFound, InvalidInput
 from memoria.graph.health import graph_health
 from memoria.live import broadcast_events, publish_event, watch_channel_group
 from memoria.ppr.events import ppr_events
@@ -237,8 +237,11 @@ class RetrievalConsumer(AuthenticatedConsumer):
             await self.send_json(cancelled)
             await publish_event(request.group, cancelled)
         except Exception as error:
-            # An outage (or a projection still loading) is the client's to retry, and memoria.graph.retry logged it.
-            if not isinstance(error, InvalidInput | GroupNotFound | GraphUnavailable):
+            # An outage, a projection still loading or an LLM failure is the client's to retry; those were logged
+            # where they happened, so only the unexpected get a stack trace.
+            if is_expected(error):
+                logger.warning("retrieval %s failed: %s: %s", retrieval_id, type(error).__name__, error)
+            else:
                 logger.exception("retrieval %s failed", retrieval_id)
             await self.send_json(error_frame(error, retrieval_id=retrieval_id))
         finally:

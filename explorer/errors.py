@@ -15,6 +15,12 @@ from memoria.errors import (
 )
 
 RETRY_AFTER_SECONDS = 5  # a projection still loading: as the REST 503's Retry-After
+# What a client is told about in its own words (error_frame): no stack trace in the log for these.
+EXPECTED_ERRORS = (InvalidInput, GroupNotFound, ProjectionLoading, GraphUnavailable, LlmUnavailable, RateLimited)
+
+
+def is_expected(error: BaseException) -> bool:
+    return isinstance(error, EXPECTED_ERRORS)
 
 
 def error_frame(error: Exception, *, retrieval_id: str | None = None) -> dict[str, Any]:
