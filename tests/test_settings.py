@@ -71,7 +71,8 @@ def test_production_neo4j_and_redis(tmp_path: Path) -> None:
     )
     assert loaded["channels"] == {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
-        "CONFIG": {"hosts": ["redis://redis:6379/0"]},
+        # A read timeout past channels-redis's 5 s blocking read, and room for a busy watcher's events.
+        "CONFIG": {"hosts": [{"address": "redis://redis:6379/0", "socket_timeout": 30}], "capacity": 2000},
     }
     assert loaded["host"] == "0.0.0.0"  # noqa: S104 - the value under test and loaded["allowed"] == ["memoria.example", "app"]
 
