@@ -101,12 +101,28 @@ async def async_driver_for_work() -> AsyncIterator[neo4j.AsyncDriver]:
         await private.close()
 
 
+def neomodel_wire() -> None:
+    """Hand neomodel the current shared driver (and drop any it held), so its models query what our code does.
+
+    Not db.set_connection(): that asks the server for its version at once, and start-up must not need the graph
+    server (pages answer 503 until it is back).
+    """
+    from neomodel import db, get_config
+
+    config = get_config()
+    config.database_name = database_name()
+    config.driver = graph_driver()
+    db.driver = None  # neomodel takes config.driver again on its next query
+
+
 def close_sync_driver() -> None:
+    """Close the shared sync driver; the next query makes a new one (a server moved or restarted), neomodel too."""
     global _sync_driver
     with _lock:
         if _sync_driver is not None:
             _sync_driver.close()
             _sync_driver = None
+    neomodel_wire()
 
 
 async def close_async_driver() -> None:

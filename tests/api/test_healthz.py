@@ -48,14 +48,16 @@ def own_graph_server(graph_server: EmbeddedServer, settings, tmp_path: Path) -> 
         graph_server, data_dir=tmp_path / "graphdb", bolt_port=_free_port(), http_port=_free_port()
     )
     server.start()
-    graph = dict(settings.MEMORIA_GRAPH)
+    shared = settings.MEMORIA_GRAPH
+    graph = dict(shared)
     graph.update(URL=f"bolt://{server.host}:{server.bolt_port}", BOLT_PORT=server.bolt_port, HTTP_PORT=server.http_port)
-    driver.close_sync_driver()  # the next query builds a driver for the new address
     settings.MEMORIA_GRAPH = graph
+    driver.close_sync_driver()  # a new driver (ours and neomodel's) for the address now in the settings
     try:
         yield server
     finally:
-        driver.close_sync_driver()
+        settings.MEMORIA_GRAPH = shared
+        driver.close_sync_driver()  # back to the shared server, before this one stops
         server.stop()
         shutil.rmtree(server.data_dir, ignore_errors=True)
 
