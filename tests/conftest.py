@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -63,38 +64,49 @@ def count_group(group: str) -> dict[str, int]:
     return {"nodes": nodes, "edges": edges}
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
 
 
+def _listening(port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+@contextlib.contextmanager
+def running_daphne(log_path: Path, *, wait_seconds: float, **env: str) -> Iterator[int]:
+    """A daphne on a free loopback port, on the test settings and the session's graph server, its output in
+    log_path; yields the port once it listens, and stops the process on the way out."""
+    port = free_port()
+    environment = dict(
+        os.environ, DJANGO_SETTINGS_MODULE="tests.settings", MEMORIA_E2E_SERVER="1", PYTHONPATH=str(ROOT), **env
+    )
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "memoria.asgi:application"],
+            cwd=ROOT,
+            env=environment,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        deadline = time.monotonic() + wait_seconds
+        while not _listening(port):
+            if process.poll() is not None:
+                pytest.fail(f"daphne exited with {process.returncode}; see {log_path}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"daphne did not start listening within {wait_seconds:.0f} s; see {log_path}")
+            time.sleep(0.1)
+        yield port
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+
+
 @pytest.fixture(scope="session")
 def daphne_url(django_db_setup: None, django_db_blocker: object) -> Iterator[str]:
     """A daphne process on a free loopback port, on the test database and the session's graph server."""
-    port = _free_port()
-    env = dict(os.environ, DJANGO_SETTINGS_MODULE="tests.settings", MEMORIA_E2E_SERVER="1", PYTHONPATH=str(ROOT))
-    log_path = settings.VAR_DIR / "daphne.log"
-    log = open(log_path, "wb")  # noqa: SIM115 - closed below
-    process = subprocess.Popen(
-        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "memoria.asgi:application"],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"daphne exited with {process.returncode}; see {log_path}")
-        with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) == 0:
-                break
-        time.sleep(0.1)
-    else:
-        process.kill()
-        pytest.fail("daphne did not start listening within 30 s")
-    yield f"http://127.0.0.1:{port}"
-    process.terminate()
-    process.wait(timeout=10)
-    log.close()
+    with running_daphne(settings.VAR_DIR / "daphne.log", wait_seconds=30) as port:
+        yield f"http://127.0.0.1:{port}"

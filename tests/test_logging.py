@@ -5,12 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 import random
-import socket
-import subprocess
-import sys
-import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,6 +28,7 @@ from memoria.observability import (
     request_id_bound,
     retrieval_id_bound,
 )
+from tests.conftest import running_daphne
 from tests.retrieval.test_activation import load, random_graph
 from tests.search.memory import store_search_memory
 
@@ -137,48 +133,12 @@ def test_formatters() -> None:
 # -- end to end: a daphne of our own, its log captured -------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture
 def logging_daphne(django_db_setup: None, django_db_blocker: object, tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """A daphne logging JSON lines, Cypher round trips included, into a file the test reads."""
-    port = _free_port()
     log_path = tmp_path / "daphne.jsonl"
-    env = dict(
-        os.environ,
-        DJANGO_SETTINGS_MODULE="tests.settings",
-        MEMORIA_E2E_SERVER="1",
-        PYTHONPATH=str(ROOT),
-        MEMORIA_LOG_FORMAT="json",
-        MEMORIA_LOG_CYPHER="1",
-    )
-    with open(log_path, "wb") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "memoria.asgi:application"],
-            cwd=ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        deadline = time.monotonic() + 60
-        while not _listening(port):
-            assert process.poll() is None, f"daphne exited with {process.returncode}: {log_path.read_text()[-2000:]}"
-            assert time.monotonic() < deadline, "daphne did not listen within 60 s"
-            time.sleep(0.1)
+    with running_daphne(log_path, wait_seconds=60, MEMORIA_LOG_FORMAT="json", MEMORIA_LOG_CYPHER="1") as port:
         yield f"127.0.0.1:{port}", log_path
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
-
-
-def _listening(port: int) -> bool:
-    with socket.socket() as probe:
-        return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
 def json_lines(path: Path) -> list[dict]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,14 +13,9 @@ from django.test import Client
 from memoria import embeddings
 from memoria.graph import driver
 from memoria.graph.embedded import EmbeddedServer
+from tests.conftest import free_port
 
 COMPONENTS = {"graph", "channel_layer", "embedding_model"}
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def healthz() -> tuple[int, dict]:
@@ -45,7 +39,7 @@ def _warm_model() -> None:
 def own_graph_server(graph_server: EmbeddedServer, settings, tmp_path: Path) -> Iterator[EmbeddedServer]:
     """A second graph server, not the session's shared one, which this test may stop; the app pointed at it."""
     server = dataclasses.replace(
-        graph_server, data_dir=tmp_path / "graphdb", bolt_port=_free_port(), http_port=_free_port()
+        graph_server, data_dir=tmp_path / "graphdb", bolt_port=free_port(), http_port=free_port()
     )
     server.start()
     shared = settings.MEMORIA_GRAPH
@@ -95,7 +89,7 @@ def test_unreachable_channel_layer_gives_503(db: None, settings) -> None:
     settings.CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [f"redis://127.0.0.1:{_free_port()}/0"]},  # nothing listens there
+            "CONFIG": {"hosts": [f"redis://127.0.0.1:{free_port()}/0"]},  # nothing listens there
         }
     }
     code, answer = healthz()

@@ -12,12 +12,7 @@ from django.core.management import CommandError, call_command
 
 from memoria.errors import EmbeddedServerError
 from memoria.graph.embedded import EmbeddedServer
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+from tests.conftest import free_port
 
 
 def spare_server(graph_server: EmbeddedServer, tmp_path: Path, **changes: object) -> EmbeddedServer:
