@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
-import urllib.error
-import urllib.request
 from urllib.parse import quote
 
 import pytest
@@ -15,23 +12,9 @@ from memoria.accounts.roles import Role
 from memoria.accounts.services import token_for, user_grant
 from memoria.ingest.reindex import group_reindex
 from tests.curation.memory import edge_id, store_curation_memory
-from tests.explorer.test_retrieval_socket import connect, receive
+from tests.explorer.test_retrieval_socket import connect, post_json, receive
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def http_json(url: str, method: str, body: dict, token: str) -> tuple[int, dict]:
-    request = urllib.request.Request(
-        url,
-        data=json.dumps(body).encode(),
-        method=method,
-        headers={"Authorization": f"Token {token}", "Content-Type": "application/json"},
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=60) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read())
 
 
 @sync_to_async
@@ -55,12 +38,12 @@ async def test_an_edit_reaches_every_open_view_of_the_group(daphne_url: str, gro
     ):
         for socket in (first, second, other_group):
             assert (await receive(socket))["type"] == "watching"
-        refused = await asyncio.to_thread(http_json, url, "PATCH", {"weight": 7}, curator)
+        refused = await asyncio.to_thread(post_json, url, {"weight": 7}, curator, "PATCH")
         assert refused[0] == 400
-        forbidden = await asyncio.to_thread(http_json, url, "PATCH", {"weight": 0.2}, viewer)
+        forbidden = await asyncio.to_thread(post_json, url, {"weight": 0.2}, viewer, "PATCH")
         assert forbidden[0] == 403
         status, body = await asyncio.to_thread(
-            http_json, url, "PATCH", {"weight": 0.95, "tags": ["home", "Old Town"]}, curator
+            post_json, url, {"weight": 0.95, "tags": ["home", "Old Town"]}, curator, "PATCH"
         )
         assert status == 200, body
         for socket in (first, second):
@@ -74,7 +57,7 @@ async def test_an_edit_reaches_every_open_view_of_the_group(daphne_url: str, gro
             await receive(other_group, timeout=1.0)
 
         status, undone = await asyncio.to_thread(
-            http_json, f"{daphne_url}/api/groups/{group}/audit/{body['entry']['id']}/undo", "POST", {}, curator
+            post_json, f"{daphne_url}/api/groups/{group}/audit/{body['entry']['id']}/undo", {}, curator
         )
         assert status == 200, undone
         event = await receive(first)

@@ -36,7 +36,7 @@ def post_json(url: str, body: dict, token: str, method: str = "POST") -> tuple[i
         headers={"Authorization": f"Token {token}", "Content-Type": "application/json"},
     )
     try:
-        with urllib.request.urlopen(request, timeout=30) as response:
+        with urllib.request.urlopen(request, timeout=60) as response:  # generous: the machine may be busy
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read())
