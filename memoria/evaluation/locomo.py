@@ -18,6 +18,7 @@ from memoria.datasets.locomo import conversation_data, conversation_name, locomo
 from memoria.errors import InvalidInput
 from memoria.evaluation.dense import DenseIndex, Embed, dense_retriever
 from memoria.evaluation.memory import episode_search, fact_search, hybrid_search
+from memoria.evaluation.reading import items_read
 from memoria.evaluation.recall import RecallTable
 from memoria.evaluation.report import ReportRow
 from memoria.evaluation.runner import Question, retrievers_run
@@ -41,7 +42,6 @@ METHODS: dict[str, str] = {
 }
 # A few evidence entries hold two ids in one string ("D8:6; D9:17").
 EVIDENCE_SEPARATOR = ";"
-MAX_PROBLEMS = 50
 
 
 def category_label(category: int) -> str:
@@ -119,17 +119,9 @@ def locomo_questions(path: Path) -> list[LocomoQuestion]:
         raise InvalidInput(f"{path}: has no 'qa' list of questions")
     if not isinstance(data["qa"], list):
         raise InvalidInput(f"{path}: 'qa' must be a list of questions")
-    problems: list[str] = []
-    questions: list[LocomoQuestion] = []
-    for index, item in enumerate(data["qa"]):
-        found = _question(item, index, f"{path}: qa[{index}]", problems)
-        if found is not None:
-            questions.append(found)
-        if len(problems) >= MAX_PROBLEMS:
-            break
-    if problems:
-        raise InvalidInput(problems)
-    return questions
+    return items_read(
+        data["qa"], lambda index, item, problems: _question(item, index, f"{path}: qa[{index}]", problems)
+    )
 
 
 def locomo_conversation(path: Path, *, group: str, limit_questions: int | None = None) -> LocomoConversation:

@@ -19,6 +19,7 @@ from django.conf import settings
 from memoria.datasets.musique import CORPUS_FILE, EPISODE_ID, read_list
 from memoria.errors import InvalidInput
 from memoria.evaluation.dense import DenseIndex, Embed, dense_retriever
+from memoria.evaluation.reading import items_read
 from memoria.evaluation.recall import RecallTable
 from memoria.evaluation.report import ReportRow
 from memoria.evaluation.runner import Question, Retriever, retrievers_run
@@ -34,7 +35,6 @@ METHODS: dict[str, str] = {
     "relation_ppr": "relation-aware PPR",
 }
 BASELINE = "dense"
-MAX_PROBLEMS = 50
 # The first PPR of a run waits for the group's projection to load (seconds); a bigger corpus only waits longer.
 PROJECTION_WAIT = 600.0
 ALL = "all"
@@ -79,20 +79,16 @@ def passage_id(group: str, index: int) -> str:
 
 def musique_passages(directory: Path) -> list[MusiquePassage]:
     """corpus.json's passages; the loader checks the rest of the file, here only what scoring needs."""
-    problems: list[str] = []
-    passages: list[MusiquePassage] = []
-    for index, item in enumerate(read_list(Path(directory), CORPUS_FILE)):
+
+    def passage(index: int, item: Any, problems: list[str]) -> MusiquePassage | None:
         title = item.get("title") if isinstance(item, dict) else None
         text = item.get("text") if isinstance(item, dict) else None
         if not isinstance(title, str) or not isinstance(text, str):
             problems.append(f"{CORPUS_FILE}[{index}]: must be an object with a title and a text")
-            if len(problems) >= MAX_PROBLEMS:
-                break
-            continue
-        passages.append(MusiquePassage(title, text))
-    if problems:
-        raise InvalidInput(problems)
-    return passages
+            return None
+        return MusiquePassage(title, text)
+
+    return items_read(read_list(Path(directory), CORPUS_FILE), passage)
 
 
 def _question(
@@ -146,16 +142,9 @@ def musique_questions(directory: Path, passages: Sequence[MusiquePassage]) -> li
     corpus: dict[tuple[str, str], int] = {}
     for index, passage in enumerate(passages):
         corpus.setdefault((passage.title, passage.text), index)  # a repeated passage: the first, as HippoRAG
-    problems: list[str] = []
-    questions: list[MusiqueQuestion] = []
-    for index, item in enumerate(raw):
-        found = _question(item, index, f"{QUERIES_FILE}[{index}]", corpus, problems)
-        if found is not None:
-            questions.append(found)
-        if len(problems) >= MAX_PROBLEMS:
-            break
-    if problems:
-        raise InvalidInput(problems)
+    questions = items_read(
+        raw, lambda index, item, problems: _question(item, index, f"{QUERIES_FILE}[{index}]", corpus, problems)
+    )
     if not questions:
         raise InvalidInput(f"{QUERIES_FILE}: holds no questions")
     return questions
