@@ -11,7 +11,10 @@ from pathlib import Path
 from django.core.exceptions import ImproperlyConfigured
 
 from memoria.config import env_bool, env_int, env_list, env_str, graph_url, local_secret
+from memoria.graph.retry import DEFAULT_ATTEMPTS, DEFAULT_BACKOFF_MS
+from memoria.interchange.jsontext import DEFAULT_MAX_FILE_BYTES
 from memoria.observability import DEFAULT_SLOW_CYPHER_MS
+from memoria.retrieval.budget import DEFAULT_MAX_ROWS, DEFAULT_MAX_SECONDS, DEFAULT_PPR_MAX_ROWS
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("MEMORIA_VAR_DIR", str(BASE_DIR / "var"))).resolve()
@@ -169,8 +172,8 @@ MEMORIA_GRAPH = {
     "DATABASE": env_str("MEMORIA_GRAPH_DATABASE", "neo4j"),
     "CONNECTION_TIMEOUT": float(env_int("MEMORIA_GRAPH_CONNECTION_TIMEOUT", 5, minimum=1, maximum=120)),
     # Transient failures are tried again, waiting BACKOFF_MS × 2^n between tries (memoria/graph/retry.py).
-    "RETRY_ATTEMPTS": env_int("MEMORIA_GRAPH_RETRY_ATTEMPTS", 4, minimum=1, maximum=20),
-    "RETRY_BACKOFF_MS": env_int("MEMORIA_GRAPH_RETRY_BACKOFF_MS", 50, minimum=0, maximum=60_000),
+    "RETRY_ATTEMPTS": env_int("MEMORIA_GRAPH_RETRY_ATTEMPTS", DEFAULT_ATTEMPTS, minimum=1, maximum=20),
+    "RETRY_BACKOFF_MS": env_int("MEMORIA_GRAPH_RETRY_BACKOFF_MS", DEFAULT_BACKOFF_MS, minimum=0, maximum=60_000),
     # Embedded server only:
     "DATA_DIR": Path(env_str("MEMORIA_GRAPH_DATA_DIR", str(VAR_DIR / "graphdb"))).resolve(),
     "BOLT_HOST": env_str("MEMORIA_GRAPH_HOST", "127.0.0.1"),
@@ -230,14 +233,14 @@ for _scope, _rate in MEMORIA_THROTTLE_RATES.items():
         )
 # The budget of one retrieval (docs/retrieval.md, Budget): wall time, and graph rows read (activation: candidate
 # edges matched; PPR: transitions its multiplies read). A request may ask for less, never more.
-MEMORIA_RETRIEVAL_MAX_SECONDS = env_int("MEMORIA_RETRIEVAL_MAX_SECONDS", 30, minimum=1, maximum=3600)
-MEMORIA_RETRIEVAL_MAX_ROWS = env_int("MEMORIA_RETRIEVAL_MAX_ROWS", 200_000, minimum=1, maximum=2**40)
-MEMORIA_PPR_MAX_ROWS = env_int("MEMORIA_PPR_MAX_ROWS", 50_000_000, minimum=1, maximum=2**40)
+MEMORIA_RETRIEVAL_MAX_SECONDS = env_int("MEMORIA_RETRIEVAL_MAX_SECONDS", DEFAULT_MAX_SECONDS, minimum=1, maximum=3600)
+MEMORIA_RETRIEVAL_MAX_ROWS = env_int("MEMORIA_RETRIEVAL_MAX_ROWS", DEFAULT_MAX_ROWS, minimum=1, maximum=2**40)
+MEMORIA_PPR_MAX_ROWS = env_int("MEMORIA_PPR_MAX_ROWS", DEFAULT_PPR_MAX_ROWS, minimum=1, maximum=2**40)
 
 # Largest request body accepted (imports are the big ones).
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MEMORIA_MAX_REQUEST_BYTES", 50 * 1024 * 1024, maximum=2**31)
-# Largest file a loader command reads (memoria/interchange/jsontext.py, docs/import-format.md): default 1 GiB.
-MEMORIA_MAX_FILE_BYTES = env_int("MEMORIA_MAX_FILE_BYTES", 1024**3, minimum=1024, maximum=2**40)
+# Largest file a loader command reads (memoria/interchange/jsontext.py, docs/import-format.md).
+MEMORIA_MAX_FILE_BYTES = env_int("MEMORIA_MAX_FILE_BYTES", DEFAULT_MAX_FILE_BYTES, minimum=1024, maximum=2**40)
 # Largest websocket message a consumer reads (docs/websocket.md); daphne itself drops the connection past 1 MiB.
 MEMORIA_WS_MAX_MESSAGE_BYTES = env_int("MEMORIA_WS_MAX_MESSAGE_BYTES", 64 * 1024, minimum=1024, maximum=1024 * 1024)
 
