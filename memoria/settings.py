@@ -14,6 +14,7 @@ from memoria.config import env_bool, env_int, env_list, env_str, graph_url, loca
 from memoria.graph.retry import DEFAULT_ATTEMPTS, DEFAULT_BACKOFF_MS
 from memoria.interchange.jsontext import DEFAULT_MAX_FILE_BYTES
 from memoria.observability import DEFAULT_SLOW_CYPHER_MS
+from memoria.readmodel import DEFAULT_VIEW_MAX_BYTES
 from memoria.retrieval.budget import DEFAULT_MAX_ROWS, DEFAULT_MAX_SECONDS, DEFAULT_PPR_MAX_ROWS
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -215,6 +216,8 @@ MEMORIA_LLM_TIMEOUT = env_int("MEMORIA_LLM_TIMEOUT", 60, minimum=1, maximum=3600
 # holds across groups before the least recently used projection is dropped, and threads per whole-graph multiply.
 MEMORIA_PROJECTION_WAIT_SECONDS = env_int("MEMORIA_PROJECTION_WAIT_SECONDS", 10, maximum=3600)
 MEMORIA_PROJECTION_MAX_EDGES = env_int("MEMORIA_PROJECTION_MAX_EDGES", 5_000_000, minimum=1, maximum=2**31)
+# Bytes of search views (texts, BM25 indexes, vectors) kept per process: memoria/readmodel/cache.py.
+MEMORIA_VIEW_MAX_BYTES = env_int("MEMORIA_VIEW_MAX_BYTES", DEFAULT_VIEW_MAX_BYTES, minimum=1, maximum=2**40)
 MEMORIA_PPR_THREADS = env_int("MEMORIA_PPR_THREADS", 1, minimum=1, maximum=64)
 
 # Requests per user on the expensive endpoints (docs/retrieval.md, Throttling): "N/second|minute|hour|day", or

@@ -286,5 +286,9 @@ def state_apply(runner: Runner, *, group: str, expected: GraphState, target: Gra
     unembedded |= {key for key, edge in target.edges.items() if edge is not None and expected.edges[key] is None}
     for query, parameters in statements:
         unembedded.update(record["unembedded"] for record in runner.run(query, parameters))  # writes return none
-    group_version_bump(runner, group)  # in-memory copies of the group see it changed, exactly when it did
+    # In-memory copies of the group see it changed, exactly when it did, and re-read the nodes it touched.
+    touched = set(expected.nodes) | set(target.nodes)
+    for edges in (expected.edges, target.edges):
+        touched.update(end for edge in edges.values() if edge for end in (edge.source, edge.target))
+    group_version_bump(runner, group, touched=touched)
     return AppliedChange(tuple(sorted(unembedded)))

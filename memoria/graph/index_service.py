@@ -226,11 +226,11 @@ def edge_add(
     return edges_add(group=group, edges=[edge])
 
 
-def _removal(query: str, group: str, **parameters: Any) -> int:
+def _removal(query: str, group: str, *, touched: set[str], **parameters: Any) -> int:
     def work(tx: neo4j.ManagedTransaction) -> int:
         removed = tx.run(query, group=group, **parameters).single()["removed"]
         if removed:
-            group_version_bump(tx, group)
+            group_version_bump(tx, group, touched=touched)
         return removed
 
     return driver.write_transaction(work)
@@ -239,13 +239,14 @@ def _removal(query: str, group: str, **parameters: Any) -> int:
 def edge_remove(*, group: str, source: str, target: str, relation: str) -> int:
     """Remove the edge (source, relation, target); the count removed (0 or 1) says whether it existed."""
     check_group_name(group)
-    return _removal(REMOVE_EDGE, group, source=source, target=target, relation=_relation(relation, "relation"))
+    relation = _relation(relation, "relation")
+    return _removal(REMOVE_EDGE, group, touched={source, target}, source=source, target=target, relation=relation)
 
 
 def node_remove(*, group: str, node_id: str) -> int:
     """Remove every edge to or from the node (the memory itself stays); how many were removed."""
     _check_node(group, node_id)
-    return _removal(REMOVE_NODE_EDGES, group, id=node_id)
+    return _removal(REMOVE_NODE_EDGES, group, touched={node_id}, id=node_id)
 
 
 # ---------------------------------------------------------------- reads

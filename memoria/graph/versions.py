@@ -8,10 +8,16 @@ same record, which on ArcadeDB would fail one of them with a TransientError
 (measured: 3 of 20 concurrent bumps of one counter failed after the driver's
 retries; 0 of 20 stamp creations). The version therefore only grows, and
 `group_stamps_compact` folds many stamps into one without changing the sum.
+
+A stamp may say which nodes its write touched (`touched`: node ids whose node
+or facts changed; absent means anything may have changed), and a folded stamp
+names the stamps it replaced (`folded`): together they let an in-memory view
+catch up by re-reading only what changed (memoria/readmodel/group_view.py).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -23,7 +29,20 @@ GROUP_STAMP = "GroupStamp"
 # Folding starts past this many stamps, so reading a version stays one small index lookup.
 COMPACT_AFTER = 64
 
+# A write touching more nodes than this says "anything may have changed": a view rebuilds instead of re-reading.
+MAX_TOUCHED = 5_000
+
 BUMP = f"CREATE (:{GROUP_STAMP} {{group_id: $group, count: 1, at: $at}})"
+BUMP_TOUCHED = f"CREATE (:{GROUP_STAMP} {{group_id: $group, count: 1, at: $at, touched: $touched}})"
+STAMP_IDS = f"""
+MATCH (s:{GROUP_STAMP} {{group_id: $group}})
+RETURN collect(elementId(s)) AS stamps, collect(s.count) AS counts
+"""
+STAMP_DETAILS = f"""
+UNWIND $stamps AS stamp
+MATCH (s:{GROUP_STAMP} {{group_id: $group}}) WHERE elementId(s) = stamp
+RETURN stamp, s.touched AS touched, s.folded AS folded, s.at AS at
+"""
 VERSION = f"""
 MATCH (s:{GROUP_STAMP} {{group_id: $group}})
 RETURN coalesce(sum(s.count), 0) AS version, count(s) AS stamps
@@ -34,7 +53,7 @@ UNWIND $stamps AS stamp
 MATCH (s:{GROUP_STAMP} {{group_id: $group}}) WHERE elementId(s) = stamp
 DELETE s
 """
-FOLDED = f"CREATE (:{GROUP_STAMP} {{group_id: $group, count: $count, at: $at}})"
+FOLDED = f"CREATE (:{GROUP_STAMP} {{group_id: $group, count: $count, at: $at, folded: $folded}})"
 
 
 @dataclass(frozen=True)
@@ -48,9 +67,44 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-def group_version_bump(tx: neo4j.ManagedTransaction, group: str) -> None:
-    """Call inside a write transaction of `group`: the bump lands (and is seen) exactly when the write does."""
-    tx.run(BUMP, group=group, at=_now()).consume()
+def group_version_bump(tx: neo4j.ManagedTransaction, group: str, *, touched: Iterable[str] | None = None) -> None:
+    """Call inside a write transaction of `group`: the bump lands (and is seen) exactly when the write does.
+
+    `touched`: the ids of every node the write created, changed or deleted, or whose facts it did; leave it
+    None when the write cannot say (an import, a restore), and views of the group are rebuilt.
+    """
+    nodes = sorted(set(touched)) if touched is not None else None
+    if nodes is None or len(nodes) > MAX_TOUCHED:
+        tx.run(BUMP, group=group, at=_now()).consume()
+    else:
+        tx.run(BUMP_TOUCHED, group=group, at=_now(), touched=nodes).consume()
+
+
+@dataclass(frozen=True)
+class StampDetail:
+    stamp: str
+    touched: tuple[str, ...] | None  # None: anything may have changed
+    folded: tuple[str, ...]  # the stamps this one replaced
+    at: str | None
+
+
+def group_stamps(*, group: str) -> dict[str, int]:
+    """The group's stamps (element id → count): what a view compares with the stamps it has caught up with."""
+    row = driver.read_records(STAMP_IDS, group=group)[0]
+    return {stamp: int(count or 0) for stamp, count in zip(row["stamps"], row["counts"], strict=True)}
+
+
+def stamp_details(*, group: str, stamps: Iterable[str]) -> list[StampDetail]:
+    rows = driver.read(STAMP_DETAILS, group=group, stamps=sorted(stamps))
+    return [
+        StampDetail(
+            stamp=row["stamp"],
+            touched=tuple(row["touched"]) if row["touched"] is not None else None,
+            folded=tuple(row["folded"] or ()),
+            at=row["at"],
+        )
+        for row in rows
+    ]
 
 
 def group_version(*, group: str) -> GroupVersion:
@@ -72,7 +126,8 @@ def group_stamps_compact(*, group: str, after: int = COMPACT_AFTER) -> int:
         if len(rows) <= after:
             return 0
         tx.run(FOLD, group=group, stamps=[row["stamp"] for row in rows]).consume()
-        tx.run(FOLDED, group=group, count=sum(int(row["count"] or 0) for row in rows), at=_now()).consume()
+        count = sum(int(row["count"] or 0) for row in rows)
+        tx.run(FOLDED, group=group, count=count, at=_now(), folded=[row["stamp"] for row in rows]).consume()
         return len(rows)
 
     return driver.write_transaction(fold)

@@ -145,6 +145,14 @@ def _guard(tx: neo4j.ManagedTransaction, plan: WritePlan) -> None:
         raise InvalidInput(problems)
 
 
+def plan_touched(plan: WritePlan) -> set[str]:
+    """The nodes the plan writes, or whose facts it writes: what views of the group re-read."""
+    touched = {row.id for row in plan.episodes} | {row.id for row in plan.entities}
+    touched.update(end for fact in plan.facts for end in (fact.source, fact.target))
+    touched.update(node for pair in plan.mentions for node in pair)
+    return touched
+
+
 def plan_persist(*, plan: WritePlan, batch_size: int = DEFAULT_BATCH_SIZE) -> PersistReport:
     """Write the plan in one transaction; InvalidInput or PlanConflict roll all of it back."""
     statements = _Statements()
@@ -168,7 +176,7 @@ def plan_persist(*, plan: WritePlan, batch_size: int = DEFAULT_BATCH_SIZE) -> Pe
 
     def work(tx: neo4j.ManagedTransaction) -> None:
         _guard(tx, plan)
-        group_version_bump(tx, plan.group)
+        group_version_bump(tx, plan.group, touched=plan_touched(plan))
         for query, parameters in statements.items:
             tx.run(query, parameters).consume()
 

@@ -27,10 +27,13 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import neo4j
+
 from memoria.accounts.roles import check_group_name
 from memoria.embeddings import Embedder, embedder
 from memoria.errors import EmbeddingModelError, GraphUnavailable
 from memoria.graph import driver, kinds
+from memoria.graph.versions import group_version_bump
 
 DEFAULT_BATCH_SIZE = 256
 # Ids per backlog query: ArcadeDB checks `IN $list` against every index hit, so long lists cost more than their
@@ -276,11 +279,23 @@ def group_reindex(
                 {**{key: row[key] for key in kind.keys}, "text": row["text"], "vector": vector}
                 for row, vector in zip(rows, vectors, strict=True)
             ]
-            stored = driver.write(kind.store, rows=updates)
-            counts[kind.name] += stored[0]["stored"] if stored else 0
+            counts[kind.name] += _vectors_store(kind, group, updates)
             if progress:
                 progress(len(rows))
     return ReindexReport(group=group, seconds=time.perf_counter() - started, load_seconds=load_seconds, **counts)
+
+
+def _vectors_store(kind: _Kind, group: str, updates: list[dict[str, Any]]) -> int:
+    """Store a batch of vectors and bump the group's version, naming the nodes they belong to (a fact's ends),
+    so in-memory views re-read just those items."""
+    touched = {end for row in updates for end in ((row["source"], row["target"]) if "source" in row else (row["id"],))}
+
+    def work(tx: neo4j.ManagedTransaction) -> int:
+        row = tx.run(kind.store, rows=updates).single()
+        group_version_bump(tx, group, touched=touched)
+        return int(row["stored"]) if row else 0
+
+    return driver.write_transaction(work)
 
 
 def reindex_after_write(

@@ -20,7 +20,10 @@ from memoria.graph import driver, kinds
 from memoria.graph.dialect import IndexSpec, graph_dialect
 from memoria.ingest import text
 from memoria.ingest.extract_entities import PHRASE, ExtractedEntity
-from memoria.search.methods import lucene_query
+from memoria.readmodel.cache import ViewTooLarge, view_cache
+from memoria.readmodel.scopes import ENTITIES
+from memoria.readmodel.text_index import query_terms
+from memoria.search.methods import MAX_QUERY_WORDS, STOP_WORDS, lucene_query
 from memoria.search.rerankers import rrf
 
 VECTOR_MIN_SCORE = 0.6  # on the vector index's (1 + cosine) / 2 scale, Graphiti's threshold
@@ -209,9 +212,58 @@ def _vector_candidate_rows(
 def entity_candidates(
     *, group: str, names: dict[str, str], vectors: dict[str, list[float]], limit: int = CANDIDATE_LIMIT
 ) -> dict[str, list[Candidate]]:
-    """Stored candidates per mention key, best first: full-text and vector rankings fused with RRF."""
+    """Stored candidates per mention key, best first: full-text and vector rankings fused with RRF.
+
+    Read from the group's in-memory view, so the cost is the group's whatever the server holds; the server's
+    indexes serve a group whose view does not fit the memory budget.
+    """
     if not names:
         return {}
+    try:
+        rankings, vector_scores = _view_rankings(group=group, names=names, vectors=vectors, limit=limit)
+    except ViewTooLarge:
+        return _indexed_candidates(group=group, names=names, vectors=vectors, limit=limit)
+    wanted = sorted({item for lists in rankings.values() for ranking in lists for item in ranking})
+    rows = (record["entity"] for record in driver.read(ENTITIES_BY_ID, ids=wanted)) if wanted else ()
+    states = {
+        row["id"]: entity_from_map(row) for row in rows if row["group_id"] == group and kinds.ENTITY in row["labels"]
+    }
+    return {
+        key: [
+            Candidate(states[item], score, vector_scores.get((key, item)))
+            for item, score in rrf([[item for item in ranking if item in states] for ranking in lists])
+        ]
+        for key, lists in rankings.items()
+    }
+
+
+def _view_rankings(
+    *, group: str, names: dict[str, str], vectors: dict[str, list[float]], limit: int
+) -> tuple[dict[str, list[list[str]]], dict[tuple[str, str], float]]:
+    """Per mention key: the names' BM25 ranking and the vectors' ranking (scores on the index's [0, 1] scale)."""
+    rankings: dict[str, list[list[str]]] = {key: [] for key in names}
+    vector_scores: dict[tuple[str, str], float] = {}
+    lowest_cosine = 2 * VECTOR_MIN_SCORE - 1
+    with view_cache().reading(group, ENTITIES.name) as (scopes, _state):
+        scope = scopes[ENTITIES.name]
+        for key, name in names.items():
+            terms = query_terms(name, stop_words=STOP_WORDS, max_terms=MAX_QUERY_WORDS)
+            if terms:
+                rankings[key].append([item for item, _ in scope.text.search(terms, limit=limit, fields=("name",))])
+        for key in names:
+            if key not in vectors:
+                continue
+            hits = scope.vectors.nearest(vectors[key], limit=limit, min_similarity=lowest_cosine - 1e-6)
+            kept = [(item, (1.0 + cosine) / 2.0) for item, cosine in hits if (1.0 + cosine) / 2.0 >= VECTOR_MIN_SCORE]
+            rankings[key].append([item for item, _ in kept])
+            vector_scores.update(((key, item), score) for item, score in kept)
+    return rankings, vector_scores
+
+
+def _indexed_candidates(
+    *, group: str, names: dict[str, str], vectors: dict[str, list[float]], limit: int
+) -> dict[str, list[Candidate]]:
+    """The same candidates from the server's all-groups indexes, filtered to the group."""
     dialect = graph_dialect()
 
     def hits(query: str, queries: list[dict], **parameters: object) -> list[dict]:

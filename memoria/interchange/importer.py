@@ -328,7 +328,7 @@ def graph_document_import(
         """The statements as one unit of work, answering the ids whose embedded text changed."""
 
         def work(tx: neo4j.ManagedTransaction) -> set[str]:
-            group_version_bump(tx, group)
+            group_version_bump(tx, group, touched=document.node_ids() | document.referenced_ids())
             changed: set[str] = set()
             renamed: list[str] = []
             for query, parameters, size in todo:

@@ -6,6 +6,7 @@ The REST API, the Activation retriever's seeds and the benchmark all come throug
 from __future__ import annotations
 
 import concurrent.futures
+import enum
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -16,7 +17,8 @@ from memoria.embeddings import embedder
 from memoria.errors import InvalidInput
 from memoria.interchange.document import normalise_timestamp
 from memoria.observability import in_context
-from memoria.search import connectivity, methods, rerankers
+from memoria.readmodel.cache import ViewTooLarge
+from memoria.search import connectivity, methods, rerankers, view_methods
 from memoria.search.config import (
     Reranker,
     Scope,
@@ -62,18 +64,28 @@ class SearchHit:
         return data
 
 
+class Engine(enum.StrEnum):
+    """Where text and vector methods read: the groups' in-memory views, or the graph server's indexes."""
+
+    AUTO = "auto"  # views, and the server's indexes for a group whose view does not fit the memory budget
+    VIEW = "view"
+    CYPHER = "cypher"
+
+
 @dataclass(frozen=True)
 class SearchResults:
     facts: tuple[SearchHit, ...] = ()
     entities: tuple[SearchHit, ...] = ()
     episodes: tuple[SearchHit, ...] = ()
     communities: tuple[SearchHit, ...] = ()
+    # Which engine answered, and for views each group's version, age and what catching up cost.
+    engine: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property
     def size(self) -> int:
         return len(self.facts) + len(self.entities) + len(self.episodes) + len(self.communities)
 
-    def as_dict(self) -> dict[str, list[dict[str, Any]]]:
+    def as_dict(self) -> dict[str, Any]:
         return {scope.value: [hit.as_dict() for hit in getattr(self, scope.value)] for scope in Scope}
 
 
@@ -85,6 +97,9 @@ class _Request:
     groups: tuple[str, ...]
     valid_at: str | None
     vector: concurrent.futures.Future | None
+    engine: Engine = Engine.AUTO
+    views: view_methods.ViewReport = field(default_factory=view_methods.ViewReport)
+    fallbacks: list[str] = field(default_factory=list)  # why a method read the server's indexes instead
 
     def query_vector(self) -> list[float]:
         assert self.vector is not None  # the config said it needs one
@@ -116,6 +131,13 @@ def checked_valid_at(valid_at: datetime | str | None, *, where: str = "valid_at"
 
 def _run_method(scope: Scope, method: SearchMethod, config: ScopeConfig, request: _Request) -> list[Candidate]:
     limit = METHOD_DEPTH * config.limit
+    if request.engine is not Engine.CYPHER:
+        try:
+            return _run_view_method(scope, method, config, request, limit)
+        except ViewTooLarge as error:
+            if request.engine is Engine.VIEW:
+                raise
+            request.fallbacks.append(str(error))
     extra: dict[str, Any] = {"valid_at": request.valid_at} if scope is Scope.FACTS else {}
     if method is SearchMethod.BM25:
         return methods.BM25_BY_SCOPE[scope](text=request.query, groups=request.groups, limit=limit, **extra)
@@ -128,6 +150,33 @@ def _run_method(scope: Scope, method: SearchMethod, config: ScopeConfig, request
             **extra,
         )
     raise ValueError(f"{method} is run by _run_bfs")
+
+
+def _run_view_method(
+    scope: Scope, method: SearchMethod, config: ScopeConfig, request: _Request, limit: int
+) -> list[Candidate]:
+    shared: dict[str, Any] = {"groups": request.groups, "limit": limit, "report": request.views}
+    if scope is Scope.FACTS:
+        shared["valid_at"] = request.valid_at
+    if method is SearchMethod.BM25:
+        return view_methods.bm25(scope.value, text=request.query, **shared)
+    if method is SearchMethod.COSINE:
+        return view_methods.cosine(
+            scope.value, vector=request.query_vector(), min_similarity=config.sim_min_score, **shared
+        )
+    raise ValueError(f"{method} is run by _run_bfs")
+
+
+def _engine_report(request: _Request) -> dict[str, Any]:
+    if request.engine is Engine.CYPHER:
+        return {"name": Engine.CYPHER.value}
+    report: dict[str, Any] = {
+        "name": Engine.CYPHER.value if request.fallbacks and not request.views.states else Engine.VIEW.value,
+        "views": {group: state.as_dict() for group, state in sorted(request.views.states.items())},
+    }
+    if request.fallbacks:
+        report["fallback"] = request.fallbacks[0]
+    return report
 
 
 def _bfs_origins(scope: Scope, config: ScopeConfig, found: dict[SearchMethod, list[Candidate]]) -> list[str]:
@@ -272,7 +321,12 @@ def _finish_scope(
 
 
 def search(
-    *, query: str, groups: Sequence[str], config: SearchConfig, valid_at: datetime | str | None = None
+    *,
+    query: str,
+    groups: Sequence[str],
+    config: SearchConfig,
+    valid_at: datetime | str | None = None,
+    engine: Engine = Engine.AUTO,
 ) -> SearchResults:
     """Search the groups' memories; facts can be restricted to those that hold at `valid_at`."""
     query = parse_query(query)
@@ -283,7 +337,7 @@ def search(
         if scope_config.reranker is Reranker.CROSS_ENCODER:
             rerankers.cross_encoder_model(where=f"{scope.value}.reranker")  # unavailable: say so before searching
     vector: concurrent.futures.Future | None = concurrent.futures.Future() if config.needs_query_vector() else None
-    request = _Request(query, request_groups, moment, vector)
+    request = _Request(query, request_groups, moment, vector, Engine(engine))
     # A task only ever waits for tasks submitted before it, so the shared pool's FIFO queue cannot deadlock.
     # Text searches go first: they need no vector, and the embedding would compete with them for the CPU.
     running: dict[Scope, dict[SearchMethod, concurrent.futures.Future]] = {scope: {} for scope in scoped}
@@ -297,7 +351,8 @@ def search(
         scope: _pool.submit(in_context(_finish_scope), scope, scope_config, request, running[scope])
         for scope, scope_config in scoped.items()
     }
-    return SearchResults(**{scope.value: future.result() for scope, future in finishing.items()})
+    found = {scope.value: future.result() for scope, future in finishing.items()}
+    return SearchResults(**found, engine=_engine_report(request))
 
 
 def search_seeds(*, group: str, query: str, limit: int = 5) -> list[tuple[str, float]]:

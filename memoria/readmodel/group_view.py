@@ -1,0 +1,139 @@
+"""A group's search view (its scopes loaded on demand), kept current by the group's version stamps.
+
+Every use first compares the stamps on the server with those the view has
+caught up with (one small indexed read): new stamps that name the nodes they
+touched are applied by re-reading just those nodes' items; anything else (an
+import, a restore, stamps folded away unseen) drops the loaded scopes, which
+load again on demand. So a write that has returned is seen by the next request
+in this process and in every other one: the lag is one stamp read.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from memoria.graph.versions import COMPACT_AFTER, group_stamps, group_stamps_compact, stamp_details
+from memoria.readmodel.scope_view import ScopeView
+from memoria.readmodel.scopes import SCOPES, items_touching, scope_items
+
+
+@dataclass(frozen=True)
+class ViewState:
+    """What an answer says about the view behind it."""
+
+    engine: str  # "view"
+    group: str
+    version: int  # the sum of the stamps the view has caught up with
+    age_seconds: float  # since the oldest of its loaded scopes was loaded whole
+    refresh_ms: float  # what catching up took for this request
+    refreshed_items: int  # items re-read to catch up
+    rebuilt: bool  # the view was dropped and loaded again for this request
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class _Caught:
+    stamps: dict[str, int]
+    touched: set[str] | None  # None: rebuild
+
+
+class GroupView:
+    """Thread-safe through one lock: a request holds it while it refreshes and reads."""
+
+    def __init__(self, group: str, *, dimensions: int) -> None:
+        self.group = group
+        self.dimensions = dimensions
+        self.scopes: dict[str, ScopeView] = {}
+        self.loaded_at: dict[str, float] = {}
+        self.stamps: dict[str, int] = {}  # stamps the loaded scopes have caught up with
+        self.lock = threading.RLock()
+
+    @property
+    def nbytes(self) -> int:
+        return sum(scope.nbytes for scope in self.scopes.values())
+
+    @property
+    def version(self) -> int:
+        return sum(self.stamps.values())
+
+    @contextmanager
+    def reading(self, *scope_names: str) -> Iterator[tuple[dict[str, ScopeView], ViewState]]:
+        """The named scopes, current as of this call, locked for the block."""
+        with self.lock:
+            started = time.perf_counter()
+            refreshed, rebuilt = self._catch_up()
+            for name in scope_names:
+                if name not in self.scopes:
+                    self._load(name)
+            state = ViewState(
+                engine="view",
+                group=self.group,
+                version=self.version,
+                age_seconds=round(time.time() - min(self.loaded_at[n] for n in scope_names), 3) if scope_names else 0.0,
+                refresh_ms=round((time.perf_counter() - started) * 1000, 3),
+                refreshed_items=refreshed,
+                rebuilt=rebuilt,
+            )
+            yield {name: self.scopes[name] for name in scope_names}, state
+
+    def _load(self, name: str) -> None:
+        scope = ScopeView(SCOPES[name], dimensions=self.dimensions)
+        scope.put(scope_items(SCOPES[name], group=self.group))
+        scope.commit()
+        self.scopes[name] = scope
+        self.loaded_at[name] = time.time()
+
+    def _catch_up(self) -> tuple[int, bool]:
+        """Bring loaded scopes up to the stamps on the server: (items re-read, whether the view was dropped)."""
+        current = group_stamps(group=self.group)
+        if not self.scopes:
+            self.stamps = current
+            return 0, False
+        caught = self._changes(current)
+        if caught.touched is None:
+            self.scopes.clear()
+            self.loaded_at.clear()
+            self.stamps = current
+            return 0, True
+        refreshed = 0
+        if caught.touched:
+            nodes = sorted(caught.touched)
+            for scope in self.scopes.values():
+                before = scope.ids_touching(nodes)
+                fresh = list(items_touching(scope.spec, group=self.group, node_ids=nodes))
+                scope.remove(before - {item.id for item in fresh})
+                refreshed += scope.put(fresh)
+                scope.commit()
+        self.stamps = current
+        if len(current) > COMPACT_AFTER:
+            # Folded stamps name the ones they replace, so this view (and others that saw them) keep up.
+            group_stamps_compact(group=self.group)
+        return refreshed, False
+
+    def _changes(self, current: dict[str, int]) -> _Caught:
+        new = set(current) - set(self.stamps)
+        gone = set(self.stamps) - set(current)
+        if not new and not gone:
+            return _Caught(current, set())
+        touched: set[str] = set()
+        replaced: set[str] = set()
+        for detail in stamp_details(group=self.group, stamps=new):
+            if detail.folded:
+                replaced.update(detail.folded)
+                unseen = set(detail.folded) - set(self.stamps)
+                if unseen:  # a fold of writes this view never saw: what they touched is lost
+                    return _Caught(current, None)
+                continue
+            if detail.touched is None:
+                return _Caught(current, None)
+            touched.update(detail.touched)
+        if gone - replaced:  # stamps deleted without a fold (the group was emptied): start again
+            return _Caught(current, None)
+        return _Caught(current, touched)

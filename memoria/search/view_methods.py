@@ -1,0 +1,131 @@
+"""BM25 and cosine over the groups' in-memory views (memoria/readmodel): what every search runs by default.
+
+Each group is searched in its own view, so a search costs what its groups
+hold, whatever else the server holds; several groups' hits are merged by score.
+The Cypher methods in memoria/search/methods.py stay for a group whose view
+does not fit the memory budget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from memoria.readmodel.cache import view_cache
+from memoria.readmodel.group_view import ViewState
+from memoria.readmodel.scope_view import ScopeView
+from memoria.readmodel.scopes import Item
+from memoria.readmodel.text_index import query_terms
+from memoria.search.methods import MAX_QUERY_WORDS, STOP_WORDS, Candidate
+
+# With a valid_at, more hits than wanted are read and those that did not hold dropped; then every hit.
+VALIDITY_OVERFETCH = 4
+
+
+@dataclass
+class ViewReport:
+    """The views an answer was read from, by group (filled in as methods run)."""
+
+    states: dict[str, ViewState] = field(default_factory=dict)
+
+    def note(self, state: ViewState) -> None:
+        seen = self.states.get(state.group)
+        if seen is None or state.version > seen.version or state.rebuilt or state.refreshed_items:
+            self.states[state.group] = state
+
+
+def holds_at(item: Item, valid_at: str | None) -> bool:
+    """memoria/search/methods.py's FACT_HOLDS, in Python: valid time only, an unknown start counts as always."""
+    if valid_at is None:
+        return True
+    began = item.valid_at is None or item.valid_at <= valid_at
+    return began and (item.invalid_at is None or item.invalid_at > valid_at)
+
+
+def _candidate(item: Item, score: float, *, with_vector: ScopeView | None = None) -> Candidate:
+    return Candidate(
+        id=item.id,
+        name=item.name,
+        text=item.text,
+        score=score,
+        source=item.source,
+        target=item.target,
+        valid_at=item.valid_at,
+        invalid_at=item.invalid_at,
+        vector=with_vector.vectors.vector(item.id) if with_vector is not None else None,
+    )
+
+
+def _kept(
+    scope: ScopeView,
+    ranked: Callable[[int], list[tuple[str, float]]],
+    *,
+    limit: int,
+    valid_at: str | None,
+) -> list[tuple[Item, float]]:
+    """The best `limit` hits that hold at valid_at: deeper reads only while filtering leaves too few."""
+    depth = limit if valid_at is None else VALIDITY_OVERFETCH * limit
+    while True:
+        hits = ranked(depth)
+        kept = [(scope.items[key], score) for key, score in hits if holds_at(scope.items[key], valid_at)]
+        if len(kept) >= limit or len(hits) < depth or depth >= len(scope):
+            return kept[:limit]
+        depth = len(scope)
+
+
+def _merged(per_group: list[list[Candidate]], limit: int) -> list[Candidate]:
+    if len(per_group) == 1:
+        return per_group[0][:limit]
+    return sorted((c for hits in per_group for c in hits), key=lambda c: (-c.score, c.id))[:limit]
+
+
+def bm25(
+    scope_name: str,
+    *,
+    text: str,
+    groups: Sequence[str],
+    limit: int,
+    report: ViewReport,
+    valid_at: str | None = None,
+) -> list[Candidate]:
+    """BM25 summed over the scope's text fields (Lucene's multi-field OR), best first."""
+    terms = query_terms(text, stop_words=STOP_WORDS, max_terms=MAX_QUERY_WORDS)
+    if not terms:
+        return []
+    per_group = []
+    for group in groups:
+        with view_cache().reading(group, scope_name) as (scopes, state):
+            report.note(state)
+            scope = scopes[scope_name]
+
+            def best(depth: int, scope: ScopeView = scope) -> list[tuple[str, float]]:
+                return scope.text.search(terms, limit=depth)
+
+            hits = _kept(scope, best, limit=limit, valid_at=valid_at)
+            per_group.append([_candidate(item, score) for item, score in hits])
+    return _merged(per_group, limit)
+
+
+def cosine(
+    scope_name: str,
+    *,
+    vector: Sequence[float],
+    groups: Sequence[str],
+    limit: int,
+    report: ViewReport,
+    min_similarity: float = -1.0,
+    valid_at: str | None = None,
+) -> list[Candidate]:
+    """Exact cosine against every stored vector of the scope, above min_similarity, best first."""
+    per_group = []
+    for group in groups:
+        with view_cache().reading(group, scope_name) as (scopes, state):
+            report.note(state)
+            scope = scopes[scope_name]
+
+            def nearest(depth: int, scope: ScopeView = scope) -> list[tuple[str, float]]:
+                return scope.vectors.nearest(vector, limit=depth, min_similarity=min_similarity)
+
+            hits = _kept(scope, nearest, limit=limit, valid_at=valid_at)
+            per_group.append([_candidate(item, score, with_vector=scope) for item, score in hits])
+    return _merged(per_group, limit)
