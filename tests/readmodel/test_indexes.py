@@ -1,0 +1,86 @@
+"""The view's two indexes on their own: BM25 in tantivy and exact cosine in numpy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from memoria.readmodel.text_index import TextIndex, query_terms
+from memoria.readmodel.vector_index import VectorIndex
+from memoria.search.methods import STOP_WORDS
+
+
+def test_query_terms_drop_stop_words_unless_nothing_else_is_left() -> None:
+    assert query_terms("What is the Lyon warehouse?", stop_words=STOP_WORDS, max_terms=32) == ["lyon", "warehouse"]
+    assert query_terms("the the", stop_words=STOP_WORDS, max_terms=32) == ["the"]
+    assert query_terms("a-b c_d", stop_words=frozenset(), max_terms=2) == ["a", "b"]
+
+
+def test_text_search_sums_fields_upserts_and_deletes() -> None:
+    index = TextIndex(("name", "summary"))
+    index.put([("a", {"name": "Lyon warehouse", "summary": "safety gloves"}), ("b", {"name": "Rotterdam port"})])
+    index.commit()
+    assert [key for key, _ in index.search(["gloves"], limit=5)] == ["a"]
+    both = dict(index.search(["lyon", "gloves"], limit=5))
+    only_name = dict(index.search(["lyon", "gloves"], limit=5, fields=("name",)))
+    assert both["a"] > only_name["a"] > 0
+    index.put([("a", {"name": "Paris office"})])
+    index.remove(["b"])
+    index.commit()
+    assert index.search(["gloves"], limit=5) == []
+    assert index.search(["rotterdam"], limit=5) == []
+    assert [key for key, _ in index.search(["paris"], limit=5)] == ["a"]
+    assert index.size == 1
+
+
+@pytest.mark.parametrize("text", ['gloves OR "x" AND NOT y', "name:gloves*", "(gloves)^3 ~2 \\"])
+def test_query_text_is_never_syntax(text: str) -> None:
+    index = TextIndex(("name",))
+    index.put([("a", {"name": "gloves"})])
+    index.commit()
+    terms = query_terms(text, stop_words=STOP_WORDS, max_terms=32)
+    assert [key for key, _ in index.search(terms, limit=5)] == ["a"]
+
+
+def test_ties_are_broken_by_key() -> None:
+    index = TextIndex(("name",))
+    index.put([(key, {"name": "same words"}) for key in ("c", "a", "b")])
+    index.commit()
+    assert [key for key, _ in index.search(["same"], limit=3)] == ["a", "b", "c"]
+
+
+def test_nearest_is_exact_cosine() -> None:
+    rng = np.random.default_rng(7)
+    vectors = rng.normal(size=(300, 16))
+    index = VectorIndex(16)
+    for position, vector in enumerate(vectors):
+        index.put(f"v{position:03d}", vector.tolist())
+    query = rng.normal(size=16)
+    expected = vectors @ query / (np.linalg.norm(vectors, axis=1) * np.linalg.norm(query))
+    best = np.argsort(-expected)[:10]
+    found = index.nearest(query.tolist(), limit=10)
+    assert [key for key, _ in found] == [f"v{position:03d}" for position in best]
+    assert np.allclose([score for _, score in found], expected[best], atol=1e-5)
+
+
+def test_removed_rows_are_reused_and_never_found() -> None:
+    index = VectorIndex(2)
+    index.put("a", [1.0, 0.0])
+    index.put("b", [0.0, 1.0])
+    index.remove("a")
+    assert [key for key, _ in index.nearest([1.0, 0.0], limit=5)] == ["b"]
+    index.put("c", [1.0, 0.1])
+    assert len(index) == 2
+    assert [key for key, _ in index.nearest([1.0, 0.0], limit=1)] == ["c"]
+    index.put("c", None)  # a vector that went away removes the key
+    assert [key for key, _ in index.nearest([1.0, 0.0], limit=5)] == ["b"]
+
+
+def test_min_similarity_and_wrong_sizes() -> None:
+    index = VectorIndex(2)
+    index.put("a", [1.0, 0.0])
+    index.put("b", [-1.0, 0.0])
+    index.put("bad", [1.0, 0.0, 0.0])  # another model's size: not stored
+    assert [key for key, _ in index.nearest([1.0, 0.0], limit=5, min_similarity=0.0)] == ["a"]
+    assert index.nearest([0.0, 0.0], limit=5) == []
+    assert index.vector("bad") is None
