@@ -1,6 +1,6 @@
 """`bench activation --nodes N --edges E`, `bench search --facts N`, `bench ppr --nodes N --edges E` and
-`bench render`, `bench maig --edges E`, `bench index --edges E`: measured speed, printed as medians, p95 and
-ratios (docs/benchmarks.md).
+`bench render`, `bench maig --edges E`, `bench index --edges E`, `bench tenants --facts N --crowd M`: measured
+speed, printed as medians, p95 and ratios (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -59,6 +59,13 @@ class Command(BaseCommand):
         index = sub.add_parser("index", help="the graph index operations (RFD 0003) on a synthetic group")
         index.add_argument("--edges", type=int, default=10_000)
         index.add_argument("--runs", type=int, default=50, help="timed calls per operation")
+        tenants = sub.add_parser("tenants", help="a group alone, then beside a crowd of other groups")
+        tenants.add_argument("--facts", type=int, default=10_000, help="facts of the measured group")
+        tenants.add_argument("--crowd", type=int, default=500_000, help="facts of the other groups, in all")
+        tenants.add_argument("--crowd-groups", type=int, default=5)
+        tenants.add_argument("--runs", type=int, default=50, help="timed searches and activations per series")
+        tenants.add_argument("--warmup", type=int, default=5)
+        tenants.add_argument("--episodes", type=int, default=200, help="episodes ingested per phase")
 
     def handle(self, *args: object, suite: str, **options: int) -> None:
         if suite == "render":  # the browser alone: no graph server needed
@@ -71,6 +78,11 @@ class Command(BaseCommand):
                 raise CommandError("--warmup must not be negative")
             if options["nodes"] < 2:
                 raise CommandError("--nodes must be at least 2 (an edge joins two different nodes)")
+        elif suite == "tenants":
+            if min(options[name] for name in ("facts", "crowd", "crowd_groups", "runs", "episodes")) < 1:
+                raise CommandError("--facts, --crowd, --crowd-groups, --runs and --episodes must be positive")
+            if options["warmup"] < 0:
+                raise CommandError("--warmup must not be negative")
         elif suite in ("maig", "index"):
             if min(options["edges"], options["runs"]) < 1:
                 raise CommandError("--edges and --runs must be positive")
@@ -181,6 +193,19 @@ class Command(BaseCommand):
         say = self.stdout.write
         say(machine_line())
         for line in maig_report(maig_benchmark(edges=edges, runs=runs, say=say)):
+            say(line)
+
+    def tenants(
+        self, *, facts: int, crowd: int, crowd_groups: int, runs: int, warmup: int, episodes: int, **_: object
+    ) -> None:
+        from memoria.bench.tenants import tenants_benchmark, tenants_report
+
+        say = self.stdout.write
+        say(machine_line())
+        results = tenants_benchmark(
+            facts=facts, crowd=crowd, crowd_groups=crowd_groups, runs=runs, warmup=warmup, episodes=episodes, say=say
+        )
+        for line in tenants_report(results, facts=facts, crowd=crowd):
             say(line)
 
     def index(self, *, edges: int, runs: int, **_: object) -> None:
