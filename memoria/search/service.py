@@ -86,7 +86,9 @@ class SearchResults:
         return len(self.facts) + len(self.entities) + len(self.episodes) + len(self.communities)
 
     def as_dict(self) -> dict[str, Any]:
-        return {scope.value: [hit.as_dict() for hit in getattr(self, scope.value)] for scope in Scope}
+        """The hits by scope, and which engine answered."""
+        found: dict[str, Any] = {scope.value: [hit.as_dict() for hit in getattr(self, scope.value)] for scope in Scope}
+        return {**found, "engine": self.engine}
 
 
 @dataclass(frozen=True)

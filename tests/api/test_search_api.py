@@ -34,7 +34,9 @@ def test_a_viewer_searches_every_scope(client_for, memory: str) -> None:
     response = get(client_for("viewer", [memory]), q="Lyon warehouse safety gloves", group=memory)
     assert response.status_code == 200, response.content
     answer = response.json()
-    assert set(answer) == SCOPES and all(answer[scope] for scope in SCOPES)
+    assert set(answer) == {*SCOPES, "engine"} and all(answer[scope] for scope in SCOPES)
+    view = answer["engine"]["views"][memory]  # which engine answered, and the view's version and age
+    assert answer["engine"]["name"] == "view" and view["version"] > 0 and view["age_seconds"] >= 0
     fact = answer["facts"][0]
     assert {"id", "name", "text", "score", "scores", "source", "target", "valid_at"} <= set(fact)
     assert set(fact["scores"]) <= {"bm25", "cosine"} and fact["score"] > 0

@@ -23,8 +23,9 @@ def keys(hits: tuple, group: str) -> list[str]:
 def test_combined_search_answers_every_scope(searched: str) -> None:
     found = search(query="Lyon warehouse safety gloves", groups=[searched], config=recipe("combined_hybrid_rrf"))
     answer = found.as_dict()
-    assert set(answer) == {"facts", "entities", "episodes", "communities"}
+    assert set(answer) == {"facts", "entities", "episodes", "communities", "engine"}
     assert all(answer[scope] for scope in answer)
+    assert answer["engine"]["name"] == "view" and set(answer["engine"]["views"]) == {searched}
     fact = answer["facts"][0]
     assert set(fact) == {"id", "name", "text", "score", "scores", "source", "target", "valid_at", "invalid_at"}
     assert set(answer["entities"][0]) == {"id", "name", "text", "score", "scores"}
