@@ -19,6 +19,8 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 
 from memoria.graph.health import graph_health
+from memoria.graphindex.cache import projection_cache
+from memoria.readmodel.cache import view_cache
 
 logger = logging.getLogger(__name__)
 
@@ -106,3 +108,16 @@ async def system_health() -> SystemHealth:
     }
     results = await asyncio.gather(*(_timed(name, check, timeout) for name, check in checks.items()))
     return SystemHealth(dict(zip(checks, results, strict=True)))
+
+
+def memory_report() -> dict[str, object]:
+    """What this process holds in memory per group (search views and PPR projections), against their budgets."""
+    views = view_cache()
+    projections = projection_cache()
+    return {
+        "views": [size.as_dict() for size in views.sizes()],
+        "view_bytes": sum(size.bytes for size in views.sizes()),
+        "view_budget_bytes": views.max_bytes,
+        "projections": projections.sizes(),
+        "projection_budget_edges": projections.max_edges,
+    }

@@ -22,6 +22,7 @@ from memoria.interchange.document import parse_graph_document
 from memoria.interchange.exporter import graph_document_export
 from memoria.interchange.importer import graph_document_import
 from memoria.live import broadcast_events
+from memoria.readmodel.cache import view_cache
 from memoria.retrieval.request import parse_activation_request
 from memoria.retrieval.runs import activation_response, activation_run
 
@@ -69,11 +70,15 @@ class GroupListView(APIView):
         entities = serializers.IntegerField()
         communities = serializers.IntegerField()
         facts = serializers.IntegerField()
+        view_bytes = serializers.IntegerField(
+            allow_null=True, help_text="memory held by this process's search view of the group; null: not loaded"
+        )
 
     @extend_schema(responses=Output(many=True))
     def get(self, request: Request) -> Response:
         groups = visible_groups(allowed=user_groups(user=request.user))
-        return Response([asdict(group_summary(group=group)) for group in groups])
+        views = {size.group: size.bytes for size in view_cache().sizes()}
+        return Response([{**asdict(group_summary(group=group)), "view_bytes": views.get(group)} for group in groups])
 
 
 class GroupImportView(APIView):

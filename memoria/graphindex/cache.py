@@ -118,6 +118,16 @@ class ProjectionCache:
         with self._lock:
             self._entries.pop(group, None)
 
+    @property
+    def max_edges(self) -> int:
+        return self._max_edges
+
+    def sizes(self) -> list[dict[str, Any]]:
+        """Loaded projections, least recently used first: group, version, nodes and edges."""
+        with self._lock:
+            loaded = [entry.projection for entry in self._entries.values() if entry.projection is not None]
+        return [{"group": p.group, "version": p.version, "nodes": p.size, "edges": p.edge_count} for p in loaded]
+
     def _start(self, group: str, entry: _Entry, *, compact: bool) -> None:
         """With the lock held: begin a background load of the group's current version."""
         entry.loading = True
