@@ -45,14 +45,16 @@ class ViewCache:
         self._lock = threading.Lock()
 
     @contextmanager
-    def reading(self, group: str, *scopes: str) -> Iterator[tuple[dict[str, ScopeView], ViewState]]:
+    def reading(
+        self, group: str, *scopes: str, catch_up: bool = True
+    ) -> Iterator[tuple[dict[str, ScopeView], ViewState]]:
         """The group's scopes, current as of now; raises ViewTooLarge (and drops the view) past the budget."""
         with self._lock:
             view = self._views.get(group)
             if view is None:
                 view = self._views[group] = GroupView(group, dimensions=self.dimensions)
             self._views.move_to_end(group)
-        with view.reading(*scopes) as read:
+        with view.reading(*scopes, catch_up=catch_up) as read:
             size = view.nbytes
             if size > self.max_bytes:
                 with self._lock:

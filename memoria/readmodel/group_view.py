@@ -64,11 +64,12 @@ class GroupView:
         return sum(self.stamps.values())
 
     @contextmanager
-    def reading(self, *scope_names: str) -> Iterator[tuple[dict[str, ScopeView], ViewState]]:
-        """The named scopes, current as of this call, locked for the block."""
+    def reading(self, *scope_names: str, catch_up: bool = True) -> Iterator[tuple[dict[str, ScopeView], ViewState]]:
+        """The named scopes, current as of this call (or, without `catch_up`, as of the caller's last one: a
+        request that caught up once reads on without asking the server again), locked for the block."""
         with self.lock:
             started = time.perf_counter()
-            refreshed, rebuilt = self._catch_up()
+            refreshed, rebuilt = self._catch_up() if catch_up or not self.stamps else (0, False)
             for name in scope_names:
                 if name not in self.scopes:
                     self._load(name)

@@ -133,7 +133,7 @@ def checked_valid_at(valid_at: datetime | str | None, *, where: str = "valid_at"
 
 def _run_method(scope: Scope, method: SearchMethod, config: ScopeConfig, request: _Request) -> list[Candidate]:
     limit = METHOD_DEPTH * config.limit
-    if request.engine is not Engine.CYPHER:
+    if request.engine is not Engine.CYPHER and not request.fallbacks:
         try:
             return _run_view_method(scope, method, config, request, limit)
         except ViewTooLarge as error:
@@ -167,6 +167,18 @@ def _run_view_method(
             scope.value, vector=request.query_vector(), min_similarity=config.sim_min_score, **shared
         )
     raise ValueError(f"{method} is run by _run_bfs")
+
+
+def _views_prepare(request: _Request, scopes: list[Scope]) -> None:
+    """Catch the groups' views up once for the whole request; past the memory budget, use the server's indexes."""
+    if request.engine is Engine.CYPHER or not scopes:
+        return
+    try:
+        request.views.prepare(request.groups, [scope.value for scope in scopes])
+    except ViewTooLarge as error:
+        if request.engine is Engine.VIEW:
+            raise
+        request.fallbacks.append(str(error))
 
 
 def _engine_report(request: _Request) -> dict[str, Any]:
@@ -340,12 +352,13 @@ def search(
             rerankers.cross_encoder_model(where=f"{scope.value}.reranker")  # unavailable: say so before searching
     vector: concurrent.futures.Future | None = concurrent.futures.Future() if config.needs_query_vector() else None
     request = _Request(query, request_groups, moment, vector, Engine(engine))
+    if vector is not None:  # the query's embedding runs while the views catch up
+        _pool.submit(in_context(_embed_into), vector, query)
+    indexed = {SearchMethod.BM25, SearchMethod.COSINE}
+    _views_prepare(request, [scope for scope, scope_config in scoped.items() if indexed & set(scope_config.methods)])
     # A task only ever waits for tasks submitted before it, so the shared pool's FIFO queue cannot deadlock.
-    # Text searches go first: they need no vector, and the embedding would compete with them for the CPU.
     running: dict[Scope, dict[SearchMethod, concurrent.futures.Future]] = {scope: {} for scope in scoped}
     for method in (SearchMethod.BM25, SearchMethod.COSINE):
-        if method is SearchMethod.COSINE and vector is not None:
-            _pool.submit(in_context(_embed_into), vector, query)
         for scope, scope_config in scoped.items():
             if method in scope_config.methods:
                 running[scope][method] = _pool.submit(in_context(_run_method), scope, method, scope_config, request)

@@ -27,6 +27,15 @@ class ViewReport:
     """The views an answer was read from, by group (filled in as methods run)."""
 
     states: dict[str, ViewState] = field(default_factory=dict)
+    prepared: set[str] = field(default_factory=set)  # groups caught up for this request already
+
+    def prepare(self, groups: Sequence[str], scope_names: Sequence[str]) -> None:
+        """Catch each group's view up once, loading the scopes the request reads, before its methods run
+        (concurrently) without asking the server again."""
+        for group in groups:
+            with view_cache().reading(group, *scope_names) as (_scopes, state):
+                self.note(state)
+            self.prepared.add(group)
 
     def note(self, state: ViewState) -> None:
         seen = self.states.get(state.group)
@@ -94,7 +103,7 @@ def bm25(
         return []
     per_group = []
     for group in groups:
-        with view_cache().reading(group, scope_name) as (scopes, state):
+        with view_cache().reading(group, scope_name, catch_up=group not in report.prepared) as (scopes, state):
             report.note(state)
             scope = scopes[scope_name]
 
@@ -119,7 +128,7 @@ def cosine(
     """Exact cosine against every stored vector of the scope, above min_similarity, best first."""
     per_group = []
     for group in groups:
-        with view_cache().reading(group, scope_name) as (scopes, state):
+        with view_cache().reading(group, scope_name, catch_up=group not in report.prepared) as (scopes, state):
             report.note(state)
             scope = scopes[scope_name]
 
