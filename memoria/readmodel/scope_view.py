@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from itertools import islice
 
 from memoria.readmodel.scopes import Item, ScopeSpec
 from memoria.readmodel.text_index import TextIndex
 from memoria.readmodel.vector_index import VectorIndex
 
 ITEM_OVERHEAD_BYTES = 400  # the Item, its dict and strings' headers, the id maps (measured order of magnitude)
+PUT_CHUNK = 2_000
 TEXT_INDEX_FACTOR = 2  # a RAM tantivy index holds about twice its texts' bytes (postings, positions, store)
 
 
@@ -32,18 +35,25 @@ class ScopeView:
         return self.vectors.nbytes + (TEXT_INDEX_FACTOR + 1) * self._text_bytes + ITEM_OVERHEAD_BYTES * len(self.items)
 
     def put(self, items: Iterable[Item]) -> int:
-        """Add or replace items; searchable after `commit`."""
-        items = list(items)
-        for item in items:
-            self._forget(item.id)
-            self.items[item.id] = item
-            self._text_bytes += item.text_bytes
-            self.vectors.put(item.id, item.vector)
-            if item.source is not None and item.target is not None:
-                self._by_node[item.source].add(item.id)
-                self._by_node[item.target].add(item.id)
-        self.text.put((item.id, item.texts) for item in items)
-        return len(items)
+        """Add or replace items, as they stream in; searchable after `commit`."""
+        count = 0
+        stream = iter(items)
+        while chunk := list(islice(stream, PUT_CHUNK)):
+            kept = []
+            for item in chunk:
+                self._forget(item.id)
+                self.vectors.put(item.id, item.vector)
+                # The vector lives in the matrix only: as a list of Python floats it would take 9 KB an item.
+                stored = replace(item, vector=None)
+                self.items[item.id] = stored
+                self._text_bytes += stored.text_bytes
+                if stored.source is not None and stored.target is not None:
+                    self._by_node[stored.source].add(stored.id)
+                    self._by_node[stored.target].add(stored.id)
+                kept.append(stored)
+            self.text.put((item.id, item.texts) for item in kept)
+            count += len(kept)
+        return count
 
     def remove(self, ids: Iterable[str]) -> int:
         gone = [item_id for item_id in ids if item_id in self.items]

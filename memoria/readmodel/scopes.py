@@ -12,6 +12,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from memoria.graph import driver, kinds
 
 PAGE_ITEMS = 5_000
@@ -46,7 +48,7 @@ class Item:
     name: str
     text: str
     texts: dict[str, str]
-    vector: list[float] | None
+    vector: np.ndarray | None  # float32; dropped once the view's matrix holds it
     source: str | None = None
     target: str | None = None
     valid_at: str | None = None
@@ -118,7 +120,7 @@ def _node_items(spec: ScopeSpec, record: Any) -> Iterator[Item]:
             name=str(record[f"text_{spec.name_field}"][position]),
             text=str(record[f"text_{spec.shown_field}"][position]),
             texts=texts,
-            vector=list(vector) if vector else None,
+            vector=np.asarray(vector, dtype=np.float32) if vector else None,
         )
 
 
@@ -131,7 +133,7 @@ def _fact_items(record: Any) -> Iterator[Item]:
             name=str(record["relations"][position]),
             text=fact,
             texts={"fact": fact},
-            vector=list(vector) if vector else None,
+            vector=np.asarray(vector, dtype=np.float32) if vector else None,
             source=record["sources"][position],
             target=record["targets"][position],
             valid_at=_optional(record["valid_ats"][position]),

@@ -33,7 +33,7 @@ class VectorIndex:
     def nbytes(self) -> int:
         return int(self._matrix.nbytes + self._alive.nbytes) + 100 * len(self._keys)
 
-    def put(self, key: str, vector: Sequence[float] | None) -> None:
+    def put(self, key: str, vector: Sequence[float] | np.ndarray | None) -> None:
         """Store (or replace) a key's vector; a missing or wrongly sized one removes the key."""
         if vector is None or len(vector) != self.dimensions:
             self.remove(key)

@@ -36,7 +36,7 @@ def test_a_view_holds_the_group_and_nothing_else(memory: str, other_memory: str)
     facts, state = read(cache, memory)
     assert set(facts.items) == {node_id(memory, key) for key in FACT_TEXTS}
     assert state.engine == "view" and state.group == memory and not state.rebuilt
-    assert all(item.vector is not None for item in facts.items.values())
+    assert all(facts.vectors.vector(item) is not None for item in facts.items)
     hits = facts.text.search(["gloves"], limit=50)
     assert hits and all(key.startswith(memory) for key, _ in hits)
     entities, _ = read(cache, memory, "entities")
