@@ -24,6 +24,7 @@ from memoria.ingest.resolve_entities import (
 from memoria.ingest.text import name_key
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
+from memoria.readmodel.cache import ViewCache
 
 STORED = ["Northwind Freight Logistics", "Ilse Varga", "Melisande", "color palette", "Berlin Marathon"]
 
@@ -138,3 +139,19 @@ def test_vector_candidates_are_found_past_other_groups_copies(group: str, crowd:
     )
 
     assert [(c.entity.id, c.vector_score is not None) for c in found["northwind"]] == [(f"{group}-0", True)]
+
+
+def test_past_the_view_budget_the_server_indexes_give_the_same_candidates(
+    stored: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    names = {"northwind": "Northwind", "palette": "colour palette", "varga": "Ilse Varga"}
+    vectors = dict(zip(names, embed(list(names.values())), strict=True))
+    from_view = entity_candidates(group=stored, names=names, vectors=vectors)
+    monkeypatch.setattr("memoria.readmodel.cache._cache", ViewCache(max_bytes=1))
+    from_server = entity_candidates(group=stored, names=names, vectors=vectors)
+    for key in names:
+        assert [c.entity.id for c in from_view[key]][:2] == [c.entity.id for c in from_server[key]][:2]
+        scores = {c.entity.id: c.vector_score for c in from_server[key]}
+        for candidate in from_view[key]:
+            if candidate.vector_score is not None and scores.get(candidate.entity.id) is not None:
+                assert candidate.vector_score == pytest.approx(scores[candidate.entity.id], abs=1e-4)
