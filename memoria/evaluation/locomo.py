@@ -6,6 +6,7 @@ other said) is scored by its listed evidence like the others but reported apart,
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -40,8 +41,9 @@ METHODS: dict[str, str] = {
     "hybrid": "hybrid recipe",
     "dense": "dense baseline",
 }
-# A few evidence entries hold two ids in one string ("D8:6; D9:17").
-EVIDENCE_SEPARATOR = ";"
+# Evidence entries may hold several ids in one string ("D8:6; D9:17", "D9:1 D4:4 D4:6"), zero-padded turns
+# ("D30:05") or a stray colon ("D:11:26"): each id is read as session and turn numbers.
+EVIDENCE_ID = re.compile(r"D:?(\d+):(\d+)")
 
 
 def category_label(category: int) -> str:
@@ -85,9 +87,20 @@ class LocomoConversation:
     unknown_evidence: list[str] = field(default_factory=list)
 
 
+def dia_id_key(dia_id: str) -> str:
+    """A turn's id as evidence names it, whatever its padding: "D30:05" and "D30:5" are one turn."""
+    found = EVIDENCE_ID.fullmatch(dia_id.strip())
+    return f"D{int(found.group(1))}:{int(found.group(2))}" if found else dia_id.strip()
+
+
 def _evidence_ids(raw: list[str]) -> tuple[str, ...]:
-    parts = (part.strip() for entry in raw for part in entry.split(EVIDENCE_SEPARATOR))
-    return tuple(dict.fromkeys(part for part in parts if part))
+    """Every turn id an evidence list names; entries that name none ("D") are kept as they are, to be counted
+    as unknown evidence."""
+    ids: list[str] = []
+    for entry in raw:
+        found = [f"D{int(session)}:{int(turn)}" for session, turn in EVIDENCE_ID.findall(entry)]
+        ids.extend(found or ([entry.strip()] if entry.strip() else []))
+    return tuple(dict.fromkeys(ids))
 
 
 def _question(item: Any, index: int, where: str, problems: list[str]) -> LocomoQuestion | None:
@@ -130,7 +143,7 @@ def locomo_conversation(path: Path, *, group: str, limit_questions: int | None =
     """
     episodes = locomo_episodes(path, group=group)
     questions = locomo_questions(path)[:limit_questions]
-    episode_ids = {episode.name: episode.id for episode in episodes}
+    episode_ids = {dia_id_key(episode.name or ""): episode.id for episode in episodes}
     conversation = LocomoConversation(path, conversation_name(path), group, episodes, [])
     for item in questions:
         key = f"{path.name} qa[{item.index}]"

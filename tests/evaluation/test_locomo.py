@@ -99,3 +99,23 @@ def test_bad_files(tmp_path: Path) -> None:
     no_turns = write_conversation(tmp_path, {"qa": []}, name="conversation-94.json")
     with pytest.raises(InvalidInput, match="no session_N turn lists"):
         locomo_conversation(no_turns, group="g1")
+
+
+@pytest.mark.parametrize(
+    ("evidence", "expected"),
+    [
+        (["D1:3 D2:3"], {"D1:3", "D2:3"}),  # space-separated in one entry
+        (["D1:03", "D02:3"], {"D1:3", "D2:3"}),  # zero-padded
+        (["D:1:3"], {"D1:3"}),  # a stray colon
+        (["D1:3,D2:3"], {"D1:3", "D2:3"}),
+    ],
+)
+def test_evidence_written_loosely_still_names_its_turns(tmp_path: Path, evidence: list[str], expected: set) -> None:
+    path = write_conversation(tmp_path)
+    data = json.loads(path.read_text())
+    data["qa"][BERGEN]["evidence"] = evidence
+    path.write_text(json.dumps(data))
+    found = locomo_conversation(path, group="g1")
+    by_key = {question.key: question for question in found.questions}
+    assert by_key[key(BERGEN)].relevant == {f"g1:locomo-91:{dia_id}" for dia_id in expected}
+    assert not [problem for problem in found.unknown_evidence if problem.startswith(key(BERGEN))]
