@@ -14,6 +14,7 @@ from memoria.readmodel.vector_index import VectorIndex
 ITEM_OVERHEAD_BYTES = 400  # the Item, its dict and strings' headers, the id maps (measured order of magnitude)
 PUT_CHUNK = 2_000
 TEXT_INDEX_FACTOR = 2  # a RAM tantivy index holds about twice its texts' bytes (postings, positions, store)
+INDEX_OVERHEAD_BYTES = 2 * 1024**2  # an empty RAM tantivy index, once a writer has been and gone (measured 1.8 MiB)
 
 
 class ScopeView:
@@ -32,7 +33,8 @@ class ScopeView:
 
     @property
     def nbytes(self) -> int:
-        return self.vectors.nbytes + (TEXT_INDEX_FACTOR + 1) * self._text_bytes + ITEM_OVERHEAD_BYTES * len(self.items)
+        texts = (TEXT_INDEX_FACTOR + 1) * self._text_bytes + INDEX_OVERHEAD_BYTES
+        return self.vectors.nbytes + texts + ITEM_OVERHEAD_BYTES * len(self.items)
 
     def put(self, items: Iterable[Item]) -> int:
         """Add or replace items, as they stream in; searchable after `commit`."""

@@ -33,7 +33,12 @@ def query_terms(text: str, *, stop_words: frozenset[str], max_terms: int) -> lis
 
 
 class TextIndex:
-    """Documents with a few text fields; a search sums each field's BM25, best first."""
+    """Documents with a few text fields; a search sums each field's BM25, best first.
+
+    Changes are buffered and applied by `commit` through a writer opened for that commit alone: a live
+    tantivy writer holds about 4.5 MiB and six threads, too much to keep for every scope of every group
+    (measured: 100 idle writers, 446 MiB and 600 threads; reopening one costs 3.5 ms).
+    """
 
     def __init__(self, fields: Sequence[str]) -> None:
         builder = tantivy.SchemaBuilder()
@@ -43,29 +48,34 @@ class TextIndex:
         self.fields = tuple(fields)
         self._schema = builder.build()
         self._index = tantivy.Index(self._schema)
-        self._writer = self._index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=1)
         self._lock = threading.Lock()
+        self._pending: list[tuple[str, dict[str, str] | None]] = []  # (key, texts), None texts: delete
         self._searcher = self._index.searcher()
 
     def put(self, documents: Iterable[tuple[str, Mapping[str, str]]]) -> int:
         """Add or replace documents by key; call `commit` to make them searchable."""
-        count = 0
         with self._lock:
-            for key, texts in documents:
-                self._writer.delete_documents_by_term(KEY_FIELD, key)
-                fields = {name: texts.get(name) or "" for name in self.fields}
-                self._writer.add_document(tantivy.Document(**{KEY_FIELD: key}, **fields))
-                count += 1
-        return count
+            before = len(self._pending)
+            self._pending.extend(
+                (key, {name: texts.get(name) or "" for name in self.fields}) for key, texts in documents
+            )
+            return len(self._pending) - before
 
     def remove(self, keys: Iterable[str]) -> None:
         with self._lock:
-            for key in keys:
-                self._writer.delete_documents_by_term(KEY_FIELD, key)
+            self._pending.extend((key, None) for key in keys)
 
     def commit(self) -> None:
         with self._lock:
-            self._writer.commit()
+            if self._pending:
+                writer = self._index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=1)
+                for key, texts in self._pending:
+                    writer.delete_documents_by_term(KEY_FIELD, key)
+                    if texts is not None:
+                        writer.add_document(tantivy.Document(**{KEY_FIELD: key}, **texts))
+                writer.commit()
+                writer.wait_merging_threads()  # also releases the writer's threads and memory
+                self._pending.clear()
             self._index.reload()
             self._searcher = self._index.searcher()
 
