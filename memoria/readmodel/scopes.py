@@ -9,14 +9,18 @@ per item on ArcadeDB), pages named by explicit node-id lists.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from memoria.graph import driver, kinds
+from memoria.observability import in_context
 
 PAGE_ITEMS = 5_000
+PAGE_WORKERS = 2
 
 
 @dataclass(frozen=True)
@@ -111,29 +115,36 @@ def _optional(value: str) -> str | None:
     return value or None
 
 
+def _vectors(raw: list[list[float]]) -> list[np.ndarray | None]:
+    """A page's vectors as float32 rows: one conversion for the page when every item has one of the same size."""
+    if raw and all(raw) and len({len(vector) for vector in raw}) == 1:
+        return list(np.asarray(raw, dtype=np.float32))
+    return [np.asarray(vector, dtype=np.float32) if vector else None for vector in raw]
+
+
 def _node_items(spec: ScopeSpec, record: Any) -> Iterator[Item]:
+    vectors = _vectors(record["vectors"])
     for position, item_id in enumerate(record["ids"]):
         texts = {name: str(record[f"text_{name}"][position]) for name in spec.text_fields}
-        vector = record["vectors"][position]
         yield Item(
             id=item_id,
             name=str(record[f"text_{spec.name_field}"][position]),
             text=str(record[f"text_{spec.shown_field}"][position]),
             texts=texts,
-            vector=np.asarray(vector, dtype=np.float32) if vector else None,
+            vector=vectors[position],
         )
 
 
 def _fact_items(record: Any) -> Iterator[Item]:
+    vectors = _vectors(record["vectors"])
     for position, fact_id in enumerate(record["ids"]):
         fact = str(record["facts"][position])
-        vector = record["vectors"][position]
         yield Item(
             id=fact_id,
             name=str(record["relations"][position]),
             text=fact,
             texts={"fact": fact},
-            vector=np.asarray(vector, dtype=np.float32) if vector else None,
+            vector=vectors[position],
             source=record["sources"][position],
             target=record["targets"][position],
             valid_at=_optional(record["valid_ats"][position]),
@@ -142,15 +153,18 @@ def _fact_items(record: Any) -> Iterator[Item]:
 
 
 def scope_items(spec: ScopeSpec, *, group: str) -> Iterator[Item]:
-    """Every item of the scope in the group."""
+    """Every item of the scope in the group; pages are read two at a time, so the server streams the next
+    while this process decodes one."""
     if spec.is_fact:
         node_ids = _columns(GROUP_NODE_IDS, group=group)["ids"]
-        for page in _pages(node_ids):
-            yield from _fact_items(_columns(FACTS_OUT_PAGE, ids=page, group=group))
-        return
-    node_ids = _columns(LABEL_NODE_IDS.format(label=spec.label), group=group)["ids"]
-    for page in _pages(node_ids):
-        yield from _node_items(spec, _columns(NODE_PAGES[spec.name], ids=page, group=group))
+        query, items = FACTS_OUT_PAGE, _fact_items
+    else:
+        node_ids = _columns(LABEL_NODE_IDS.format(label=spec.label), group=group)["ids"]
+        query, items = NODE_PAGES[spec.name], partial(_node_items, spec)
+    with ThreadPoolExecutor(max_workers=PAGE_WORKERS, thread_name_prefix="memoria-view") as pool:
+        read = in_context(lambda page: _columns(query, ids=page, group=group))
+        for record in pool.map(read, _pages(node_ids)):
+            yield from items(record)
 
 
 def items_touching(spec: ScopeSpec, *, group: str, node_ids: Sequence[str]) -> Iterator[Item]:
