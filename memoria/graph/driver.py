@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import threading
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -23,6 +24,8 @@ from memoria.graph.retry import with_retry
 from memoria.observability import cypher_round_trip
 
 T = TypeVar("T")
+
+logger = logging.getLogger(__name__)
 
 # Errors that mean "the server is not there or went away", as opposed to a bad query.
 UNAVAILABLE_ERRORS: tuple[type[BaseException], ...] = (
@@ -134,13 +137,15 @@ async def close_async_driver() -> None:
 
 @contextlib.contextmanager
 def graph_errors() -> Iterator[None]:
-    """Turn connection-level failures into GraphUnavailable with a message a user can act on."""
+    """Turn connection-level failures into GraphUnavailable; the driver's text (hosts, ports) goes to the log only."""
     try:
         yield
     except neo4j_errors.AuthError as error:
-        raise GraphUnavailable(f"graph server refused our credentials: {error.message}") from error
+        logger.error("graph server at %s refused our credentials: %s", settings.MEMORIA_GRAPH["URL"], error.message)
+        raise GraphUnavailable("the graph server refused Memoria's credentials") from error
     except UNAVAILABLE_ERRORS as error:
-        raise GraphUnavailable(f"graph server at {settings.MEMORIA_GRAPH['URL']} is unavailable: {error}") from error
+        logger.error("graph server at %s is unavailable: %s", settings.MEMORIA_GRAPH["URL"], error)
+        raise GraphUnavailable(f"the graph server could not be reached ({type(error).__name__})") from error
 
 
 def _records(query: str, parameters: dict[str, Any], routing: neo4j.RoutingControl) -> list[neo4j.Record]:

@@ -2,8 +2,9 @@
 
 A server that is restarting or failing over answers again within seconds, so a
 transient failure is retried with the seed's backoff (0.05 s × 2^attempt, seed
-000 §8) a bounded number of times; a bad query or a broken constraint fails the
-same way every time, so it is raised at once. The driver's own retries are off
+000 §8) a bounded number of times; a bad query, a broken constraint or a query
+larger than the server's memory budget fails the same way every time, so it is
+raised at once (the last as QueryTooLarge). The driver's own retries are off
 (memoria.graph.driver), so attempts are counted here and nowhere else.
 
 Every failed attempt is logged on `memoria.graph.retry` with `graph_work`,
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -24,7 +26,7 @@ from typing import TypeVar
 from django.conf import settings
 from neo4j import exceptions as neo4j_errors
 
-from memoria.errors import GraphUnavailable, WriteConflict
+from memoria.errors import GraphUnavailable, QueryTooLarge, WriteConflict
 
 T = TypeVar("T")
 
@@ -38,21 +40,56 @@ GRAPH_FAILURES: tuple[type[BaseException], ...] = (neo4j_errors.Neo4jError, neo4
 RETRYING, GAVE_UP, PERMANENT, RECOVERED = "retrying", "gave_up", "permanent", "recovered"
 
 
+# ArcadeDB refuses a query that would hold too much in heap with Neo.DatabaseError.General.UnknownError; only the
+# text says why. Final: one buffer past arcadedb.queryMaxHeapElementsAllowedPerOp ("Limit of allowed elements for
+# in-heap ORDER BY in a single query exceeded"), or past the whole arcadedb.queryMaxHeapRAM ("Query heap budget
+# exceeded: the in-heap ORDER BY needs N more, and its query would hold more than the whole budget ..."). The
+# other heap-budget message ("... Retry once they complete") means other queries hold the budget now: transient.
+ARCADEDB_SIZE_REFUSALS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(r"Query heap budget exceeded: the in-heap (?P<what>.+?) needs .*more than the whole budget"),
+        "arcadedb.queryMaxHeapRAM",
+    ),
+    (
+        re.compile(r"Limit of allowed elements for in-heap (?P<what>.+?) in a single query exceeded"),
+        "arcadedb.queryMaxHeapElementsAllowedPerOp",
+    ),
+)
+# Neo4j's per-transaction limit (db.memory.transaction.max) is a ClientError; its pool-wide limit
+# (Neo.TransientError.General.MemoryPoolOutOfMemoryError) is contention, so it stays transient.
+NEO4J_TRANSACTION_MEMORY = "Neo.ClientError.General.TransactionOutOfMemoryError"
+NEO4J_TRANSACTION_MEMORY_SETTING = "db.memory.transaction.max"
+
+
+def query_too_large(error: BaseException) -> QueryTooLarge | None:
+    """The typed refusal when the server refused the query for the memory it needs on its own, else None."""
+    if not isinstance(error, neo4j_errors.Neo4jError):
+        return None
+    if error.code == NEO4J_TRANSACTION_MEMORY:
+        return QueryTooLarge("transaction", setting=NEO4J_TRANSACTION_MEMORY_SETTING)
+    if isinstance(error, neo4j_errors.DatabaseError):
+        for pattern, setting in ARCADEDB_SIZE_REFUSALS:
+            match = pattern.search(error.message or "")
+            if match:
+                return QueryTooLarge(match["what"], setting=setting)
+    return None
+
+
 def is_transient(error: BaseException) -> bool:
     """Whether the same work may succeed if tried again unchanged: the server was away, or failed by itself.
 
-    A client error (bad syntax, a broken constraint, refused credentials) fails the same way every time.
-    IncompleteCommit is a lost connection during COMMIT: the write may have
-    landed, so trying again could write it twice; it is reported, not retried.
+    A client error (bad syntax, a broken constraint, refused credentials) fails the same way every time, and so
+    does a query too large for the server's memory budget. IncompleteCommit is a lost connection during COMMIT:
+    the write may have landed, so trying again could write it twice; it is reported, not retried.
     """
-    if isinstance(error, neo4j_errors.IncompleteCommit):
+    if isinstance(error, neo4j_errors.IncompleteCommit) or query_too_large(error) is not None:
         return False
     if isinstance(error, neo4j_errors.ServiceUnavailable | neo4j_errors.SessionExpired):
         return True
     if isinstance(error, neo4j_errors.TransientError):
         return error.is_retryable()  # a terminated or stopped transaction is "transient" by code but final
     if isinstance(error, neo4j_errors.DatabaseError):
-        # The server failed, not the query: ArcadeDB answers a query running as it shuts down with
+        # Otherwise the server failed, not the query: ArcadeDB answers a query running as it shuts down with
         # Neo.DatabaseError.General.UnknownError. A failure that persists ends as GraphUnavailable.
         return True
     return isinstance(error, ConnectionError | TimeoutError)
@@ -97,11 +134,18 @@ class _Tries:
         self.attempt += 1
 
     def failed(self, error: BaseException) -> float:
-        """The wait before the next try; raises the error itself when permanent and, once the tries are spent,
-        WriteConflict (409, retry) after conflicts or GraphUnavailable (503) after an outage."""
+        """The wait before the next try; raises when permanent (QueryTooLarge for a query over the server's memory
+        budget, else the error itself) and, once the tries are spent, WriteConflict (409, retry) after conflicts
+        or GraphUnavailable (503) after an outage.
+
+        Only the log gets the driver's text: it names the server's host and port, which clients must not see.
+        """
         if not is_transient(error):
             message = "%s failed with a permanent error, not retried: %s: %s"
             self._log(logging.WARNING, PERMANENT, message, self.what, type(error).__name__, error)
+            refusal = query_too_large(error)
+            if refusal is not None:
+                raise refusal from error
             raise error
         if self.attempt >= self.policy.attempts:
             message = "%s failed %d times in a row; giving up: %s"
@@ -112,7 +156,7 @@ class _Tries:
                     f"{self.what} met concurrent writes {self.attempt} times in a row; nothing was written, try again"
                 ) from error
             raise GraphUnavailable(
-                f"graph server is unavailable ({self.what} failed {self.attempt} times in a row): {error}"
+                f"{self.what} failed {self.attempt} times in a row ({type(error).__name__})"
             ) from error
         delay = self.policy.delay(self.attempt)
         self._log(
