@@ -34,6 +34,13 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_ATTEMPTS = 4  # waits 0.05 + 0.1 + 0.2 s: an outage still answers 503 in well under a second
 DEFAULT_BACKOFF_MS = 50
+# The promise (docs/operations.md): a client hears of an outage within this many seconds of the graph server going
+# away. The defaults below make it up; tests/graph/test_retry.py adds them up against it.
+OUTAGE_BOUND_SECONDS = 10
+# A retrieval's read, every try and wait together: a server that went away without closing its sockets (frozen,
+# partitioned, hung in its shutdown) never answers, and Bolt has no read timeout of its own (only a Neo4j server's
+# hint sets one). 8 s plus sending the frames keeps "server gone → client's error event" within the documented 10 s.
+DEFAULT_READ_DEADLINE_SECONDS = 8
 # Everything a graph call can raise; which of them are worth another try is is_transient's call.
 GRAPH_FAILURES: tuple[type[BaseException], ...] = (neo4j_errors.Neo4jError, neo4j_errors.DriverError, OSError)
 
@@ -99,6 +106,7 @@ def is_transient(error: BaseException) -> bool:
 class RetryPolicy:
     attempts: int  # tries in all, the first included
     backoff: float  # seconds before the second try; doubled before each later one
+    deadline: float | None = None  # seconds async work may take, tries and waits together; None: no bound
 
     def delay(self, failed_attempt: int) -> float:
         """The wait after the given attempt (1-based) failed: backoff × 2^(attempt − 1)."""
@@ -111,11 +119,12 @@ class RetryPolicy:
 
 
 def retry_policy() -> RetryPolicy:
-    """The policy of the settings: MEMORIA_GRAPH_RETRY_ATTEMPTS and MEMORIA_GRAPH_RETRY_BACKOFF_MS."""
+    """The policy of the settings: MEMORIA_GRAPH_RETRY_ATTEMPTS, _RETRY_BACKOFF_MS and _READ_DEADLINE."""
     graph = settings.MEMORIA_GRAPH
     attempts = int(graph.get("RETRY_ATTEMPTS", DEFAULT_ATTEMPTS))
     backoff_ms = float(graph.get("RETRY_BACKOFF_MS", DEFAULT_BACKOFF_MS))
-    return RetryPolicy(attempts=max(1, attempts), backoff=max(0.0, backoff_ms) / 1000)
+    deadline = float(graph.get("READ_DEADLINE", DEFAULT_READ_DEADLINE_SECONDS))
+    return RetryPolicy(attempts=max(1, attempts), backoff=max(0.0, backoff_ms) / 1000, deadline=max(0.1, deadline))
 
 
 class _Tries:
@@ -171,6 +180,14 @@ class _Tries:
         )
         return delay
 
+    def out_of_time(self, error: BaseException | None) -> GraphUnavailable:
+        """The outage when the deadline passed: mid-try (no answer at all) or before a try it left no time for."""
+        deadline = self.policy.deadline
+        shown = f"{type(error).__name__}: {error}" if error is not None else "no answer"
+        message = "%s got no answer within its deadline of %.1f s (attempt %d of %d); giving up: %s"
+        self._log(logging.ERROR, GAVE_UP, message, self.what, deadline, self.attempt, self.policy.attempts, shown)
+        return GraphUnavailable(f"{self.what} got no answer from the graph server within {deadline:g} s")
+
     def succeeded(self) -> None:
         if self.attempt > 1:
             self._log(logging.INFO, RECOVERED, "%s succeeded on attempt %d", self.what, self.attempt)
@@ -191,14 +208,27 @@ def with_retry(work: Callable[[], T], *, what: str, policy: RetryPolicy | None =
 
 
 async def with_retry_async(work: Callable[[], Awaitable[T]], *, what: str, policy: RetryPolicy | None = None) -> T:
-    """The async twin of with_retry: the same policy and log, waiting without blocking the event loop."""
+    """The async twin of with_retry: the same policy and log, waiting without blocking the event loop, and all of
+    it within the policy's deadline, so a server that stops answering without closing its sockets is an outage
+    within seconds instead of a read that waits forever. A try cut off by the deadline is cancelled (the driver
+    drops its connection) and GraphUnavailable is raised."""
     tries = _Tries(what, policy)
+    loop = asyncio.get_running_loop()
+    deadline = tries.policy.deadline
+    ends = None if deadline is None else loop.time() + deadline
     while True:
         tries.next()
+        window = asyncio.timeout_at(ends)
         try:
-            result = await work()
-        except GRAPH_FAILURES as error:
-            await asyncio.sleep(tries.failed(error))
+            async with window:
+                result = await work()
+        except GRAPH_FAILURES as error:  # TimeoutError is an OSError: the window's own expiry lands here too
+            if window.expired():
+                raise tries.out_of_time(None) from error
+            delay = tries.failed(error)
+            if ends is not None and loop.time() + delay >= ends:
+                raise tries.out_of_time(error) from error
+            await asyncio.sleep(delay)
             continue
         tries.succeeded()
         return result

@@ -14,10 +14,12 @@ from neo4j import exceptions as neo4j_errors
 
 from memoria.errors import GraphUnavailable, QueryTooLarge, WriteConflict
 from memoria.graph import driver
-from memoria.graph.driver import async_driver_for_work, database_name
+from memoria.graph.driver import DEFAULT_CONNECTION_TIMEOUT_SECONDS, async_driver_for_work, database_name
 from memoria.graph.embedded import EmbeddedServer
 from memoria.graph.retry import (
+    DEFAULT_READ_DEADLINE_SECONDS,
     GAVE_UP,
+    OUTAGE_BOUND_SECONDS,
     PERMANENT,
     RECOVERED,
     RETRYING,
@@ -31,8 +33,9 @@ from memoria.retrieval.activation import Seed, activation_events
 from tests.retrieval.test_activation import load
 
 LOGGER = "memoria.graph.retry"
-# Long enough for a restart on a busy two-core machine: the waits add up to 0.05 s × (2^10 − 1) ≈ 51 s.
-RIDE_OUT = {"RETRY_ATTEMPTS": 11, "RETRY_BACKOFF_MS": 50}
+# Long enough for a restart on a busy two-core machine: the waits add up to 0.05 s × (2^10 − 1) ≈ 51 s, and an
+# async read may take as long (its deadline would otherwise give up on the restart after 8 s).
+RIDE_OUT = {"RETRY_ATTEMPTS": 11, "RETRY_BACKOFF_MS": 50, "READ_DEADLINE": 120.0}
 # Sorts 200,000 rows in heap: past the heap-limited server's 1 MB budget on its own, trivial for a normal server.
 OVERSIZED_SORT = "UNWIND range(1, 200000) AS x WITH x ORDER BY x DESC RETURN count(x) AS c"
 
@@ -68,11 +71,22 @@ def start_soon(server: EmbeddedServer) -> threading.Thread:
 
 
 def test_policy_follows_the_seed_backoff_and_the_settings(retry_settings) -> None:
-    assert retry_policy() == RetryPolicy(attempts=4, backoff=0.05)
+    assert retry_policy() == RetryPolicy(attempts=4, backoff=0.05, deadline=DEFAULT_READ_DEADLINE_SECONDS)
     assert [RetryPolicy(4, 0.05).delay(n) for n in (1, 2, 3)] == [0.05, 0.1, 0.2]
-    retry_settings(RETRY_ATTEMPTS=6, RETRY_BACKOFF_MS=10)
+    retry_settings(RETRY_ATTEMPTS=6, RETRY_BACKOFF_MS=10, READ_DEADLINE=3.0)
     policy = retry_policy()
-    assert policy == RetryPolicy(attempts=6, backoff=0.01) and policy.window == pytest.approx(0.31)
+    assert policy == RetryPolicy(attempts=6, backoff=0.01, deadline=3.0) and policy.window == pytest.approx(0.31)
+
+
+def test_the_defaults_add_up_to_the_outage_bound(settings) -> None:
+    """docs/operations.md's make-up of the 10 s: raising a default past it must fail here, not in production."""
+    policy = retry_policy()
+    timeout = settings.MEMORIA_GRAPH["CONNECTION_TIMEOUT"]
+    assert timeout == DEFAULT_CONNECTION_TIMEOUT_SECONDS
+    # An async read (retrievals): everything within its deadline, then the frames are sent.
+    assert policy.deadline is not None and policy.deadline <= OUTAGE_BOUND_SECONDS - 1
+    # A sync call: each try at most one connection acquisition (it includes the liveness check), plus the waits.
+    assert policy.attempts * timeout + policy.window <= OUTAGE_BOUND_SECONDS
 
 
 def test_classification() -> None:
