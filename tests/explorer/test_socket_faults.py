@@ -20,12 +20,16 @@ import time
 from collections.abc import Callable
 
 import pytest
+from django.conf import settings
 
 from memoria.accounts.roles import Role
 from memoria.graph.embedded import EmbeddedServer
-from memoria.graph.retry import OUTAGE_BOUND_SECONDS
+from memoria.graph.retry import OUTAGE_BOUND_SECONDS, PERMANENT
+from tests.api.test_errors import HUB_EDGES
+from tests.conftest import running_daphne
 from tests.explorer.test_retrieval_socket import connect, post_json, receive, token_for_role
 from tests.graphindex.graphs import random_memory, store
+from tests.retrieval.test_activation import load
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -203,3 +207,33 @@ async def test_a_frozen_server_gives_error_frames_within_the_bound_then_recovers
         come_back=lambda: os.kill(pid, signal.SIGCONT),
     )
     assert waited > 1.0  # cut off by the deadline, not by a closed socket: a frozen server sends nothing
+
+
+async def test_a_retrieval_too_large_for_the_server_gives_a_query_too_large_frame(
+    heap_limited_graph_server: EmbeddedServer, token_for_role
+) -> None:
+    """A daphne of its own on a server with a 1 MB query heap budget: the real refusal ends the retrieval with the
+    query_too_large frame after one try, not graph_unavailable after four."""
+    server = heap_limited_graph_server
+    group = "hub"  # on a server of its own, removed with it
+    spokes = [f"n{index}" for index in range(HUB_EDGES)]
+    await asyncio.to_thread(load, group, ["hub", *spokes], [("hub", spoke, 0.9, []) for spoke in spokes])
+    token = await token_for_role("agent", Role.VIEWER, [group])
+    ports = {
+        "MEMORIA_TEST_GRAPH_BOLT_PORT": str(server.bolt_port),
+        "MEMORIA_TEST_GRAPH_HTTP_PORT": str(server.http_port),
+    }
+    log = settings.VAR_DIR / "daphne-heap-limited.log"
+    with running_daphne(log, wait_seconds=30, **ports) as port:
+        async with connect(f"http://127.0.0.1:{port}", "/ws/retrievals/", token) as socket:
+            seeds = [{"id": f"{group}-hub", "score": 1.0}]
+            await socket.send(json.dumps({"type": "retrieve", "retrieval_id": "big", "group": group, "seeds": seeds}))
+            events = await events_until_end(socket, "big")
+    error = events[-1]
+    assert error["type"] == "error" and error["code"] == "query_too_large", error
+    assert error["too_large"] == "ORDER BY" and "ORDER BY" in error["message"], error
+    finished = [e for e in events if e["type"] == "retrieval_finished"]
+    assert len(finished) == 1 and finished[0]["status"] == "failed", finished
+    records = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
+    tries = [(r["attempt"], r["outcome"]) for r in records if r.get("graph_work") == "activation read"]
+    assert tries == [(1, PERMANENT)], tries  # the refusal was tried once
