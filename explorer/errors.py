@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from memoria.api.errors import GRAPH_UNAVAILABLE_DETAIL
 from memoria.api.throttles import RateLimited
 from memoria.errors import (
     GraphUnavailable,
@@ -12,11 +13,20 @@ from memoria.errors import (
     LlmInvalidAnswer,
     LlmUnavailable,
     ProjectionLoading,
+    QueryTooLarge,
 )
 
 RETRY_AFTER_SECONDS = 5  # a projection still loading: as the REST 503's Retry-After
 # What a client is told about in its own words (error_frame): no stack trace in the log for these.
-EXPECTED_ERRORS = (InvalidInput, GroupNotFound, ProjectionLoading, GraphUnavailable, LlmUnavailable, RateLimited)
+EXPECTED_ERRORS = (
+    InvalidInput,
+    GroupNotFound,
+    ProjectionLoading,
+    GraphUnavailable,
+    QueryTooLarge,
+    LlmUnavailable,
+    RateLimited,
+)
 
 
 def is_expected(error: BaseException) -> bool:
@@ -31,10 +41,10 @@ def error_frame(error: Exception, *, retrieval_id: str | None = None) -> dict[st
         frame.update(code="not_found", message=str(error))
     elif isinstance(error, ProjectionLoading):
         frame.update(code="projection_loading", message=str(error), retry_after=RETRY_AFTER_SECONDS)
-    elif isinstance(error, GraphUnavailable):
-        frame.update(
-            code="graph_unavailable", message="The graph server is unavailable; try again shortly.", reason=str(error)
-        )
+    elif isinstance(error, GraphUnavailable):  # str(error) names no host or port (memoria.errors.GraphUnavailable)
+        frame.update(code="graph_unavailable", message=GRAPH_UNAVAILABLE_DETAIL, reason=str(error))
+    elif isinstance(error, QueryTooLarge):  # as the REST 422: final, asking again the same way fails the same way
+        frame.update(code="query_too_large", message=str(error), too_large=error.what)
     elif isinstance(error, LlmUnavailable):  # as the REST 502/503: the model's bad answer, or no model to ask
         bad_answer = isinstance(error, LlmInvalidAnswer)
         frame.update(code="llm_invalid_answer" if bad_answer else "llm_unavailable", message=str(error))

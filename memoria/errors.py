@@ -2,15 +2,56 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
+
+# A URL, an IPv4 or bracketed IPv6 address, or a host name followed by a port: what a driver's message names.
+_ADDRESS = re.compile(
+    r"\b[a-z][a-z0-9+.-]*://\S+"  # bolt://host:7687, neo4j+s://...
+    r"|\[[0-9a-f:.]+\](?::\d+)?"  # [::1]:7687
+    r"|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b"  # 127.0.0.1:7687
+    r"|\b[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)*:\d{2,5}\b",  # localhost:7687, graph.internal:7687 (not 12:30)
+    re.IGNORECASE,
+)
 
 
 class MemoriaError(Exception):
     """Base class: every error the engine raises on purpose."""
 
 
+def without_addresses(text: str) -> str:
+    """`text` with every URL and host:port replaced: clients are never told where our servers are."""
+    return _ADDRESS.sub("<graph server>", text)
+
+
 class GraphUnavailable(MemoriaError):
-    """The graph server cannot be reached or stopped answering."""
+    """The graph server cannot be reached or stopped answering.
+
+    Its message reaches clients (REST `reason`, websocket frames, the 503 page, /api/health), so it says what
+    failed in our words; the driver's text, which names hosts and ports, goes to the log where the failure is
+    met. As a guard for messages built elsewhere, any network address left in one is replaced.
+    """
+
+    def __init__(self, message: str = "the graph server is unavailable") -> None:
+        super().__init__(without_addresses(message))
+
+
+class QueryTooLarge(MemoriaError):
+    """The graph server refused a query because what it would hold in memory passes the server's per-query
+    budget (ArcadeDB's arcadedb.queryMaxHeapRAM, Neo4j's db.memory.transaction.max).
+
+    The same query fails the same way every time, so it is never retried and is not an outage: the caller has to
+    ask for less (fewer episodes per request, a smaller limit) or the operator has to raise the budget.
+    `what` names the part of the query that was too large, as the server said it (e.g. "ORDER BY").
+    """
+
+    def __init__(self, what: str, *, setting: str) -> None:
+        self.what = what
+        self.setting = setting
+        super().__init__(
+            f"the graph server refused the query: its {what} needs more memory than the server allows one query"
+            f" ({setting}); ask for less at once (fewer items per request, a lower limit), or raise {setting}"
+        )
 
 
 class ProjectionLoading(GraphUnavailable):

@@ -11,7 +11,8 @@ from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 
-from memoria.errors import GraphUnavailable
+from memoria.api.errors import problem
+from memoria.errors import GraphUnavailable, QueryTooLarge
 from memoria.observability import request_id_accept, request_id_bound
 
 REQUEST_ID_HEADER = "X-Request-ID"
@@ -72,6 +73,12 @@ def _answered(request: HttpRequest, response: HttpResponse, request_id: str, sta
 
 
 class GraphUnavailableMiddleware:
+    """Engine errors met outside DRF: under /api/ the problem JSON of memoria.api.errors, on pages a plain page.
+
+    A graph outage is a 503 page that works again by itself; a query the graph server refuses for its size is a
+    422 page saying so (asking again will not help). Neither shows a traceback, a host or a port.
+    """
+
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
@@ -79,21 +86,12 @@ class GraphUnavailableMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
-        if not isinstance(exception, GraphUnavailable):
+        if not isinstance(exception, GraphUnavailable | QueryTooLarge):
             return None
+        answer = problem(exception)
+        assert answer is not None  # both are mapped there
+        status, body, headers = answer
         if request.path.startswith("/api/"):
-            return graph_unavailable_json(exception)
-        html = render_to_string("503.html", {"detail": str(exception)}, request=request)
-        return HttpResponse(html, status=503, headers={"Retry-After": "5"})
-
-
-def graph_unavailable_json(error: GraphUnavailable) -> JsonResponse:
-    return JsonResponse(
-        {
-            "detail": "The graph server is unavailable; try again shortly.",
-            "code": "graph_unavailable",
-            "reason": str(error),
-        },
-        status=503,
-        headers={"Retry-After": "5"},
-    )
+            return JsonResponse(body, status=status, headers=headers)
+        html = render_to_string(f"{status}.html", {"detail": body.get("reason") or body["detail"]}, request=request)
+        return HttpResponse(html, status=status, headers=headers)

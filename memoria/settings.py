@@ -11,7 +11,8 @@ from pathlib import Path
 from django.core.exceptions import ImproperlyConfigured
 
 from memoria.config import env_bool, env_int, env_list, env_str, graph_url, local_secret
-from memoria.graph.retry import DEFAULT_ATTEMPTS, DEFAULT_BACKOFF_MS
+from memoria.graph.driver import DEFAULT_CONNECTION_TIMEOUT_SECONDS
+from memoria.graph.retry import DEFAULT_ATTEMPTS, DEFAULT_BACKOFF_MS, DEFAULT_READ_DEADLINE_SECONDS
 from memoria.interchange.jsontext import DEFAULT_MAX_FILE_BYTES
 from memoria.observability import DEFAULT_SLOW_CYPHER_MS
 from memoria.readmodel import DEFAULT_VIEW_MAX_BYTES
@@ -171,10 +172,17 @@ MEMORIA_GRAPH = {
     "USER": env_str("MEMORIA_GRAPH_USER", "neo4j" if _external_graph_url else "root"),
     "PASSWORD": env_str("MEMORIA_GRAPH_PASSWORD", ""),
     "DATABASE": env_str("MEMORIA_GRAPH_DATABASE", "neo4j"),
-    "CONNECTION_TIMEOUT": float(env_int("MEMORIA_GRAPH_CONNECTION_TIMEOUT", 5, minimum=1, maximum=120)),
+    # Seconds to open a connection (TCP, Bolt handshake, log-in), and to acquire one from the pool.
+    "CONNECTION_TIMEOUT": float(
+        env_int("MEMORIA_GRAPH_CONNECTION_TIMEOUT", DEFAULT_CONNECTION_TIMEOUT_SECONDS, minimum=1, maximum=120)
+    ),
     # Transient failures are tried again, waiting BACKOFF_MS × 2^n between tries (memoria/graph/retry.py).
     "RETRY_ATTEMPTS": env_int("MEMORIA_GRAPH_RETRY_ATTEMPTS", DEFAULT_ATTEMPTS, minimum=1, maximum=20),
     "RETRY_BACKOFF_MS": env_int("MEMORIA_GRAPH_RETRY_BACKOFF_MS", DEFAULT_BACKOFF_MS, minimum=0, maximum=60_000),
+    # Seconds a retrieval's read may take, every try and wait included (docs/operations.md, "How fast an outage shows").
+    "READ_DEADLINE": float(
+        env_int("MEMORIA_GRAPH_READ_DEADLINE", DEFAULT_READ_DEADLINE_SECONDS, minimum=1, maximum=3600)
+    ),
     # Embedded server only:
     "DATA_DIR": Path(env_str("MEMORIA_GRAPH_DATA_DIR", str(VAR_DIR / "graphdb"))).resolve(),
     "BOLT_HOST": env_str("MEMORIA_GRAPH_HOST", "127.0.0.1"),

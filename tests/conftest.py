@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import shutil
 import socket
@@ -12,6 +13,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.conf import settings
@@ -62,6 +64,47 @@ def count_group(group: str) -> dict[str, int]:
     nodes = driver.read("MATCH (n:Memory {group_id: $group}) RETURN count(n) AS c", group=group)[0]["c"]
     edges = driver.read("MATCH (n:Memory {group_id: $group})-[r]->() RETURN count(r) AS c", group=group)[0]["c"]
     return {"nodes": nodes, "edges": edges}
+
+
+@contextlib.contextmanager
+def dedicated_graph_server(
+    shared: EmbeddedServer, settings: Any, data_dir: Path, *, java_opts: tuple[str, ...] = ()
+) -> Iterator[EmbeddedServer]:
+    """A second graph server beside the session's shared one (which other tests need intact), with its own
+    Java options, the app pointed at it while it runs; stopped and removed on the way out."""
+    server = dataclasses.replace(
+        shared, data_dir=data_dir, bolt_port=free_port(), http_port=free_port(), java_opts=java_opts
+    )
+    server.start()
+    before = settings.MEMORIA_GRAPH
+    settings.MEMORIA_GRAPH = {
+        **before,
+        "URL": f"bolt://{server.host}:{server.bolt_port}",
+        "BOLT_PORT": server.bolt_port,
+        "HTTP_PORT": server.http_port,
+    }
+    driver.close_sync_driver()  # a new driver (ours and neomodel's) for the address now in the settings
+    try:
+        yield server
+    finally:
+        settings.MEMORIA_GRAPH = before
+        driver.close_sync_driver()  # back to the shared server, before this one stops
+        server.stop()
+        shutil.rmtree(server.data_dir, ignore_errors=True)
+
+
+# ArcadeDB's budget for what all running queries hold in heap, cut to 1 MB (the first 256 KB of a query are free):
+# a query sorting or collecting a few thousand rows is refused for real, as big groups' queries were in issue 12.
+HEAP_LIMITED_JAVA_OPTS = ("-Darcadedb.queryMaxHeapRAM=1",)
+
+
+@pytest.fixture
+def heap_limited_graph_server(graph_server: EmbeddedServer, settings: Any, tmp_path: Path) -> Iterator[EmbeddedServer]:
+    """A graph server of its own with a tiny query heap budget, the app pointed at it, its schema installed."""
+    data_dir = tmp_path / "graphdb"
+    with dedicated_graph_server(graph_server, settings, data_dir, java_opts=HEAP_LIMITED_JAVA_OPTS) as server:
+        schema_install()
+        yield server
 
 
 def free_port() -> int:

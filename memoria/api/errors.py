@@ -18,6 +18,7 @@ from memoria.errors import (
     LlmInvalidAnswer,
     LlmUnavailable,
     ProjectionLoading,
+    QueryTooLarge,
     WriteConflict,
 )
 
@@ -30,6 +31,39 @@ def _raised_parsing_json(error: BaseException) -> bool:
             return True
         frame = frame.tb_next
     return False
+
+
+GRAPH_UNAVAILABLE_DETAIL = "The graph server is unavailable; try again shortly."
+RETRY_AFTER_OUTAGE = "5"
+
+
+def problem(error: Exception) -> tuple[int, dict[str, Any], dict[str, str]] | None:
+    """The status, problem body and headers an engine error answers with, or None when it is not one of ours.
+
+    Both the DRF views (exception_handler) and the plain Django views under /api/ (memoria.middleware) answer
+    from here, so an error has one HTTP answer wherever it rises.
+    """
+    if isinstance(error, ProjectionLoading):
+        return 503, {"detail": str(error), "code": "projection_loading"}, {"Retry-After": RETRY_AFTER_OUTAGE}
+    if isinstance(error, GraphUnavailable):
+        # str(error) is ours and names no host (memoria.errors.GraphUnavailable); the driver's text is in the log.
+        body = {"detail": GRAPH_UNAVAILABLE_DETAIL, "code": "graph_unavailable", "reason": str(error)}
+        return 503, body, {"Retry-After": RETRY_AFTER_OUTAGE}
+    if isinstance(error, QueryTooLarge):
+        # Not an outage: the same request fails the same way again, so no Retry-After; the client must ask for less.
+        return 422, {"detail": str(error), "code": "query_too_large", "too_large": error.what}, {}
+    if isinstance(error, LlmUnavailable):
+        # A bad answer is the model's fault (502); an unreachable or unconfigured model is an outage (503).
+        bad_answer = isinstance(error, LlmInvalidAnswer)
+        body = {"detail": str(error), "code": "llm_invalid_answer" if bad_answer else "llm_unavailable"}
+        return (502 if bad_answer else 503), body, {}
+    if isinstance(error, InvalidInput):
+        return 400, {"detail": str(error), "code": "invalid", "errors": error.problems}, {}
+    if isinstance(error, WriteConflict):
+        return 409, {"detail": str(error), "code": "conflict"}, {"Retry-After": "1"}
+    if isinstance(error, GroupNotFound):
+        return 404, {"detail": str(error), "code": "not_found"}, {}
+    return None
 
 
 def exception_handler(error: Exception, context: dict[str, Any]) -> Response | None:
@@ -45,43 +79,15 @@ def exception_handler(error: Exception, context: dict[str, Any]) -> Response | N
             status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
         )
     if isinstance(error, RecursionError) and _raised_parsing_json(error):
-        problem = "body: JSON nested too deeply (Python's parser follows about 1,000 levels)"
+        problem_text = "body: JSON nested too deeply (Python's parser follows about 1,000 levels)"
         return Response(
-            {"detail": problem, "code": "parse_error", "errors": [problem]}, status=status.HTTP_400_BAD_REQUEST
+            {"detail": problem_text, "code": "parse_error", "errors": [problem_text]},
+            status=status.HTTP_400_BAD_REQUEST,
         )
-    if isinstance(error, ProjectionLoading):
-        return Response(
-            {"detail": str(error), "code": "projection_loading"},
-            status=status.HTTP_503_SERVICE_UNAVAILABLE,
-            headers={"Retry-After": "5"},
-        )
-    if isinstance(error, GraphUnavailable):
-        return Response(
-            {
-                "detail": "The graph server is unavailable; try again shortly.",
-                "code": "graph_unavailable",
-                "reason": str(error),
-            },
-            status=status.HTTP_503_SERVICE_UNAVAILABLE,
-            headers={"Retry-After": "5"},
-        )
-    if isinstance(error, LlmUnavailable):
-        # A bad answer is the model's fault (502); an unreachable or unconfigured model is an outage (503).
-        bad_answer = isinstance(error, LlmInvalidAnswer)
-        return Response(
-            {"detail": str(error), "code": "llm_invalid_answer" if bad_answer else "llm_unavailable"},
-            status=status.HTTP_502_BAD_GATEWAY if bad_answer else status.HTTP_503_SERVICE_UNAVAILABLE,
-        )
-    if isinstance(error, InvalidInput):
-        return Response(
-            {"detail": str(error), "code": "invalid", "errors": error.problems}, status=status.HTTP_400_BAD_REQUEST
-        )
-    if isinstance(error, WriteConflict):
-        return Response(
-            {"detail": str(error), "code": "conflict"}, status=status.HTTP_409_CONFLICT, headers={"Retry-After": "1"}
-        )
-    if isinstance(error, GroupNotFound):
-        return Response({"detail": str(error), "code": "not_found"}, status=status.HTTP_404_NOT_FOUND)
+    answer = problem(error)
+    if answer is not None:
+        code, body, headers = answer
+        return Response(body, status=code, headers=headers or None)
     response = drf_exception_handler(error, context)
     if response is not None and isinstance(response.data, dict) and "code" not in response.data:
         codes = getattr(error, "get_codes", lambda: None)()

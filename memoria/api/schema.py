@@ -25,6 +25,7 @@ PROBLEM_SCHEMA: dict[str, Any] = {
         "code": {"type": "string"},
         "errors": {"type": "array", "items": {"type": "string"}},
         "reason": {"type": "string"},
+        "too_large": {"type": "string", "description": "(422 query_too_large) what the graph server found too large"},
     },
     "required": ["detail"],
 }
@@ -43,6 +44,8 @@ ERROR_DESCRIPTIONS = {
     "409": "Concurrent writers kept changing what this write depends on; nothing was written, retrying is safe.",
     "413": "The body is larger than the server accepts (MEMORIA_MAX_REQUEST_BYTES).",
     "415": "The body must be JSON (Content-Type: application/json).",
+    "422": "The graph server refused the query as too large for its memory budget (`query_too_large`, `too_large`"
+    " names what, e.g. ORDER BY); the same request fails the same way again: ask for less at once.",
     "429": "Too many requests; retry after the Retry-After seconds.",
     "502": "The configured LLM answered with something unusable; nothing of it was used or written.",
     "503": "The graph server is unavailable (or a projection still loading); retry after Retry-After seconds.",
@@ -85,6 +88,7 @@ class MemoriaAutoSchema(AutoSchema):
             "409": writes,
             "413": has_body,
             "415": has_body,
+            "422": touches_graph,
             "429": bool(self.view.get_throttles()),
             "502": getattr(self.view, "calls_llm", False),
             "503": touches_graph,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import threading
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -23,6 +24,8 @@ from memoria.graph.retry import with_retry
 from memoria.observability import cypher_round_trip
 
 T = TypeVar("T")
+
+logger = logging.getLogger(__name__)
 
 # Errors that mean "the server is not there or went away", as opposed to a bad query.
 UNAVAILABLE_ERRORS: tuple[type[BaseException], ...] = (
@@ -39,17 +42,29 @@ _sync_driver: neo4j.Driver | None = None
 _async_drivers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, neo4j.AsyncDriver] = weakref.WeakKeyDictionary()
 
 
-def _driver_options() -> dict[str, Any]:
+# Opening a connection to a reachable server takes milliseconds; a server that does not answer within this is
+# away. With memoria.graph.retry's four tries it bounds an unreachable server's 503 to about 8.4 s
+# (docs/operations.md, "How fast an outage shows").
+DEFAULT_CONNECTION_TIMEOUT_SECONDS = 2
+
+
+def _driver_options(*, sync: bool = False) -> dict[str, Any]:
+    """Options of every driver; `sync` for the shared sync driver, whose reads nothing else can cut short."""
     graph = settings.MEMORIA_GRAPH
     timeout = graph["CONNECTION_TIMEOUT"]
     return {
         "auth": (graph["USER"], graph["PASSWORD"]),
         "connection_timeout": timeout,
-        "connection_acquisition_timeout": timeout * 2,
+        # The whole acquisition: a free pool slot, TCP, the Bolt handshake, log-in, and the liveness check below.
+        "connection_acquisition_timeout": timeout,
         # No retries inside the driver: with_retry owns them, so one policy is counted and logged in one place.
         "max_transaction_retry_time": 0.0,
         "max_connection_pool_size": 100,
-        "liveness_check_timeout": 30.0,
+        # Bolt has no read timeout, so a query sent on a pooled connection to a server that went silent (frozen,
+        # partitioned, hung in its shutdown) waits forever. The sync driver checks each pooled connection before
+        # handing it out (one RESET round trip, about 0.1 ms on loopback, bounded by the acquisition timeout);
+        # the async reads are bounded by memoria.graph.retry's deadline instead, so theirs are checked when idle.
+        "liveness_check_timeout": 0.0 if sync else 30.0,
     }
 
 
@@ -62,7 +77,7 @@ def graph_driver() -> neo4j.Driver:
     global _sync_driver
     with _lock:
         if _sync_driver is None:
-            _sync_driver = neo4j.GraphDatabase.driver(settings.MEMORIA_GRAPH["URL"], **_driver_options())
+            _sync_driver = neo4j.GraphDatabase.driver(settings.MEMORIA_GRAPH["URL"], **_driver_options(sync=True))
         return _sync_driver
 
 
@@ -134,13 +149,15 @@ async def close_async_driver() -> None:
 
 @contextlib.contextmanager
 def graph_errors() -> Iterator[None]:
-    """Turn connection-level failures into GraphUnavailable with a message a user can act on."""
+    """Turn connection-level failures into GraphUnavailable; the driver's text (hosts, ports) goes to the log only."""
     try:
         yield
     except neo4j_errors.AuthError as error:
-        raise GraphUnavailable(f"graph server refused our credentials: {error.message}") from error
+        logger.error("graph server at %s refused our credentials: %s", settings.MEMORIA_GRAPH["URL"], error.message)
+        raise GraphUnavailable("the graph server refused Memoria's credentials") from error
     except UNAVAILABLE_ERRORS as error:
-        raise GraphUnavailable(f"graph server at {settings.MEMORIA_GRAPH['URL']} is unavailable: {error}") from error
+        logger.error("graph server at %s is unavailable: %s", settings.MEMORIA_GRAPH["URL"], error)
+        raise GraphUnavailable(f"the graph server could not be reached ({type(error).__name__})") from error
 
 
 def _records(query: str, parameters: dict[str, Any], routing: neo4j.RoutingControl) -> list[neo4j.Record]:

@@ -23,6 +23,7 @@ MAIN_CLASS = "com.arcadedb.server.ArcadeDBServer"
 BOLT_PLUGIN = "Bolt:com.arcadedb.bolt.BoltProtocolPlugin"
 JVM_FLAGS = ("--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED")
 STOP_GRACE_SECONDS = 30.0
+KILL_WAIT_SECONDS = 10.0
 LOG_TAIL_LINES = 15
 
 
@@ -209,6 +210,11 @@ class EmbeddedServer:
         else:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(pid, signal.SIGKILL)
+            # A killed JVM takes a moment to exit and close its sockets: return only once it has, so "stopped"
+            # means its ports are free (a start right after would otherwise find them taken).
+            deadline = time.monotonic() + KILL_WAIT_SECONDS
+            while self._alive(pid) and time.monotonic() < deadline:
+                time.sleep(0.05)
         with contextlib.suppress(ChildProcessError):  # reap it when we are its parent, so no zombie keeps the pid
             os.waitpid(pid, os.WNOHANG)
 

@@ -2,8 +2,9 @@
 
 A server that is restarting or failing over answers again within seconds, so a
 transient failure is retried with the seed's backoff (0.05 s × 2^attempt, seed
-000 §8) a bounded number of times; a bad query or a broken constraint fails the
-same way every time, so it is raised at once. The driver's own retries are off
+000 §8) a bounded number of times; a bad query, a broken constraint or a query
+larger than the server's memory budget fails the same way every time, so it is
+raised at once (the last as QueryTooLarge). The driver's own retries are off
 (memoria.graph.driver), so attempts are counted here and nowhere else.
 
 Every failed attempt is logged on `memoria.graph.retry` with `graph_work`,
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -24,7 +26,7 @@ from typing import TypeVar
 from django.conf import settings
 from neo4j import exceptions as neo4j_errors
 
-from memoria.errors import GraphUnavailable, WriteConflict
+from memoria.errors import GraphUnavailable, QueryTooLarge, WriteConflict
 
 T = TypeVar("T")
 
@@ -32,27 +34,69 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_ATTEMPTS = 4  # waits 0.05 + 0.1 + 0.2 s: an outage still answers 503 in well under a second
 DEFAULT_BACKOFF_MS = 50
+# The promise (docs/operations.md): a client hears of an outage within this many seconds of the graph server going
+# away. The defaults below make it up; tests/graph/test_retry.py adds them up against it.
+OUTAGE_BOUND_SECONDS = 10
+# A retrieval's read, every try and wait together: a server that went away without closing its sockets (frozen,
+# partitioned, hung in its shutdown) never answers, and Bolt has no read timeout of its own (only a Neo4j server's
+# hint sets one). 8 s plus sending the frames keeps "server gone → client's error event" within the documented 10 s.
+DEFAULT_READ_DEADLINE_SECONDS = 8
 # Everything a graph call can raise; which of them are worth another try is is_transient's call.
 GRAPH_FAILURES: tuple[type[BaseException], ...] = (neo4j_errors.Neo4jError, neo4j_errors.DriverError, OSError)
 
 RETRYING, GAVE_UP, PERMANENT, RECOVERED = "retrying", "gave_up", "permanent", "recovered"
 
 
+# ArcadeDB refuses a query that would hold too much in heap with Neo.DatabaseError.General.UnknownError; only the
+# text says why. Final: one buffer past arcadedb.queryMaxHeapElementsAllowedPerOp ("Limit of allowed elements for
+# in-heap ORDER BY in a single query exceeded"), or past the whole arcadedb.queryMaxHeapRAM ("Query heap budget
+# exceeded: the in-heap ORDER BY needs N more, and its query would hold more than the whole budget ..."). The
+# other heap-budget message ("... Retry once they complete") means other queries hold the budget now: transient.
+ARCADEDB_SIZE_REFUSALS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(r"Query heap budget exceeded: the in-heap (?P<what>.+?) needs .*more than the whole budget"),
+        "arcadedb.queryMaxHeapRAM",
+    ),
+    (
+        re.compile(r"Limit of allowed elements for in-heap (?P<what>.+?) in a single query exceeded"),
+        "arcadedb.queryMaxHeapElementsAllowedPerOp",
+    ),
+)
+# Neo4j's per-transaction limit (db.memory.transaction.max) is a ClientError; its pool-wide limit
+# (Neo.TransientError.General.MemoryPoolOutOfMemoryError) is contention, so it stays transient.
+NEO4J_TRANSACTION_MEMORY = "Neo.ClientError.General.TransactionOutOfMemoryError"
+NEO4J_TRANSACTION_MEMORY_SETTING = "db.memory.transaction.max"
+
+
+def query_too_large(error: BaseException) -> QueryTooLarge | None:
+    """The typed refusal when the server refused the query for the memory it needs on its own, else None."""
+    if not isinstance(error, neo4j_errors.Neo4jError):
+        return None
+    if error.code == NEO4J_TRANSACTION_MEMORY:
+        return QueryTooLarge("transaction", setting=NEO4J_TRANSACTION_MEMORY_SETTING)
+    if isinstance(error, neo4j_errors.DatabaseError):
+        for pattern, setting in ARCADEDB_SIZE_REFUSALS:
+            match = pattern.search(error.message or "")
+            if match:
+                return QueryTooLarge(match["what"], setting=setting)
+    return None
+
+
 def is_transient(error: BaseException) -> bool:
     """Whether the same work may succeed if tried again unchanged: the server was away, or failed by itself.
 
-    A client error (bad syntax, a broken constraint, refused credentials) fails the same way every time.
-    IncompleteCommit is a lost connection during COMMIT: the write may have
-    landed, so trying again could write it twice; it is reported, not retried.
+    A client error (bad syntax, a broken constraint, refused credentials) fails the same way every time, and so
+    does a query too large for the server's memory budget. IncompleteCommit is a lost connection during COMMIT:
+    the write may have landed, so trying again could write it twice; it is reported, not retried.
     """
-    if isinstance(error, neo4j_errors.IncompleteCommit):
+    if isinstance(error, neo4j_errors.IncompleteCommit) or query_too_large(error) is not None:
         return False
     if isinstance(error, neo4j_errors.ServiceUnavailable | neo4j_errors.SessionExpired):
         return True
     if isinstance(error, neo4j_errors.TransientError):
         return error.is_retryable()  # a terminated or stopped transaction is "transient" by code but final
     if isinstance(error, neo4j_errors.DatabaseError):
-        # The server failed, not the query: ArcadeDB answers a query running as it shuts down with
+        # Otherwise the server failed, not the query: ArcadeDB answers a query running as it shuts down with
         # Neo.DatabaseError.General.UnknownError. A failure that persists ends as GraphUnavailable.
         return True
     return isinstance(error, ConnectionError | TimeoutError)
@@ -62,6 +106,7 @@ def is_transient(error: BaseException) -> bool:
 class RetryPolicy:
     attempts: int  # tries in all, the first included
     backoff: float  # seconds before the second try; doubled before each later one
+    deadline: float | None = None  # seconds async work may take, tries and waits together; None: no bound
 
     def delay(self, failed_attempt: int) -> float:
         """The wait after the given attempt (1-based) failed: backoff × 2^(attempt − 1)."""
@@ -74,11 +119,12 @@ class RetryPolicy:
 
 
 def retry_policy() -> RetryPolicy:
-    """The policy of the settings: MEMORIA_GRAPH_RETRY_ATTEMPTS and MEMORIA_GRAPH_RETRY_BACKOFF_MS."""
+    """The policy of the settings: MEMORIA_GRAPH_RETRY_ATTEMPTS, _RETRY_BACKOFF_MS and _READ_DEADLINE."""
     graph = settings.MEMORIA_GRAPH
     attempts = int(graph.get("RETRY_ATTEMPTS", DEFAULT_ATTEMPTS))
     backoff_ms = float(graph.get("RETRY_BACKOFF_MS", DEFAULT_BACKOFF_MS))
-    return RetryPolicy(attempts=max(1, attempts), backoff=max(0.0, backoff_ms) / 1000)
+    deadline = float(graph.get("READ_DEADLINE", DEFAULT_READ_DEADLINE_SECONDS))
+    return RetryPolicy(attempts=max(1, attempts), backoff=max(0.0, backoff_ms) / 1000, deadline=max(0.1, deadline))
 
 
 class _Tries:
@@ -97,11 +143,18 @@ class _Tries:
         self.attempt += 1
 
     def failed(self, error: BaseException) -> float:
-        """The wait before the next try; raises the error itself when permanent and, once the tries are spent,
-        WriteConflict (409, retry) after conflicts or GraphUnavailable (503) after an outage."""
+        """The wait before the next try; raises when permanent (QueryTooLarge for a query over the server's memory
+        budget, else the error itself) and, once the tries are spent, WriteConflict (409, retry) after conflicts
+        or GraphUnavailable (503) after an outage.
+
+        Only the log gets the driver's text: it names the server's host and port, which clients must not see.
+        """
         if not is_transient(error):
             message = "%s failed with a permanent error, not retried: %s: %s"
             self._log(logging.WARNING, PERMANENT, message, self.what, type(error).__name__, error)
+            refusal = query_too_large(error)
+            if refusal is not None:
+                raise refusal from error
             raise error
         if self.attempt >= self.policy.attempts:
             message = "%s failed %d times in a row; giving up: %s"
@@ -112,7 +165,7 @@ class _Tries:
                     f"{self.what} met concurrent writes {self.attempt} times in a row; nothing was written, try again"
                 ) from error
             raise GraphUnavailable(
-                f"graph server is unavailable ({self.what} failed {self.attempt} times in a row): {error}"
+                f"{self.what} failed {self.attempt} times in a row ({type(error).__name__})"
             ) from error
         delay = self.policy.delay(self.attempt)
         self._log(
@@ -126,6 +179,14 @@ class _Tries:
             error,
         )
         return delay
+
+    def out_of_time(self, error: BaseException | None) -> GraphUnavailable:
+        """The outage when the deadline passed: mid-try (no answer at all) or before a try it left no time for."""
+        deadline = self.policy.deadline
+        shown = f"{type(error).__name__}: {error}" if error is not None else "no answer"
+        message = "%s got no answer within its deadline of %.1f s (attempt %d of %d); giving up: %s"
+        self._log(logging.ERROR, GAVE_UP, message, self.what, deadline, self.attempt, self.policy.attempts, shown)
+        return GraphUnavailable(f"{self.what} got no answer from the graph server within {deadline:g} s")
 
     def succeeded(self) -> None:
         if self.attempt > 1:
@@ -147,14 +208,27 @@ def with_retry(work: Callable[[], T], *, what: str, policy: RetryPolicy | None =
 
 
 async def with_retry_async(work: Callable[[], Awaitable[T]], *, what: str, policy: RetryPolicy | None = None) -> T:
-    """The async twin of with_retry: the same policy and log, waiting without blocking the event loop."""
+    """The async twin of with_retry: the same policy and log, waiting without blocking the event loop, and all of
+    it within the policy's deadline, so a server that stops answering without closing its sockets is an outage
+    within seconds instead of a read that waits forever. A try cut off by the deadline is cancelled (the driver
+    drops its connection) and GraphUnavailable is raised."""
     tries = _Tries(what, policy)
+    loop = asyncio.get_running_loop()
+    deadline = tries.policy.deadline
+    ends = None if deadline is None else loop.time() + deadline
     while True:
         tries.next()
+        window = asyncio.timeout_at(ends)
         try:
-            result = await work()
-        except GRAPH_FAILURES as error:
-            await asyncio.sleep(tries.failed(error))
+            async with window:
+                result = await work()
+        except GRAPH_FAILURES as error:  # TimeoutError is an OSError: the window's own expiry lands here too
+            if window.expired():
+                raise tries.out_of_time(None) from error
+            delay = tries.failed(error)
+            if ends is not None and loop.time() + delay >= ends:
+                raise tries.out_of_time(error) from error
+            await asyncio.sleep(delay)
             continue
         tries.succeeded()
         return result

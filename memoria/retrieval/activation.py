@@ -26,7 +26,7 @@ from typing import Any
 import neo4j
 from neo4j import exceptions as neo4j_errors
 
-from memoria.errors import GraphUnavailable
+from memoria.errors import GraphUnavailable, QueryTooLarge
 from memoria.graph.driver import async_driver_for_work, database_name
 from memoria.graph.retry import with_retry_async
 from memoria.interchange.document import MAX_WEIGHT
@@ -519,6 +519,7 @@ async def activation_events(
     finished: list[dict[str, Any]] = []
     failures: list[str] = []
     outage: list[GraphUnavailable] = []  # the server went away: the answer is incomplete, whatever other seeds found
+    refused: list[QueryTooLarge] = []  # the server refused a read as too large: incomplete as well
     async with async_driver_for_work() as driver:
 
         async def explore(seed: Seed) -> None:
@@ -537,6 +538,9 @@ async def activation_events(
                     result = await exploration.run(s)
             except GraphUnavailable as error:
                 outage.append(error)
+                result = exploration._finished("error", error=str(error))
+            except QueryTooLarge as error:  # final, not an outage: raised after the stream like one, with its own type
+                refused.append(error)
                 result = exploration._finished("error", error=str(error))
             except (neo4j_errors.Neo4jError, neo4j_errors.DriverError, OSError) as error:
                 # Permanent (transient ones end as GraphUnavailable), and logged once already by the retry helper.
@@ -560,7 +564,7 @@ async def activation_events(
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
     status = "completed"
-    if outage or (failures and len(failures) == len(tasks)):
+    if outage or refused or (failures and len(failures) == len(tasks)):
         status = "failed"
     elif any(event["status"] == BUDGET_EXHAUSTED for event in finished):
         status = BUDGET_EXHAUSTED
@@ -578,3 +582,5 @@ async def activation_events(
     }
     if outage:  # after the stream's end, so watchers and the journal see it close; the caller maps the error
         raise GraphUnavailable(str(outage[0])) from outage[0]
+    if refused:
+        raise refused[0]

@@ -45,6 +45,12 @@ def test_outage_gives_503_and_recovers_without_restart(client_for, graph_server:
         assert html.status_code == 503
         assert b"The graph server is unavailable" in html.content
         assert b"Traceback" not in html.content
+        healthz = Client().get("/healthz")
+        assert healthz.status_code == 503
+        # The driver's text names the server's host and port: none of it reaches a client, signed in or not.
+        for shown in (down, health, html, healthz):
+            for address in (graph_server.host, f":{graph_server.bolt_port}", "bolt://"):
+                assert address.encode() not in shown.content, (address, shown.content[:2000])
     finally:
         graph_server.start()
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,9 +9,8 @@ import pytest
 from django.test import Client
 
 from memoria import embeddings
-from memoria.graph import driver
 from memoria.graph.embedded import EmbeddedServer
-from tests.conftest import free_port
+from tests.conftest import dedicated_graph_server, free_port
 
 COMPONENTS = {"graph", "channel_layer", "embedding_model"}
 
@@ -38,22 +35,8 @@ def _warm_model() -> None:
 @pytest.fixture
 def own_graph_server(graph_server: EmbeddedServer, settings, tmp_path: Path) -> Iterator[EmbeddedServer]:
     """A second graph server, not the session's shared one, which this test may stop; the app pointed at it."""
-    server = dataclasses.replace(
-        graph_server, data_dir=tmp_path / "graphdb", bolt_port=free_port(), http_port=free_port()
-    )
-    server.start()
-    shared = settings.MEMORIA_GRAPH
-    graph = dict(shared)
-    graph.update(URL=f"bolt://{server.host}:{server.bolt_port}", BOLT_PORT=server.bolt_port, HTTP_PORT=server.http_port)
-    settings.MEMORIA_GRAPH = graph
-    driver.close_sync_driver()  # a new driver (ours and neomodel's) for the address now in the settings
-    try:
+    with dedicated_graph_server(graph_server, settings, tmp_path / "graphdb") as server:
         yield server
-    finally:
-        settings.MEMORIA_GRAPH = shared
-        driver.close_sync_driver()  # back to the shared server, before this one stops
-        server.stop()
-        shutil.rmtree(server.data_dir, ignore_errors=True)
 
 
 def test_all_up_needs_no_sign_in_and_tells_only_statuses(db: None) -> None:

@@ -12,17 +12,20 @@ import pytest
 from asgiref.sync import sync_to_async
 from neo4j import exceptions as neo4j_errors
 
-from memoria.errors import GraphUnavailable, WriteConflict
+from memoria.errors import GraphUnavailable, QueryTooLarge, WriteConflict
 from memoria.graph import driver
-from memoria.graph.driver import async_driver_for_work, database_name
+from memoria.graph.driver import DEFAULT_CONNECTION_TIMEOUT_SECONDS, async_driver_for_work, database_name
 from memoria.graph.embedded import EmbeddedServer
 from memoria.graph.retry import (
+    DEFAULT_READ_DEADLINE_SECONDS,
     GAVE_UP,
+    OUTAGE_BOUND_SECONDS,
     PERMANENT,
     RECOVERED,
     RETRYING,
     RetryPolicy,
     is_transient,
+    query_too_large,
     retry_policy,
     with_retry_async,
 )
@@ -30,8 +33,11 @@ from memoria.retrieval.activation import Seed, activation_events
 from tests.retrieval.test_activation import load
 
 LOGGER = "memoria.graph.retry"
-# Long enough for a restart on a busy two-core machine: the waits add up to 0.05 s × (2^10 − 1) ≈ 51 s.
-RIDE_OUT = {"RETRY_ATTEMPTS": 11, "RETRY_BACKOFF_MS": 50}
+# Long enough for a restart on a busy two-core machine: the waits add up to 0.05 s × (2^10 − 1) ≈ 51 s, and an
+# async read may take as long (its deadline would otherwise give up on the restart after 8 s).
+RIDE_OUT = {"RETRY_ATTEMPTS": 11, "RETRY_BACKOFF_MS": 50, "READ_DEADLINE": 120.0}
+# Sorts 200,000 rows in heap: past the heap-limited server's 1 MB budget on its own, trivial for a normal server.
+OVERSIZED_SORT = "UNWIND range(1, 200000) AS x WITH x ORDER BY x DESC RETURN count(x) AS c"
 
 
 def outcomes(caplog: pytest.LogCaptureFixture, what: str) -> list[tuple[int, str]]:
@@ -65,11 +71,22 @@ def start_soon(server: EmbeddedServer) -> threading.Thread:
 
 
 def test_policy_follows_the_seed_backoff_and_the_settings(retry_settings) -> None:
-    assert retry_policy() == RetryPolicy(attempts=4, backoff=0.05)
+    assert retry_policy() == RetryPolicy(attempts=4, backoff=0.05, deadline=DEFAULT_READ_DEADLINE_SECONDS)
     assert [RetryPolicy(4, 0.05).delay(n) for n in (1, 2, 3)] == [0.05, 0.1, 0.2]
-    retry_settings(RETRY_ATTEMPTS=6, RETRY_BACKOFF_MS=10)
+    retry_settings(RETRY_ATTEMPTS=6, RETRY_BACKOFF_MS=10, READ_DEADLINE=3.0)
     policy = retry_policy()
-    assert policy == RetryPolicy(attempts=6, backoff=0.01) and policy.window == pytest.approx(0.31)
+    assert policy == RetryPolicy(attempts=6, backoff=0.01, deadline=3.0) and policy.window == pytest.approx(0.31)
+
+
+def test_the_defaults_add_up_to_the_outage_bound(settings) -> None:
+    """docs/operations.md's make-up of the 10 s: raising a default past it must fail here, not in production."""
+    policy = retry_policy()
+    timeout = settings.MEMORIA_GRAPH["CONNECTION_TIMEOUT"]
+    assert timeout == DEFAULT_CONNECTION_TIMEOUT_SECONDS
+    # An async read (retrievals): everything within its deadline, then the frames are sent.
+    assert policy.deadline is not None and policy.deadline <= OUTAGE_BOUND_SECONDS - 1
+    # A sync call: each try at most one connection acquisition (it includes the liveness check), plus the waits.
+    assert policy.attempts * timeout + policy.window <= OUTAGE_BOUND_SECONDS
 
 
 def test_classification() -> None:
@@ -78,6 +95,76 @@ def test_classification() -> None:
     assert is_transient(ConnectionRefusedError())
     assert not is_transient(neo4j_errors.IncompleteCommit("commit may have landed"))
     assert not is_transient(ValueError("not a graph failure"))
+
+
+def test_classification_of_memory_refusals() -> None:
+    """Built from the servers' own codes and message templates (the contention case needs queries racing for the
+    budget, which a test cannot time): alone too large is final, sharing the budget with others is transient."""
+    contention = neo4j_errors.Neo4jError._hydrate_neo4j(
+        code="Neo.DatabaseError.General.UnknownError",
+        message="Query heap budget exceeded: the in-heap ORDER BY needs 48b more of the 1024.00KB budget their"
+        " buffers share. Retry once they complete, or set arcadedb.queryMaxHeapRAM to increase the budget",
+    )
+    assert query_too_large(contention) is None and is_transient(contention)
+    per_operation = neo4j_errors.Neo4jError._hydrate_neo4j(
+        code="Neo.DatabaseError.General.UnknownError",
+        message="Limit of allowed elements for in-heap collect() in a single query exceeded (1000). You can set"
+        " arcadedb.queryMaxHeapElementsAllowedPerOp to increase this limit",
+    )
+    refusal = query_too_large(per_operation)
+    assert refusal is not None and refusal.what == "collect()" and not is_transient(per_operation)
+    neo4j_transaction = neo4j_errors.Neo4jError._hydrate_neo4j(
+        code="Neo.ClientError.General.TransactionOutOfMemoryError",
+        message="The allocation of an extra 2.0 MiB would use more than the limit 1.0 MiB."
+        " Currently using 1.0 MiB. db.memory.transaction.max threshold reached",
+    )
+    refusal = query_too_large(neo4j_transaction)
+    assert refusal is not None and refusal.setting == "db.memory.transaction.max"
+
+
+def test_a_query_over_the_heap_budget_is_query_too_large_at_its_first_attempt(
+    heap_limited_graph_server: EmbeddedServer, caplog: pytest.LogCaptureFixture, retry_settings
+) -> None:
+    """The real refusal (ArcadeDB's "Query heap budget exceeded", as Neo.DatabaseError.General.UnknownError) is the
+    query's, not the server's: tried once however many attempts are on offer, then QueryTooLarge."""
+    retry_settings(**RIDE_OUT)
+    caplog.set_level(logging.INFO, logger=LOGGER)
+    with pytest.raises(QueryTooLarge) as raised:
+        driver.read(OVERSIZED_SORT)
+    refused = raised.value.__cause__
+    assert isinstance(refused, neo4j_errors.DatabaseError) and refused.code == "Neo.DatabaseError.General.UnknownError"
+    assert refused.message.startswith("Query heap budget exceeded") and not is_transient(refused)
+    assert raised.value.what == "ORDER BY" and raised.value.setting == "arcadedb.queryMaxHeapRAM"
+    assert "ORDER BY" in str(raised.value)
+    assert outcomes(caplog, "graph read") == [(1, PERMANENT)]
+    assert driver.read("UNWIND range(1, 100) AS x WITH x ORDER BY x DESC RETURN count(x) AS c") == [{"c": 100}]
+
+
+async def test_an_async_read_over_the_heap_budget_is_query_too_large_at_its_first_attempt(
+    heap_limited_graph_server: EmbeddedServer, caplog: pytest.LogCaptureFixture, retry_settings
+) -> None:
+    retry_settings(**RIDE_OUT)
+    caplog.set_level(logging.INFO, logger=LOGGER)
+    async with async_driver_for_work() as graph, graph.session(database=database_name()) as session:
+
+        async def work(tx):
+            return await (await tx.run(OVERSIZED_SORT)).values()
+
+        with pytest.raises(QueryTooLarge, match="ORDER BY"):
+            await with_retry_async(lambda: session.execute_read(work), what="oversized async read")
+    assert outcomes(caplog, "oversized async read") == [(1, PERMANENT)]
+
+
+def test_a_broken_constraint_fails_at_once_and_is_reported_once(
+    caplog: pytest.LogCaptureFixture, retry_settings, group: str
+) -> None:
+    retry_settings(**RIDE_OUT)
+    caplog.set_level(logging.INFO, logger=LOGGER)
+    node = "CREATE (:Memory:Entity {id: $id, group_id: $group, name: 'twin'})"
+    driver.write(node, id=f"{group}-twin", group=group)
+    with pytest.raises(neo4j_errors.ConstraintError):
+        driver.write(node, id=f"{group}-twin", group=group)
+    assert outcomes(caplog, "graph write") == [(1, PERMANENT)]
 
 
 def test_a_bad_query_fails_at_once_and_is_reported_once(caplog: pytest.LogCaptureFixture, retry_settings) -> None:
@@ -107,9 +194,11 @@ def test_an_outage_is_given_up_on_after_the_attempts(
 ) -> None:
     retry_settings(RETRY_ATTEMPTS=3, RETRY_BACKOFF_MS=10)
     caplog.set_level(logging.INFO, logger=LOGGER)
-    with pytest.raises(GraphUnavailable, match="failed 3 times in a row"):
+    with pytest.raises(GraphUnavailable, match="failed 3 times in a row") as raised:
         driver.read("RETURN 1 AS ok")
     assert outcomes(caplog, "graph read") == [(1, RETRYING), (2, RETRYING), (3, GAVE_UP)]
+    shown = str(raised.value)  # what clients are shown: the driver's text names the server's address
+    assert outage.host not in shown and str(outage.bolt_port) not in shown, shown
     caplog.clear()
     with pytest.raises(GraphUnavailable, match="failed 3 times in a row"):
         driver.read_records("RETURN [1, 2] AS raw")  # search's and the projection loader's reads

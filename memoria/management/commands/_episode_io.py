@@ -18,7 +18,7 @@ from tqdm import tqdm
 
 from memoria.accounts.roles import check_group_name
 from memoria.embeddings import embedder
-from memoria.errors import EmbeddingModelError, GraphUnavailable, InvalidInput, LlmUnavailable
+from memoria.errors import EmbeddingModelError, GraphUnavailable, InvalidInput, LlmUnavailable, QueryTooLarge
 from memoria.ingest.episodes import EpisodeInput, episode_prepare
 from memoria.ingest.pipeline import (
     AUTO,
@@ -148,6 +148,25 @@ def _stored_in_group(group: str, ids: list[str], origins: Sequence[str] | None) 
     return stored
 
 
+def _stopped(error: LlmUnavailable | GraphUnavailable | QueryTooLarge, *, stored_now: int) -> str:
+    """Why a run stopped mid-way and how to resume it: each batch is stored whole or not at all."""
+    if isinstance(error, LlmUnavailable):
+        return (
+            f"the LLM failed, so the batch it was working on wrote nothing ({stored_now} episode(s) of this run are "
+            f"stored; run the command again to resume, or use --extractor offline): {error}"
+        )
+    if isinstance(error, QueryTooLarge):
+        return (
+            f"the graph server refused a query of a batch as too large, so that batch wrote nothing ({stored_now} "
+            f"episode(s) of this run are stored); run the command again with a smaller --batch-size: {error}"
+        )
+    return (
+        f"the graph server became unavailable; each batch is stored whole or not at all, and {stored_now} "
+        f"episode(s) of this run are stored. Once the server is back, run the command again to add the rest: "
+        f"{error}"
+    )
+
+
 def episodes_ingest(
     command: BaseCommand,
     *,
@@ -190,19 +209,8 @@ def episodes_ingest(
                 progress=advance,
             )
         seconds = time.perf_counter() - started
-    except LlmUnavailable as error:
-        stored_now = sum(result.added for result in done)
-        raise CommandError(
-            f"the LLM failed, so the batch it was working on wrote nothing ({stored_now} episode(s) of this run are "
-            f"stored; run the command again to resume, or use --extractor offline): {error}"
-        ) from error
-    except GraphUnavailable as error:
-        stored_now = sum(result.added for result in done)
-        raise CommandError(
-            f"the graph server became unavailable; each batch is stored whole or not at all, and {stored_now} "
-            f"episode(s) of this run are stored. Once the server is back, run the command again to add the rest: "
-            f"{error}"
-        ) from error
+    except (LlmUnavailable, GraphUnavailable, QueryTooLarge) as error:
+        raise CommandError(_stopped(error, stored_now=sum(result.added for result in done))) from error
     except (InvalidInput, EmbeddingModelError) as error:
         raise CommandError(str(error)) from error
     added = [result for result in results if result.added]
