@@ -13,8 +13,9 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from memoria.accounts.roles import Role
+from memoria.mcp.client import http_session
 from tests.conftest import count_group
-from tests.mcp.conftest import http_session, problem_of
+from tests.mcp.conftest import problem_of
 from tests.search.memory import node_id
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -18,8 +18,9 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from memoria.accounts.roles import Role
 from memoria.mcp.auth import TOKEN_VARIABLE
+from memoria.mcp.client import READ_TIMEOUT_SECONDS as MCP_TIMEOUT
 from tests.conftest import ROOT, count_group
-from tests.mcp.conftest import MCP_TIMEOUT, problem_of
+from tests.mcp.conftest import problem_of
 from tests.search.memory import node_id
 
 pytestmark = pytest.mark.django_db(transaction=True)
