@@ -17,6 +17,8 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.mcpserver import Context
 from rest_framework.authtoken.models import Token
 
+from memoria.errors import MemoriaError
+
 SCHEMES = ("bearer", "token")
 TOKEN_VARIABLE = "MEMORIA_TOKEN"  # noqa: S105 - the name of the variable `manage.py mcp` reads, not a token
 CHALLENGE = b'Bearer realm="memoria", Token realm="memoria"'
@@ -81,13 +83,19 @@ class TokenAuth:
         await self.app(dict(scope, user=TokenCaller(user, key)), receive, send)
 
 
+class NotAuthenticated(MemoriaError):
+    """The stdio server's token stopped being valid (deleted, or its user deactivated) since it started."""
+
+
 def caller(ctx: Context) -> AbstractBaseUser:
-    """The Django user behind a tool call: the HTTP request's token, else the stdio server's own."""
+    """The Django user behind a tool call: the HTTP request's (its token checked by TokenAuth), else the stdio
+    server's, whose token is looked up again at every call so that revoking it takes effect at once."""
     request = ctx.request_context.request
     scope_user = getattr(request, "scope", {}).get("user") if request is not None else None
     if isinstance(scope_user, TokenCaller):
         return scope_user.user
-    fixed = getattr(ctx.mcp_server, "stdio_user", None)
-    if fixed is None:  # unreachable behind TokenAuth or the stdio command; refuse rather than guess
-        raise PermissionError("no authenticated caller")
-    return fixed
+    key = getattr(ctx.mcp_server, "stdio_token", None)
+    user = user_for_token(key) if key else None
+    if user is None:
+        raise NotAuthenticated(f"{TOKEN_VARIABLE} is no longer a valid token of an active user")
+    return user

@@ -24,6 +24,7 @@ from memoria.errors import (
     ProjectionLoading,
     WriteConflict,
 )
+from memoria.mcp.auth import NotAuthenticated
 
 HANDLED: tuple[type[Exception], ...] = (MemoriaError, RateLimited)
 
@@ -34,6 +35,8 @@ def problem(error: Exception) -> dict[str, Any]:
         return error.problem()
     if isinstance(error, InvalidInput):
         return {"code": "invalid", "detail": str(error), "errors": error.problems}
+    if isinstance(error, NotAuthenticated):
+        return {"code": "not_authenticated", "detail": str(error)}
     if isinstance(error, RoleRequired):
         return {"code": "permission_denied", "detail": str(error)}
     if isinstance(error, GroupNotFound):

@@ -81,10 +81,10 @@ def _episode(group: str, episode_id: str) -> dict[str, Any]:
     }
 
 
-def build_server(*, stdio_user: AbstractBaseUser | None = None) -> MCPServer:
-    """The MCP server with every tool and resource; `stdio_user` is the caller when no HTTP request carries one."""
+def build_server(*, stdio_token: str | None = None) -> MCPServer:
+    """The MCP server with every tool and resource; `stdio_token` names the caller when no HTTP request does."""
     server: MCPServer = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, tools=[sdk_tool(spec) for spec in TOOLS])
-    server.stdio_user = stdio_user  # read by memoria.mcp.auth.caller
+    server.stdio_token = stdio_token  # read by memoria.mcp.auth.caller
 
     @server.resource(ENTITY_URI, name="entity", mime_type="application/json")
     async def entity_resource(group: str, entity_id: str, ctx: Context) -> str:

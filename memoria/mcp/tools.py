@@ -83,7 +83,7 @@ def _admit(user: AbstractBaseUser, spec: ToolSpec) -> None:
 
 async def _call(spec: ToolSpec, arguments: dict[str, Any], ctx: Context) -> BaseModel:
     try:
-        user = caller(ctx)
+        user = await database_sync_to_async(caller)(ctx)
         await database_sync_to_async(_admit)(user, spec)
         wanted = input_parse(spec.input_model, arguments)
         group = getattr(wanted, "group", None)

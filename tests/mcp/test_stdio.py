@@ -15,6 +15,7 @@ import pytest
 from asgiref.sync import sync_to_async
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from rest_framework.authtoken.models import Token
 
 from memoria.accounts.roles import Role
 from memoria.mcp.auth import TOKEN_VARIABLE
@@ -121,3 +122,12 @@ async def test_a_throttled_caller_is_told_when_to_come_back(memory: str, token_f
         assert refused["limit"] == {"requests": 2, "period_seconds": 60} and refused["retry_after"] >= 1
         other = await session.call_tool("get_entity", {"group": memory, "entity_id": node_id(memory, "alice")})
         assert not other.is_error  # only the search rate is spent
+
+
+async def test_a_revoked_token_stops_working_at_once(memory: str, token_for_role) -> None:
+    token = await token_for_role("stdio-revoked", Role.VIEWER, [memory])
+    async with stdio_session(token) as session:
+        assert not (await session.call_tool("list_groups", {})).is_error
+        await sync_to_async(Token.objects.filter(key=token).delete)()
+        refused = problem_of(await session.call_tool("list_groups", {}))
+        assert refused["code"] == "not_authenticated"

@@ -21,8 +21,7 @@ class Command(BaseCommand):
         key = os.environ.get(TOKEN_VARIABLE, "").strip()
         if not key:
             raise CommandError(f"set {TOKEN_VARIABLE} to your API token (manage.py memoria_token prints one)")
-        user = user_for_token(key)
-        if user is None:
+        if user_for_token(key) is None:
             raise CommandError(f"{TOKEN_VARIABLE} is not a valid token of an active user")
         # stdout carries the protocol from here on: anything else goes to stderr (logs already do).
-        build_server(stdio_user=user).run("stdio")
+        build_server(stdio_token=key).run("stdio")
