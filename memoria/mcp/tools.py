@@ -1,8 +1,9 @@
 """The MCP tools: each checks its caller exactly as the REST view it mirrors does, then calls the same service.
 
-Every call goes the same way (`_call`): role and throttle first (REST's permission class and throttles), then
-the arguments through their pydantic model (one adapter to InvalidInput), then group access (check_access, the
-function REST's checks are made of), then the service. Engine errors become tool errors in memoria/mcp/errors.py.
+Every call goes the same way (`_admit`, one trip to the database thread): role and throttle first (REST's
+permission class and throttles), then the arguments through their pydantic model (one adapter to InvalidInput),
+then group access (check_access, the function REST's checks are made of); then the service. Engine errors become
+tool errors in memoria/mcp/errors.py.
 """
 
 from __future__ import annotations
@@ -75,21 +76,23 @@ class ToolSpec:
     read_only: bool = True
 
 
-def _admit(user: AbstractBaseUser, spec: ToolSpec) -> None:
+def _admit(ctx: Context, spec: ToolSpec, arguments: dict[str, Any]) -> Call:
+    """Everything before the service, in one trip to the database thread: who, role, rate, arguments, group."""
+    user = caller(ctx)
     check_role(user=user, role=spec.role)
     if spec.throttle is not None:
         throttle_count(scope=spec.throttle, user=user)
+    wanted = input_parse(spec.input_model, arguments)
+    group = getattr(wanted, "group", None)
+    if group is not None:
+        check_access(user=user, group=group, role=spec.role)
+    return Call(user, wanted, ctx)
 
 
 async def _call(spec: ToolSpec, arguments: dict[str, Any], ctx: Context) -> BaseModel:
     try:
-        user = await database_sync_to_async(caller)(ctx)
-        await database_sync_to_async(_admit)(user, spec)
-        wanted = input_parse(spec.input_model, arguments)
-        group = getattr(wanted, "group", None)
-        if group is not None:
-            await database_sync_to_async(check_access)(user=user, group=group, role=spec.role)
-        return await spec.handler(Call(user, wanted, ctx))
+        call = await database_sync_to_async(_admit)(ctx, spec, arguments)
+        return await spec.handler(call)
     except HANDLED as error:
         raise tool_error(error) from error
 
