@@ -91,3 +91,16 @@ class CurationOutput(BaseModel):
     entry: dict[str, Any] | None = Field(description="the audit entry (undo it in the audit page or API)")
     reindexed: int | None
     edge: dict[str, Any] | None = Field(description="the fact as it is now, with its new version")
+
+
+class ContextOutput(BaseModel):
+    group: str
+    query: str
+    as_of: str | None
+    budget_tokens: int
+    used_tokens: int = Field(description="tokens of `text` (the embedding model's tokenizer); never above the budget")
+    left_out: int = Field(description="candidates that did not fit in the budget")
+    items: list[dict[str, Any]] | None = Field(
+        default=None, description="format json: kind (fact, entity, episode), id, score, tokens, line, validity"
+    )
+    text: str = Field(description="ready to paste into a prompt")

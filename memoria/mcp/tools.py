@@ -27,6 +27,8 @@ from memoria.api.throttles import INGEST, RETRIEVAL, SEARCH, throttle_count
 from memoria.browse.filters import EdgeFilter
 from memoria.browse.neighbourhood import neighbourhood
 from memoria.browse.selectors import entity_page
+from memoria.context.request import ContextRequest
+from memoria.context.service import context_build
 from memoria.curation.edit import edge_update
 from memoria.curation.inputs import edge_invalidation_parse, edge_patch_parse
 from memoria.curation.invalidate import edge_invalidate
@@ -256,6 +258,18 @@ async def retrieve(call: Call) -> outputs.RetrieveOutput:
     return outputs.RetrieveOutput(algorithm="activation", result=activation_response(events))
 
 
+async def get_context(call: Call) -> outputs.ContextOutput:
+    wanted: ContextRequest = call.wanted
+
+    def run() -> outputs.ContextOutput:
+        block = context_build(
+            group=wanted.group, query=wanted.query, budget_tokens=wanted.budget_tokens, as_of=wanted.as_of
+        )
+        return outputs.ContextOutput(**block.as_dict(form=wanted.format))
+
+    return await _in_thread(run)()
+
+
 async def update_fact(call: Call) -> outputs.CurationOutput:
     wanted: inputs.UpdateFactInput = call.wanted
 
@@ -311,6 +325,16 @@ TOOLS: tuple[ToolSpec, ...] = (
         role=Role.CURATOR,
         throttle=INGEST,
         read_only=False,
+    ),
+    ToolSpec(
+        "get_context",
+        "Get a compact context block about a query, ready to paste into a prompt: the facts that hold now (or at"
+        " `as_of`) with their validity dates, short summaries of the entities involved, and the most relevant"
+        " episodes, best first, never longer than `budget_tokens`. Use it before answering from memory.",
+        ContextRequest,
+        outputs.ContextOutput,
+        get_context,
+        throttle=SEARCH,
     ),
     ToolSpec(
         "get_entity",

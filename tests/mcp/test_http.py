@@ -24,6 +24,7 @@ TOOLS = {
     "list_groups",
     "search_memory",
     "add_memory",
+    "get_context",
     "get_entity",
     "get_facts",
     "retrieve",
@@ -76,6 +77,13 @@ async def test_every_tool_over_http(daphne_url: str, memory: str, token_for_role
         assert not found.is_error, found
         hits = found.structured_content
         assert hits["facts"] and hits["entities"] and hits["episodes"] == [] and hits["communities"] == []
+
+        context = await session.call_tool(
+            "get_context", {"group": memory, "query": "safety gloves", "budget_tokens": 200, "format": "text"}
+        )
+        assert not context.is_error, context
+        assert context.structured_content["used_tokens"] <= 200 and context.structured_content["items"] is None
+        assert context.structured_content["text"].startswith("Memory (facts that hold now):")
 
         entity = await session.call_tool("get_entity", {"group": memory, "entity_id": alice})
         assert entity.structured_content["entity"]["name"] == "Alice Martin"
@@ -174,6 +182,7 @@ async def test_another_groups_data_is_not_found_and_not_revealed(daphne_url: str
             ("search_memory", {"group": memory, "query": "gloves"}),
             ("get_entity", {"group": memory, "entity_id": alice}),
             ("get_facts", {"group": memory, "entity_id": alice}),
+            ("get_context", {"group": memory, "query": "Alice Martin"}),
             ("retrieve", {"group": memory, "seeds": [{"id": alice}]}),
             ("update_fact", {"group": memory, "fact_id": node_id(memory, "works"), "weight": 0.9}),
             ("add_memory", {"group": memory, "episode": {"content": "x"}}),
@@ -202,6 +211,8 @@ BAD_ARGUMENTS: list[tuple[str, dict[str, Any], str]] = [
     ),
     ("add_memory", {"episode": {"content": "x"}, "episodes": [{"content": "y"}]}, "exactly one of episode"),
     ("add_memory", {"episode": {"content": "x\u0000y"}}, "episode.content"),
+    ("get_context", {"query": "gloves", "budget_tokens": 5}, "budget_tokens"),
+    ("get_context", {"query": "gloves", "as_of": "tomorrow", "format": "yaml"}, "format"),
     ("get_entity", {"entity_id": "bad id"}, "entity_id"),
     ("get_facts", {"entity_id": "x", "limit": 100000}, "limit"),
     ("retrieve", {"seeds": [{"id": "x", "score": 2}]}, "seeds[0].score"),

@@ -75,7 +75,7 @@ async def test_every_tool_over_stdio(memory: str, token_for_role) -> None:
         progress.append((value, json.loads(message or "{}")))
 
     async with stdio_session(token) as session:
-        assert len((await session.list_tools()).tools) == 8
+        assert len((await session.list_tools()).tools) == 9
         groups = await session.call_tool("list_groups", {})
         assert [g["group"] for g in groups.structured_content["groups"]] == [memory]
         found = await session.call_tool("search_memory", {"group": memory, "query": "Bob Novak truck driver"})
