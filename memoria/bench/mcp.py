@@ -19,6 +19,7 @@ from memoria.bench.activation import percentile
 from memoria.mcp.client import http_session
 
 LIMIT = 10
+CONTEXT_BUDGET = 1000  # tokens: about a page of prompt
 
 
 class BenchCallFailed(RuntimeError):
@@ -62,6 +63,15 @@ PAIRS: tuple[Pair, ...] = (
         ),
         lambda session, group, query: _tool(
             session, "search_memory", {"group": group, "query": query, "scopes": ["facts"], "limit": LIMIT}
+        ),
+    ),
+    Pair(
+        "get_context",
+        lambda rest, group, query: _check(
+            rest.post("/api/context", json={"group": group, "query": query, "budget_tokens": CONTEXT_BUDGET})
+        ),
+        lambda session, group, query: _tool(
+            session, "get_context", {"group": group, "query": query, "budget_tokens": CONTEXT_BUDGET}
         ),
     ),
     Pair(
