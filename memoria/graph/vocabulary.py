@@ -12,7 +12,7 @@ from typing import Annotated, Any, TypeVar
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from memoria.accounts.roles import GROUP_PATTERN
-from memoria.errors import InvalidInput
+from memoria.errors import InvalidInput, names_shown
 from memoria.interchange.document import (
     ID_PATTERN,
     MAX_TAG_LENGTH,
@@ -94,11 +94,21 @@ def _field_path(location: tuple[int | str, ...]) -> str:
 
 
 def validation_problems(error: ValidationError) -> list[str]:
-    """Each pydantic error as `field.path: message`, the form every InvalidInput of the project uses."""
-    problems = []
+    """Each pydantic error as `field.path: message`, the form every InvalidInput of the project uses.
+
+    Unknown fields are named by the object that holds them (`episode: unknown field(s) colour`), once per object,
+    so a key that is blank or starts with odd characters never stands where a field path is expected.
+    """
+    problems: list[str] = []
+    unknown: dict[str, list[str]] = {}
     for item in error.errors(include_url=False, include_input=False):
+        location = tuple(item["loc"])
+        if item["type"] == "extra_forbidden" and location:
+            unknown.setdefault(_field_path(location[:-1]), []).append(str(location[-1]))
+            continue
         message = item["msg"].removeprefix("Value error, ")
-        problems.append(f"{_field_path(tuple(item['loc']))}: {message}")
+        problems.append(f"{_field_path(location)}: {message}")
+    problems += [f"{where}: unknown field(s) {names_shown(names)}" for where, names in unknown.items()]
     return problems
 
 

@@ -198,12 +198,12 @@ async def test_another_groups_data_is_not_found_and_not_revealed(daphne_url: str
 
 
 BAD_ARGUMENTS: list[tuple[str, dict[str, Any], str]] = [
-    ("list_groups", {"group": "x"}, "group"),
+    ("list_groups", {"group": "x"}, "body: unknown field(s) group"),
     ("search_memory", {"query": "gloves", "limit": 0}, "limit"),
     ("search_memory", {"query": "gloves", "scopes": ["planets"]}, "scopes[0]"),
     ("search_memory", {"query": "", "recipe": "combined_hybrid_rrf"}, "query"),
     ("search_memory", {"query": "gloves", "valid_at": "yesterday"}, "valid_at"),
-    ("add_memory", {"episode": {"content": "x", "colour": "red"}}, "episode.colour"),
+    ("add_memory", {"episode": {"content": "x", "colour": "red"}}, "episode: unknown field(s) colour"),
     (
         "add_memory",
         {"episodes": [{"content": "ok"}, {"content": "bad", "valid_at": "2024-13-01"}]},
