@@ -122,7 +122,11 @@ class McpHttpApp:
     def __init__(self) -> None:
         self.server = build_server()
         self.starlette = self.server.streamable_http_app(
-            streamable_http_path=MCP_PATH, stateless_http=True, transport_security=transport_security()
+            streamable_http_path=MCP_PATH,
+            stateless_http=True,
+            transport_security=transport_security(),
+            # The REST API's limit (MEMORIA_MAX_REQUEST_BYTES): add_memory takes the batches the REST face does.
+            max_request_body_size=settings.DATA_UPLOAD_MAX_MEMORY_SIZE,
         )
         self.started: asyncio.Event | None = None
         self.runner: asyncio.Task | None = None
@@ -153,8 +157,19 @@ class McpHttpApp:
             self.started = asyncio.Event()
             self.runner = asyncio.get_running_loop().create_task(self._run_manager(self.started))
             self._stop_with_daphne()
-        await self.started.wait()
+        assert self.runner is not None
+        if not self.started.is_set():
+            waiting = asyncio.ensure_future(self.started.wait())
+            await asyncio.wait({waiting, self.runner}, return_when=asyncio.FIRST_COMPLETED)
+            waiting.cancel()
+        if self.runner.done():  # the manager failed to start or stopped: say so rather than wait forever
+            raise RuntimeError("the MCP session manager is not running") from self._failure()
         await self.starlette(scope, receive, send)
+
+    def _failure(self) -> BaseException | None:
+        if self.runner is None or not self.runner.done() or self.runner.cancelled():
+            return None
+        return self.runner.exception()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         await self.app(scope, receive, send)
