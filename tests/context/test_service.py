@@ -7,8 +7,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from memoria.context.service import ENTITY, EPISODE, FACT, context_build
+from memoria.context.service import ENTITY, EPISODE, FACT, activation_facts, context_build
 from memoria.embeddings import embedder
+from memoria.search.service import SearchHit
 from tests.search.memory import node_id, search_memory_group
 
 BOB_QUERY = "Bob Novak truck driver for Nordbalt Metals"
@@ -54,3 +55,15 @@ def test_the_text_is_deterministic(memory: str) -> None:
     assert [item.id for item in first.items] == [item.id for item in second.items]
     entity = next(item for item in first.items if item.id == node_id(memory, "alice"))
     assert entity.kind == ENTITY and entity.line == "- Alice Martin: Supply planner at the Lyon warehouse"
+
+
+def test_facts_met_by_activation_hold_at_the_moment(memory: str) -> None:
+    """From Bob, activation walks both his facts; only the one that holds at the moment is kept."""
+    bob = [SearchHit(node_id(memory, "bob"), "Bob Novak", "Truck driver", 1.0)]
+    drove, drives = node_id(memory, "drove"), node_id(memory, "drives")
+    now = {
+        card.id: energy for card, energy in activation_facts(group=memory, entities=bob, moment="2026-01-01T00:00:00Z")
+    }
+    then = {card.id for card, _ in activation_facts(group=memory, entities=bob, moment="2021-01-01T00:00:00Z")}
+    assert drives in now and drove not in now and all(energy > 0 for energy in now.values())
+    assert drove in then and drives not in then
