@@ -23,7 +23,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 
 from memoria.accounts.services import check_access
 from memoria.browse.selectors import entity_page, episode_page
-from memoria.errors import GroupNotFound, InvalidInput
+from memoria.errors import GroupNotFound
 from memoria.graph.vocabulary import GroupName, NodeId, RequestModel, input_parse
 from memoria.mcp.auth import TokenAuth, caller
 from memoria.mcp.errors import HANDLED, problem
@@ -47,15 +47,13 @@ class _NodeAddress(RequestModel):
 
 def _page_json(ctx: Context, group: str, node_id: str, read: Any) -> str:
     """A resource read: the same access check as the tools (a group you may not see is not found)."""
-    user: AbstractBaseUser = caller(ctx)
     try:
+        user: AbstractBaseUser = caller(ctx)
         address = input_parse(_NodeAddress, {"group": group, "id": node_id})
         check_access(user=user, group=address.group)
         page = read(address.group, address.id)
     except GroupNotFound as error:
         raise ResourceNotFoundError(json.dumps(problem(error))) from error
-    except InvalidInput as error:
-        raise ResourceError(json.dumps(problem(error))) from error
     except HANDLED as error:
         raise ResourceError(json.dumps(problem(error))) from error
     return json.dumps(page, ensure_ascii=False, default=list)
