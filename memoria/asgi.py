@@ -1,4 +1,4 @@
-"""ASGI entry point: HTTP through Django, websockets through Channels with session or token auth."""
+"""ASGI entry point: HTTP through Django (and /mcp through the MCP server), websockets through Channels."""
 
 import os
 
@@ -13,6 +13,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from explorer.routing import websocket_urlpatterns  # noqa: E402
 from memoria.accounts.websocket_auth import OriginCheck, TokenAuthMiddleware  # noqa: E402
 from memoria.graph.driver import adopt_running_loop  # noqa: E402
+from memoria.mcp.server import MCP_PATH, McpHttpApp  # noqa: E402
 
 
 class AdoptServerLoop:
@@ -29,9 +30,22 @@ class AdoptServerLoop:
         return await self.app(scope, receive, send)
 
 
+class McpOrDjango:
+    """/mcp goes to the MCP server (its own token check, no session cookies); every other path to Django."""
+
+    def __init__(self, django_app: object) -> None:
+        self.django_app = django_app
+        self.mcp_app = McpHttpApp()
+
+    async def __call__(self, scope: dict, receive: object, send: object) -> object:
+        if scope["path"] == MCP_PATH:
+            return await self.mcp_app(scope, receive, send)
+        return await self.django_app(scope, receive, send)
+
+
 router = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        "http": McpOrDjango(django_asgi_app),
         "websocket": OriginCheck(AuthMiddlewareStack(TokenAuthMiddleware(URLRouter(websocket_urlpatterns)))),
     }
 )

@@ -71,6 +71,15 @@ class Embedder:
     def embed_one(self, text: str) -> list[float]:
         return self.embed([text])[0]
 
+    def token_counts(self, texts: list[str]) -> list[int]:
+        """Tokens of each text by the model's own tokenizer (offline, no special tokens): what a prompt budget of
+        memoria/context is counted in. Under the same lock as `embed`, which shares the tokenizer."""
+        if not texts:
+            return []
+        with self._encode_lock:
+            encoded = self._model.tokenizer(list(texts), add_special_tokens=False, verbose=False)["input_ids"]
+        return [len(ids) for ids in encoded]
+
 
 def packaged_model_folder() -> Path:
     try:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import enum
 import re
 
+from memoria.errors import MemoriaError
+
 GROUP_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
@@ -16,6 +18,20 @@ class Role(enum.StrEnum):
     @property
     def rank(self) -> int:
         return list(Role).index(self)
+
+
+CURATOR_NEEDED = "Changing the memory graph needs the curator role."
+
+
+class RoleRequired(MemoriaError):
+    """The caller is signed in but its role is below what the operation needs (REST's 403, an MCP tool error).
+
+    Raised before the group is looked at, so it says nothing about any group.
+    """
+
+    def __init__(self, role: Role) -> None:
+        self.role = role
+        super().__init__(CURATOR_NEEDED if role is Role.CURATOR else f"This needs the {role.value} role.")
 
 
 def check_group_name(group: str) -> str:

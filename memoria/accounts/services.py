@@ -8,7 +8,7 @@ from django.db import transaction
 from rest_framework.authtoken.models import Token
 
 from memoria.accounts.models import GroupMembership, Profile
-from memoria.accounts.roles import Role, check_group_name
+from memoria.accounts.roles import Role, RoleRequired, check_group_name
 
 User = get_user_model()
 
@@ -76,3 +76,19 @@ def check_group_access(*, user: AbstractBaseUser | AnonymousUser, group: str) ->
     if not user_can_access_group(user=user, group=group):
         raise GroupNotFound(f"no group {group!r} is visible to you")
     return group
+
+
+def check_role(*, user: AbstractBaseUser | AnonymousUser, role: Role) -> None:
+    """RoleRequired unless the user holds `role` or a stronger one."""
+    if not user_has_role(user=user, role=role):
+        raise RoleRequired(role)
+
+
+def check_access(*, user: AbstractBaseUser | AnonymousUser, group: str, role: Role = Role.VIEWER) -> str:
+    """The check every face makes before touching a group: the role first, then the group.
+
+    The order is REST's (the permission class answers 403 before a view looks the group up), so a viewer is told
+    about its role and never whether a group exists; a group it may not see is GroupNotFound, like a missing one.
+    """
+    check_role(user=user, role=role)
+    return check_group_access(user=user, group=group)

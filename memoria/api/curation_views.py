@@ -18,7 +18,7 @@ from rest_framework.views import APIView
 
 from memoria.accounts.services import check_group_access
 from memoria.api.schema import EMPTY, ID_CHARACTERS, whole_or_empty
-from memoria.curation.audit import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, audit_entries_page, audit_entry_as_dict
+from memoria.curation.audit import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, audit_entries_page
 from memoria.curation.commit import ChangeOutcome
 from memoria.curation.create import edge_create
 from memoria.curation.delete import edge_delete
@@ -44,8 +44,7 @@ OPTIONAL_ID = f"^({ID_CHARACTERS})?$"
 
 
 def _answer(outcome: ChangeOutcome, **extra: Any) -> dict[str, Any]:
-    entry = audit_entry_as_dict(outcome.entry) if outcome.entry is not None else None
-    return {"entry": entry, "reindexed": outcome.reindexed, **extra}
+    return outcome.as_dict(**extra)
 
 
 def _actor(request: Request) -> str:

@@ -10,14 +10,22 @@ if TYPE_CHECKING:  # importing DRF's views here would be circular while DRF load
     from rest_framework.request import Request
     from rest_framework.views import APIView
 
-from memoria.accounts.roles import Role
-from memoria.accounts.services import user_has_role
+from memoria.accounts.roles import CURATOR_NEEDED, Role, RoleRequired
+from memoria.accounts.services import check_role
 
 
 class ReadOrCurate(BasePermission):
-    message = "Changing the memory graph needs the curator role."
+    """Reads for every signed-in user; writes through accounts' check_role, the check the MCP tools make too."""
+
+    message = CURATOR_NEEDED
 
     def has_permission(self, request: Request, view: APIView) -> bool:
         if not (request.user and request.user.is_authenticated):
             return False
-        return request.method in SAFE_METHODS or user_has_role(user=request.user, role=Role.CURATOR)
+        if request.method in SAFE_METHODS:
+            return True
+        try:
+            check_role(user=request.user, role=Role.CURATOR)
+        except RoleRequired:
+            return False
+        return True

@@ -103,13 +103,26 @@ class IngestThrottle(ScopeRateThrottle):
     scope = INGEST
 
 
+THROTTLES: dict[str, type[ScopeRateThrottle]] = {
+    RETRIEVAL: RetrievalThrottle,
+    SEARCH: SearchThrottle,
+    INGEST: IngestThrottle,
+}
+
+
 @dataclass(frozen=True)
 class _Caller:
-    """All a throttle reads of a request: who sent it (a websocket message has no HTTP request)."""
+    """All a throttle reads of a request: who sent it (a websocket message or an MCP call has no DRF request)."""
 
     user: Any
 
 
+def throttle_count(*, scope: str, user: Any) -> None:
+    """Count one call made outside DRF's views (a websocket retrieval, an MCP tool call) against the user's rate
+    of `scope`, in the same cache window as the REST calls; RateLimited once it is spent."""
+    THROTTLES[scope]().allow_request(_Caller(user), None)
+
+
 def retrieval_count(*, user: Any) -> None:
     """Count one websocket retrieval against the user's retrieval rate; RateLimited once it is spent."""
-    RetrievalThrottle().allow_request(_Caller(user), None)
+    throttle_count(scope=RETRIEVAL, user=user)

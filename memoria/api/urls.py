@@ -4,6 +4,7 @@ from django.urls import path
 
 from memoria.api import browse_views, curation_views, episode_views, search_views, views
 from memoria.api.community_views import GroupCommunitiesView
+from memoria.api.context_views import ContextView
 from memoria.api.graph_views import (
     GraphEdgeExistsView,
     GraphEdgesView,
@@ -20,6 +21,7 @@ urlpatterns = [
     path("health", views.HealthView.as_view(), name="api-health"),
     path("me", views.MeView.as_view(), name="api-me"),
     path("groups", views.GroupListView.as_view(), name="api-groups"),
+    path("context", ContextView.as_view(), name="api-context"),
     path("groups/<str:group>/import", views.GroupImportView.as_view(), name="api-group-import"),
     path("groups/<str:group>/export", views.GroupExportView.as_view(), name="api-group-export"),
     path("groups/<str:group>/episodes", episode_views.GroupEpisodesView.as_view(), name="api-group-episodes"),

@@ -17,10 +17,11 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import transaction
 
-from memoria.curation.audit import undo_refusal
+from memoria.curation.audit import audit_entry_as_dict, undo_refusal
 from memoria.curation.errors import CurationConflict
 from memoria.curation.models import EDGE, ENTITY, UNDO, AuditEntry, AuditItem
 from memoria.curation.notify import change_announce
@@ -47,6 +48,11 @@ class Change:
 class ChangeOutcome:
     entry: AuditEntry | None  # None when the change changed nothing (no write, no entry)
     reindexed: int | None  # texts embedded after the commit; None when that failed (the reindex command catches up)
+
+    def as_dict(self, **extra: Any) -> dict[str, Any]:
+        """The answer of every face that made the change (REST view, MCP tool): the audit entry, then `extra`."""
+        entry = audit_entry_as_dict(self.entry) if self.entry is not None else None
+        return {"entry": entry, "reindexed": self.reindexed, **extra}
 
 
 def edge_change(*, group: str, action: str, edge_id: str, before: EdgeState | None, after: EdgeState | None) -> Change:

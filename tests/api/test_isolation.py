@@ -30,7 +30,7 @@ from tests.curation.memory import curation_document, edge_id, graph_snapshot, no
 
 SECRET = "bsecret"  # in every text of group B: no answer to anyone outside B may hold it
 METHODS = ("get", "post", "put", "patch", "delete")
-READ_POSTS = {"api-retrieval-activation", "api-retrieval-ppr", "api-search"}  # POSTs that only read
+READ_POSTS = {"api-retrieval-activation", "api-retrieval-ppr", "api-search", "api-context"}  # POSTs that only read
 
 
 @dataclass(frozen=True)
@@ -172,6 +172,13 @@ API_CALLS = [
         "post",
         "/api/search",
         {"query": "Liv Tallinn", "group": "{g}", "config": {"facts": {"methods": ["bm25"], "reranker": "rrf"}}},
+    ),
+    Call(
+        "api-context",
+        "post",
+        "/api/context",
+        {"query": "Liv Tallinn", "group": "{g}", "budget_tokens": 300},
+        guessed=SHOWS_NOTHING,  # names no ids: a curator of A gets A's context
     ),
 ]
 GROUP_FREE = {"api-health", "api-me", "api-groups", "api-schema"}

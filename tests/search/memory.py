@@ -4,6 +4,11 @@ facts valid at different times, episodes that mention entities, and two communit
 
 from __future__ import annotations
 
+import contextlib
+import uuid
+from collections.abc import Iterator
+
+from memoria.graph import driver
 from memoria.ingest.reindex import group_reindex
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
@@ -121,3 +126,14 @@ def store_search_memory(group: str) -> str:
     graph_document_import(document=parse_graph_document(search_memory(group), group=group), group=group)
     group_reindex(group=group)
     return group
+
+
+@contextlib.contextmanager
+def search_memory_group() -> Iterator[str]:
+    """A fresh group holding this memory, deleted afterwards: for fixtures shared by a module's tests."""
+    group = f"c-{uuid.uuid4().hex[:10]}"
+    store_search_memory(group)
+    try:
+        yield group
+    finally:
+        driver.write("MATCH (n:Memory {group_id: $group}) DETACH DELETE n", group=group)

@@ -1,6 +1,6 @@
 """`bench activation --nodes N --edges E`, `bench search --facts N`, `bench ppr --nodes N --edges E` and
-`bench render`, `bench maig --edges E`, `bench index --edges E`, `bench tenants --facts N --crowd M`: measured
-speed, printed as medians, p95 and ratios (docs/benchmarks.md).
+`bench render`, `bench maig --edges E`, `bench index --edges E`, `bench tenants --facts N --crowd M`, `bench mcp`:
+measured speed, printed as medians, p95 and ratios (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -12,10 +12,13 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from memoria.accounts.roles import check_group_name
 from memoria.errors import GraphUnavailable
 from memoria.graph.health import graph_health
 
 CPUINFO = Path("/proc/cpuinfo")
+MCP_BENCH_GROUP = "demo"  # the memory `make run` loads; the MCP figures of docs/benchmarks.md are on it
+MCP_BENCH_USER = "bench-mcp"
 
 
 def machine_line() -> str:
@@ -66,6 +69,10 @@ class Command(BaseCommand):
         tenants.add_argument("--runs", type=int, default=50, help="timed searches and activations per series")
         tenants.add_argument("--warmup", type=int, default=5)
         tenants.add_argument("--episodes", type=int, default=200, help="episodes ingested per phase")
+        mcp = sub.add_parser("mcp", help="an MCP tool call beside the REST call it wraps, on a daphne of its own")
+        mcp.add_argument("--group", default=MCP_BENCH_GROUP, help="seeded with the demo memory when it is empty")
+        mcp.add_argument("--runs", type=int, default=50, help="timed calls per face and tool")
+        mcp.add_argument("--warmup", type=int, default=5)
 
     def handle(self, *args: object, suite: str, **options: int) -> None:
         if suite == "render":  # the browser alone: no graph server needed
@@ -83,6 +90,13 @@ class Command(BaseCommand):
                 raise CommandError("--facts, --crowd, --crowd-groups, --runs and --episodes must be positive")
             if options["warmup"] < 0:
                 raise CommandError("--warmup must not be negative")
+        elif suite == "mcp":
+            if options["runs"] < 1 or options["warmup"] < 0:
+                raise CommandError("--runs must be positive and --warmup not negative")
+            try:
+                check_group_name(options["group"])
+            except ValueError as error:
+                raise CommandError(f"--group: {error}") from error
         elif suite in ("maig", "index"):
             if min(options["edges"], options["runs"]) < 1:
                 raise CommandError("--edges and --runs must be positive")
@@ -214,4 +228,48 @@ class Command(BaseCommand):
         say = self.stdout.write
         say(machine_line())
         for line in graph_index_report(graph_index_benchmark(edges=edges, runs=runs, say=say)):
+            say(line)
+
+    def mcp(self, *, group: str, runs: int, warmup: int, **_: object) -> None:
+        from django.conf import settings
+        from django.core.management import call_command
+
+        from memoria.accounts.models import GroupMembership
+        from memoria.accounts.roles import Role
+        from memoria.accounts.services import token_for, user_grant
+        from memoria.bench.mcp import BenchCallFailed, mcp_overhead_benchmark, mcp_overhead_report
+        from memoria.graph.selectors import group_summary
+        from memoria.loadtest.servers import DAPHNE_OVERRIDES, ServerStartError, daphne_environment, server_set
+        from memoria.loadtest.workload import group_queries
+
+        say = self.stdout.write
+        say(machine_line())
+        if not group_summary(group=group).entities:
+            self.stderr.write(f"seeding group {group!r} with the demo memory (once; it is kept)")
+            call_command("load_demo", "--group", group, "--quiet", stdout=self.stderr)
+        queries = group_queries(group=group)
+        token = token_for(user=user_grant(username=MCP_BENCH_USER, role=Role.VIEWER, groups=[group]))
+        load_before = os.getloadavg()
+        try:
+            with server_set(settings.VAR_DIR / "bench-mcp") as started:
+                [url] = started.start_daphnes(1, daphne_environment(redis_url=None, overrides=DAPHNE_OVERRIDES))
+                results = asyncio.run(
+                    mcp_overhead_benchmark(
+                        base_url=url, token=token, group=group, queries=queries, runs=runs, warmup=warmup
+                    )
+                )
+        except (ServerStartError, BenchCallFailed) as error:
+            raise CommandError(str(error)) from error
+        finally:
+            GroupMembership.objects.filter(user__username=MCP_BENCH_USER, group=group).delete()
+        load_after = os.getloadavg()
+        say(
+            f"MCP tool call beside the REST call it wraps, group {group!r}, one daphne, keep-alive HTTP clients,"
+            f" {runs} timed calls of each (after {warmup}), alternating"
+        )
+        say(
+            f"load average before {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f},"
+            f" after {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}"
+        )
+        for line in mcp_overhead_report(results):
             say(line)

@@ -26,20 +26,12 @@ from memoria.graph.schema import schema_install
 from memoria.graph.selectors import group_summary
 from memoria.loadtest.report import LoadReport, WatchCheck, operation_stats, percentile
 from memoria.loadtest.run import LoadPlan, LoadRunError, load_run, new_run_label
-from memoria.loadtest.servers import ServerStartError, daphne_environment, server_set
+from memoria.loadtest.servers import DAPHNE_OVERRIDES, ServerStartError, daphne_environment, server_set
 from memoria.loadtest.verify import episode_check
 from memoria.loadtest.workload import group_queries, loadtest_access_revoke, loadtest_token
 
 LAYERS = ("memory", "redis")
 DEFAULT_GROUP = "loadtest"  # kept between runs: seeding and embedding the demo memory takes minutes on 2 busy cores
-# The load's daphnes: per-user rates (memoria/api/throttles.py) far above what one run's single user sends, so the
-# throttle still counts every request (its cost is part of the load) but never refuses one (docs/loadtest.md).
-UNTHROTTLED = "1000000/second"
-DAPHNE_OVERRIDES: dict[str, str] = {
-    "MEMORIA_THROTTLE_RETRIEVAL": UNTHROTTLED,
-    "MEMORIA_THROTTLE_SEARCH": UNTHROTTLED,
-    "MEMORIA_THROTTLE_INGEST": UNTHROTTLED,
-}
 
 
 def bounded(kind: type, low: float, high: float) -> Any:

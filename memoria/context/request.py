@@ -1,0 +1,29 @@
+"""What a context request takes (POST /api/context and the MCP tool get_context): one pydantic model for both."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from memoria.graph.vocabulary import GroupName, RequestModel, Timestamp
+from memoria.search.config import MAX_QUERY_LENGTH
+
+DEFAULT_BUDGET_TOKENS = 1000
+MIN_BUDGET_TOKENS = 100  # room for the header and a few facts
+MAX_BUDGET_TOKENS = 32_000
+
+
+class ContextRequest(RequestModel):
+    group: GroupName
+    query: str = Field(min_length=1, max_length=MAX_QUERY_LENGTH, description="what the context is for")
+    budget_tokens: int = Field(
+        default=DEFAULT_BUDGET_TOKENS,
+        ge=MIN_BUDGET_TOKENS,
+        le=MAX_BUDGET_TOKENS,
+        description="the most tokens the text may take (counted by the embedding model's tokenizer)",
+    )
+    as_of: Timestamp | None = Field(
+        default=None, description="facts that held at this time (default: those that hold now)"
+    )
+    format: Literal["json", "text"] = Field(default="json", description="json: items with ids and scores; text")

@@ -1,0 +1,152 @@
+"""What each MCP tool takes: pydantic models on the shared vocabulary, unknown fields refused.
+
+They check shape and bounds, and what the JSON schema an agent reads should say. The rules that already live
+in the engine's own parsers (a search recipe's needs, an episode's text, a curation patch, retrieval
+parameters) still run there afterwards, so no rule is written twice.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+
+from memoria.api.episode_views import MAX_EPISODES_PER_REQUEST
+from memoria.browse.neighbourhood import DEFAULT_LIMIT as DEFAULT_FACTS
+from memoria.browse.neighbourhood import MAX_LIMIT as MAX_FACTS
+from memoria.browse.neighbourhood import MAX_OFFSET
+from memoria.curation.inputs import VERSION_PATTERN
+from memoria.graph.kinds import EPISODE_SOURCES, RELATION_CATEGORIES
+from memoria.graph.vocabulary import GroupName, NodeId, RequestModel, Tags, Timestamp, Weight
+from memoria.interchange.document import MAX_NAME_LENGTH, MAX_RELATION_LENGTH, MAX_TEXT_LENGTH
+from memoria.ppr.request import MAX_TOP_K
+from memoria.retrieval.params import MAX_SEEDS
+from memoria.search.config import DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY_LENGTH, Scope
+from memoria.search.recipes import RECIPES
+
+Query = Field(min_length=1, max_length=MAX_QUERY_LENGTH)
+RecipeName = Literal[tuple(RECIPES)]  # type: ignore[valid-type]  # the recipes' names, listed in the schema
+Version = Field(default=None, pattern=VERSION_PATTERN.pattern, description="the `version` a read answered")
+
+
+class ListGroupsInput(RequestModel):
+    pass
+
+
+class SearchMemoryInput(RequestModel):
+    group: GroupName
+    query: str = Query
+    scopes: list[Scope] | None = Field(
+        default=None, min_length=1, description="what to search; default all four (facts, entities, episodes, …)"
+    )
+    recipe: RecipeName | None = Field(
+        default=None, description="a named search configuration; default hybrid BM25 + cosine with RRF"
+    )
+    limit: int = Field(default=DEFAULT_LIMIT, ge=1, le=MAX_LIMIT, description="results per scope")
+    valid_at: Timestamp | None = Field(default=None, description="only facts that held at this time")
+    center: NodeId | None = Field(default=None, description="a node id, for the *_node_distance recipes")
+
+
+class EpisodeInput(RequestModel):
+    content: str = Field(min_length=1, max_length=MAX_TEXT_LENGTH, description="the text to remember")
+    id: NodeId | None = Field(default=None, description="your id for it; re-adding the same id changes nothing")
+    name: str | None = Field(default=None, max_length=MAX_NAME_LENGTH)
+    source: Literal[EPISODE_SOURCES] | None = None  # type: ignore[valid-type]
+    source_description: str | None = Field(default=None, max_length=MAX_NAME_LENGTH)
+    valid_at: Timestamp | None = Field(default=None, description="when it happened (default: now)")
+
+
+class AddMemoryInput(RequestModel):
+    group: GroupName
+    episode: EpisodeInput | None = Field(default=None, description="one episode; or give `episodes`")
+    episodes: list[EpisodeInput] | None = Field(
+        default=None, min_length=1, max_length=MAX_EPISODES_PER_REQUEST, description="a batch, stored all or nothing"
+    )
+    update_communities: bool = True
+
+    @model_validator(mode="after")
+    def _one_of(self) -> AddMemoryInput:
+        if (self.episode is None) == (self.episodes is None):
+            raise ValueError("give exactly one of episode or episodes")
+        return self
+
+    def batch(self) -> list[EpisodeInput]:
+        return [self.episode] if self.episode is not None else list(self.episodes or ())
+
+
+class GetEntityInput(RequestModel):
+    group: GroupName
+    entity_id: NodeId
+
+
+class GetFactsInput(RequestModel):
+    group: GroupName
+    entity_id: NodeId
+    valid_at: Timestamp | None = Field(default=None, description="only facts that held at this time (default: all)")
+    min_weight: Weight | None = None
+    offset: int = Field(default=0, ge=0, le=MAX_OFFSET)
+    limit: int = Field(default=DEFAULT_FACTS, ge=1, le=MAX_FACTS)
+
+
+class SeedInput(RequestModel):
+    id: NodeId
+    score: float = Field(default=1.0, gt=0, le=1, description="how strongly the retrieval starts here")
+
+
+class RetrieveInput(RequestModel):
+    group: GroupName
+    algorithm: Literal["activation", "ppr"] = "activation"
+    query: str | None = Field(default=None, min_length=1, max_length=MAX_QUERY_LENGTH)
+    seeds: list[SeedInput] | None = Field(default=None, min_length=1, max_length=MAX_SEEDS)
+    query_tags: Tags | None = Field(default=None, description="activation: tags that steer energy along facts")
+    params: dict[str, Any] | None = Field(default=None, description="activation: engine parameters (docs/retrieval.md)")
+    top_k: int | None = Field(default=None, ge=1, le=MAX_TOP_K, description="ppr: how many scored nodes")
+    relation_aware: bool | None = Field(default=None, description="ppr: weigh relations for the query")
+
+    @model_validator(mode="after")
+    def _seeds_or_query(self) -> RetrieveInput:
+        if self.seeds is None and self.query is None:
+            raise ValueError("give seeds or a query")
+        return self
+
+    def engine_request(self) -> dict[str, Any]:
+        """The REST body of the same retrieval: the engine's own parser checks the rest (and names fields)."""
+        body: dict[str, Any] = {"group": self.group}
+        if self.query is not None:
+            body["query"] = self.query
+        if self.algorithm == "activation":
+            if self.seeds is not None:
+                body["seeds"] = [{"id": seed.id, "score": seed.score} for seed in self.seeds]
+            optional = {"query_tags": self.query_tags, "params": self.params}
+            misplaced = {"top_k": self.top_k, "relation_aware": self.relation_aware}
+        else:
+            if self.seeds is not None:
+                body["seeds"] = [{"id": seed.id, "weight": seed.score} for seed in self.seeds]
+            optional = {"top_k": self.top_k, "relation_aware": self.relation_aware}
+            misplaced = {"query_tags": self.query_tags, "params": self.params}
+        body.update({name: value for name, value in optional.items() if value is not None})
+        body.update({name: value for name, value in misplaced.items() if value is not None})  # the parser names it
+        return body
+
+
+class UpdateFactInput(RequestModel):
+    group: GroupName
+    fact_id: NodeId
+    relation: str | None = Field(default=None, min_length=1, max_length=MAX_RELATION_LENGTH)
+    category: Literal[RELATION_CATEGORIES] | None = None  # type: ignore[valid-type]
+    fact: str | None = Field(default=None, min_length=1, max_length=MAX_TEXT_LENGTH)
+    weight: Weight | None = None
+    tags: Tags | None = None
+    valid_at: Timestamp | None = None
+    version: str | None = Version
+
+    def patch(self) -> dict[str, Any]:
+        """The REST PATCH body: only the fields given."""
+        return self.model_dump(exclude={"group", "fact_id"}, exclude_none=True)
+
+
+class InvalidateFactInput(RequestModel):
+    group: GroupName
+    fact_id: NodeId
+    invalid_at: Timestamp | None = Field(default=None, description="when it stopped holding (default: now)")
+    version: str | None = Version

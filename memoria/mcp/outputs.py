@@ -1,0 +1,106 @@
+"""What each MCP tool answers, as pydantic models so the tools publish an output schema.
+
+The shapes are the REST answers' (docs/api.md); parts that REST documents as open objects stay open here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class GroupSummary(BaseModel):
+    group: str
+    episodes: int
+    entities: int
+    communities: int
+    facts: int
+
+
+class ListGroupsOutput(BaseModel):
+    role: str | None = Field(description="your role: viewer reads, curator also edits, admin sees every group")
+    groups: list[GroupSummary]
+
+
+class SearchHit(BaseModel):
+    id: str
+    name: str
+    text: str
+    score: float
+    scores: dict[str, float] = Field(description="each search method's own score")
+    source: str | None = Field(default=None, description="facts only: the subject entity's id")
+    target: str | None = Field(default=None, description="facts only: the object entity's id")
+    valid_at: str | None = Field(default=None, description="facts only: when it started to hold")
+    invalid_at: str | None = Field(default=None, description="facts only: when it stopped holding (None: holds)")
+
+
+class SearchMemoryOutput(BaseModel):
+    facts: list[SearchHit]
+    entities: list[SearchHit]
+    episodes: list[SearchHit]
+    communities: list[SearchHit]
+
+
+class EpisodeResult(BaseModel):
+    episode_id: str
+    name: str
+    added: bool = Field(description="false: an episode with this id was already stored and is left unchanged")
+    entities: list[str]
+    entities_created: list[str]
+    facts_created: list[str]
+    facts_merged: list[str]
+    facts_invalidated: list[str]
+    touched_entities: list[str]
+    communities: list[str]
+    communities_error: str | None
+
+
+class AddMemoryOutput(BaseModel):
+    group: str
+    added: int
+    unchanged: int
+    episodes: list[EpisodeResult]
+
+
+class GetEntityOutput(BaseModel):
+    entity: dict[str, Any] = Field(description="id, name, kind, labels, degree, community, summary, attributes, …")
+    fact_total: int = Field(description="facts touching it (get_facts lists them)")
+    episodes: list[dict[str, Any]] = Field(description="the newest episodes that mention it: id, name, valid_at")
+    episode_total: int
+
+
+class GetFactsOutput(BaseModel):
+    entity: dict[str, Any]
+    facts: list[dict[str, Any]] = Field(
+        description="id, source, target, relation, fact, weight, tags, valid_at, invalid_at, …"
+    )
+    total: int = Field(description="facts that pass the filter")
+    more: int = Field(description="facts after this page (raise offset to read them)")
+
+
+class RetrieveOutput(BaseModel):
+    algorithm: str
+    result: dict[str, Any] = Field(
+        description="activation: every seed's paths, each hop with its energy, and stats;"
+        " ppr: scored nodes, passages, iterations (the REST answer of /api/retrieval/<algorithm>)"
+    )
+
+
+class CurationOutput(BaseModel):
+    entry: dict[str, Any] | None = Field(description="the audit entry (undo it in the audit page or API)")
+    reindexed: int | None
+    edge: dict[str, Any] | None = Field(description="the fact as it is now, with its new version")
+
+
+class ContextOutput(BaseModel):
+    group: str
+    query: str
+    as_of: str | None
+    budget_tokens: int
+    used_tokens: int = Field(description="tokens of `text` (the embedding model's tokenizer); never above the budget")
+    left_out: int = Field(description="candidates that did not fit in the budget")
+    items: list[dict[str, Any]] | None = Field(
+        default=None, description="format json: kind (fact, entity, episode), id, score, tokens, line, validity"
+    )
+    text: str = Field(description="ready to paste into a prompt")

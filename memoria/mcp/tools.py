@@ -1,0 +1,386 @@
+"""The MCP tools: each checks its caller exactly as the REST view it mirrors does, then calls the same service.
+
+Every call goes the same way (`_admit`, one trip to the database thread): role and throttle first (REST's
+permission class and throttles), then the arguments through their pydantic model (one adapter to InvalidInput),
+then group access (check_access, the function REST's checks are made of); then the service. Engine errors become
+tool errors in memoria/mcp/errors.py.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from channels.db import database_sync_to_async
+from django.contrib.auth.models import AbstractBaseUser
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.tools import Tool
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
+from mcp_types import ToolAnnotations
+from pydantic import BaseModel, ConfigDict
+
+from memoria.accounts.roles import Role
+from memoria.accounts.services import check_access, check_role, user_groups, user_role
+from memoria.api.throttles import INGEST, RETRIEVAL, SEARCH, throttle_count
+from memoria.browse.filters import EdgeFilter
+from memoria.browse.neighbourhood import neighbourhood
+from memoria.browse.selectors import entity_page
+from memoria.context.request import ContextRequest
+from memoria.context.service import context_build
+from memoria.curation.edit import edge_update
+from memoria.curation.inputs import edge_invalidation_parse, edge_patch_parse
+from memoria.curation.invalidate import edge_invalidate
+from memoria.curation.selectors import edge_detail
+from memoria.errors import GraphUnavailable, InvalidInput
+from memoria.graph import kinds
+from memoria.graph.selectors import group_summary, visible_groups
+from memoria.graph.vocabulary import input_parse
+from memoria.ingest.episodes import episode_input_parse
+from memoria.ingest.pipeline import episodes_add, extractors_for_settings
+from memoria.live import broadcast_events
+from memoria.mcp import inputs, outputs
+from memoria.mcp.auth import caller
+from memoria.mcp.errors import HANDLED, tool_error
+from memoria.ppr.request import parse_ppr_request
+from memoria.ppr.service import ppr_run
+from memoria.retrieval.request import parse_activation_request
+from memoria.retrieval.runs import activation_response, activation_run
+from memoria.search.config import SearchConfig
+from memoria.search.request import parse_search_parameters
+from memoria.search.service import search
+
+LEVEL_EXPANDED = "level_expanded"
+
+
+@dataclass(frozen=True)
+class Call:
+    """One tool call: who makes it, its validated input, and the SDK's context (for progress)."""
+
+    user: AbstractBaseUser
+    wanted: Any
+    ctx: Context
+
+
+Handler = Callable[[Call], Awaitable[BaseModel]]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str
+    input_model: type[BaseModel]
+    output_model: type[BaseModel]
+    handler: Handler
+    role: Role = Role.VIEWER
+    throttle: str | None = None  # the REST view's throttle scope, counted in the same window
+    read_only: bool = True
+
+
+def _admit(ctx: Context, spec: ToolSpec, arguments: dict[str, Any]) -> Call:
+    """Everything before the service, in one trip to the database thread: who, role, rate, arguments, group."""
+    user = caller(ctx)
+    check_role(user=user, role=spec.role)
+    if spec.throttle is not None:
+        throttle_count(scope=spec.throttle, user=user)
+    wanted = input_parse(spec.input_model, arguments)
+    group = getattr(wanted, "group", None)
+    if group is not None:
+        check_access(user=user, group=group, role=spec.role)
+    return Call(user, wanted, ctx)
+
+
+async def _call(spec: ToolSpec, arguments: dict[str, Any], ctx: Context) -> BaseModel:
+    try:
+        call = await database_sync_to_async(_admit)(ctx, spec, arguments)
+        return await spec.handler(call)
+    except HANDLED as error:
+        raise tool_error(error) from error
+
+
+class _RawArguments(ArgModelBase):
+    """Hands the call's arguments over untouched: the tool's own model validates them, through input_parse."""
+
+    model_config = ConfigDict(extra="allow")
+
+    def model_dump_one_level(self) -> dict[str, Any]:
+        return {"arguments": dict(self.model_extra or {})}
+
+
+def sdk_tool(spec: ToolSpec) -> Tool:
+    """The SDK's Tool for a spec: its input schema is the pydantic model's, its output schema the output model's."""
+
+    async def run(arguments: dict[str, Any], ctx: Context) -> BaseModel:
+        return await _call(spec, arguments, ctx)
+
+    return Tool(
+        fn=run,
+        name=spec.name,
+        title=spec.name.replace("_", " "),
+        description=spec.description,
+        parameters=spec.input_model.model_json_schema(),
+        fn_metadata=FuncMetadata(arg_model=_RawArguments, output_model=spec.output_model),
+        is_async=True,
+        context_kwarg="ctx",
+        annotations=ToolAnnotations(read_only_hint=spec.read_only, destructive_hint=False, open_world_hint=False),
+    )
+
+
+def _in_thread(function: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
+    """A blocking service call off the event loop, on the thread Django's own sync views use."""
+    return database_sync_to_async(function)
+
+
+async def list_groups(call: Call) -> outputs.ListGroupsOutput:
+    def read() -> outputs.ListGroupsOutput:
+        groups = visible_groups(allowed=user_groups(user=call.user))
+        role = user_role(user=call.user)
+        return outputs.ListGroupsOutput(
+            role=role.value if role else None,
+            groups=[outputs.GroupSummary(**asdict(group_summary(group=group))) for group in groups],
+        )
+
+    return await _in_thread(read)()
+
+
+def _search_config(wanted: inputs.SearchMemoryInput) -> tuple[str, SearchConfig, str | None]:
+    """The REST GET's parser builds the config (recipe defaults, center rule); several scopes narrow it after."""
+    single = wanted.scopes[0].value if wanted.scopes and len(wanted.scopes) == 1 else None
+    parameters = {"q": wanted.query, "group": wanted.group, "limit": str(wanted.limit)}
+    optional = {"scope": single, "recipe": wanted.recipe, "valid_at": wanted.valid_at, "center": wanted.center}
+    parameters.update({name: value for name, value in optional.items() if value is not None})
+    parsed = parse_search_parameters(parameters)
+    config = parsed.config
+    if wanted.scopes and len(wanted.scopes) > 1:
+        missing = [scope.value for scope in wanted.scopes if getattr(config, scope.value) is None]
+        if missing:
+            raise InvalidInput(f"scopes: recipe {wanted.recipe} does not search {', '.join(missing)}")
+        config = SearchConfig(**{scope.value: getattr(config, scope.value) for scope in wanted.scopes})
+    return parsed.query, config, parsed.valid_at
+
+
+async def search_memory(call: Call) -> outputs.SearchMemoryOutput:
+    def run() -> outputs.SearchMemoryOutput:
+        query, config, valid_at = _search_config(call.wanted)
+        found = search(query=query, groups=[call.wanted.group], config=config, valid_at=valid_at)
+        return outputs.SearchMemoryOutput.model_validate(found.as_dict())
+
+    return await _in_thread(run)()
+
+
+async def add_memory(call: Call) -> outputs.AddMemoryOutput:
+    wanted: inputs.AddMemoryInput = call.wanted
+
+    def run() -> outputs.AddMemoryOutput:
+        batch = wanted.batch()
+        where = "episode" if wanted.episode is not None else "episodes"
+        problems: list[str] = []
+        episodes = []
+        for index, episode in enumerate(batch):
+            place = where if wanted.episode is not None else f"{where}[{index}]"
+            try:
+                episodes.append(episode_input_parse(episode.model_dump(exclude_none=True), where=place))
+            except InvalidInput as error:
+                problems.extend(error.problems)
+        if problems:
+            raise InvalidInput(problems)
+        results = episodes_add(
+            group=wanted.group,
+            episodes=episodes,
+            extractors=extractors_for_settings(),
+            batch_size=len(episodes),
+            update_communities=wanted.update_communities,
+        )
+        added = sum(result.added for result in results)
+        return outputs.AddMemoryOutput(
+            group=wanted.group,
+            added=added,
+            unchanged=len(results) - added,
+            episodes=[outputs.EpisodeResult(**asdict(result)) for result in results],
+        )
+
+    return await _in_thread(run)()
+
+
+async def get_entity(call: Call) -> outputs.GetEntityOutput:
+    def read() -> outputs.GetEntityOutput:
+        page = entity_page(group=call.wanted.group, entity_id=call.wanted.entity_id)
+        return outputs.GetEntityOutput(
+            entity=page.detail.as_dict(),
+            fact_total=page.fact_total,
+            episodes=[asdict(episode) for episode in page.episodes],
+            episode_total=page.episode_total,
+        )
+
+    return await _in_thread(read)()
+
+
+async def get_facts(call: Call) -> outputs.GetFactsOutput:
+    wanted: inputs.GetFactsInput = call.wanted
+
+    def read() -> outputs.GetFactsOutput:
+        edge_filter = EdgeFilter(valid_at=wanted.valid_at)
+        if wanted.min_weight is not None:
+            edge_filter = EdgeFilter(valid_at=wanted.valid_at, min_weight=wanted.min_weight)
+        found = neighbourhood(
+            group=wanted.group,
+            node_id=wanted.entity_id,
+            links=(kinds.RELATES,),
+            edge_filter=edge_filter,
+            offset=wanted.offset,
+            limit=wanted.limit,
+        )
+        own = [edge.as_dict() for edge in found.edges if wanted.entity_id in (edge.source, edge.target)]
+        return outputs.GetFactsOutput(entity=found.center.as_dict(), facts=own, total=found.total, more=found.more)
+
+    return await _in_thread(read)()
+
+
+async def retrieve(call: Call) -> outputs.RetrieveOutput:
+    wanted: inputs.RetrieveInput = call.wanted
+    body = wanted.engine_request()
+    if wanted.algorithm == "ppr":
+        request = parse_ppr_request(body)
+        answer = await _in_thread(ppr_run)(request)
+        return outputs.RetrieveOutput(algorithm="ppr", result=answer.as_dict())
+    activation = parse_activation_request(body)
+    events: list[dict[str, Any]] = []
+    levels = 0
+    stream = activation_run(activation, requested_by=call.user.get_username())
+    async for event in broadcast_events(activation.group, stream):  # watchers see it live, as with REST
+        events.append(event)
+        if event["type"] == LEVEL_EXPANDED:
+            levels += 1
+            await call.ctx.report_progress(levels, None, json.dumps(event, ensure_ascii=False))
+    if events[-1]["status"] == "failed":
+        raise GraphUnavailable(events[-1]["error"] or "every seed failed")
+    return outputs.RetrieveOutput(algorithm="activation", result=activation_response(events))
+
+
+async def get_context(call: Call) -> outputs.ContextOutput:
+    wanted: ContextRequest = call.wanted
+
+    def run() -> outputs.ContextOutput:
+        block = context_build(
+            group=wanted.group, query=wanted.query, budget_tokens=wanted.budget_tokens, as_of=wanted.as_of
+        )
+        return outputs.ContextOutput(**block.as_dict(form=wanted.format))
+
+    return await _in_thread(run)()
+
+
+async def update_fact(call: Call) -> outputs.CurationOutput:
+    wanted: inputs.UpdateFactInput = call.wanted
+
+    def run() -> outputs.CurationOutput:
+        patch = edge_patch_parse(wanted.patch())
+        outcome = edge_update(group=wanted.group, edge_id=wanted.fact_id, patch=patch, actor=call.user.get_username())
+        return outputs.CurationOutput(**outcome.as_dict(edge=edge_detail(group=wanted.group, edge_id=wanted.fact_id)))
+
+    return await _in_thread(run)()
+
+
+async def invalidate_fact(call: Call) -> outputs.CurationOutput:
+    wanted: inputs.InvalidateFactInput = call.wanted
+
+    def run() -> outputs.CurationOutput:
+        invalidation = edge_invalidation_parse(wanted.model_dump(include={"invalid_at", "version"}, exclude_none=True))
+        outcome = edge_invalidate(
+            group=wanted.group, edge_id=wanted.fact_id, invalidation=invalidation, actor=call.user.get_username()
+        )
+        return outputs.CurationOutput(**outcome.as_dict(edge=edge_detail(group=wanted.group, edge_id=wanted.fact_id)))
+
+    return await _in_thread(run)()
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        "list_groups",
+        "List the memory groups you may read, with how many episodes, entities, facts and communities each holds,"
+        " and your role. Every other tool names one of these groups.",
+        inputs.ListGroupsInput,
+        outputs.ListGroupsOutput,
+        list_groups,
+    ),
+    ToolSpec(
+        "search_memory",
+        "Search a group's memory by meaning and keywords (hybrid BM25 + embeddings). Returns facts (with the two"
+        " entities they link and when they held), entities, episodes and community summaries, best first. Use"
+        " `scopes` to search only some kinds, `valid_at` to see only facts that held at a moment, `recipe` for"
+        " another ranking (e.g. facts_node_distance with `center`).",
+        inputs.SearchMemoryInput,
+        outputs.SearchMemoryOutput,
+        search_memory,
+        throttle=SEARCH,
+    ),
+    ToolSpec(
+        "add_memory",
+        "Remember something: add one episode (`episode`) or a batch (`episodes`, stored all or nothing) to a group."
+        " Entities and facts are extracted from the text and linked to what the group already knows; an episode"
+        " whose id is already stored is left unchanged. Needs the curator role.",
+        inputs.AddMemoryInput,
+        outputs.AddMemoryOutput,
+        add_memory,
+        role=Role.CURATOR,
+        throttle=INGEST,
+        read_only=False,
+    ),
+    ToolSpec(
+        "get_context",
+        "Get a compact context block about a query, ready to paste into a prompt: the facts that hold now (or at"
+        " `as_of`) with their validity dates, short summaries of the entities involved, and the most relevant"
+        " episodes, best first, never longer than `budget_tokens`. Use it before answering from memory.",
+        ContextRequest,
+        outputs.ContextOutput,
+        get_context,
+        throttle=SEARCH,
+    ),
+    ToolSpec(
+        "get_entity",
+        "Read one entity of a group by id (ids come from search_memory or retrieve): its name, summary,"
+        " attributes, how many facts touch it, and the newest episodes that mention it.",
+        inputs.GetEntityInput,
+        outputs.GetEntityOutput,
+        get_entity,
+    ),
+    ToolSpec(
+        "get_facts",
+        "List the facts about an entity, strongest first, a page at a time. With `valid_at`, only the facts that"
+        " held at that moment (facts since invalidated are left out unless they held then).",
+        inputs.GetFactsInput,
+        outputs.GetFactsOutput,
+        get_facts,
+    ),
+    ToolSpec(
+        "retrieve",
+        "Follow the memory graph outwards from seeds (or from the entities a query finds) to collect connected"
+        " context. `activation` (default) spreads energy along facts, steered by tags; each frontier level is"
+        " sent as a progress notification while it runs, and the answer lists every path with the energy of"
+        " each hop. `ppr` ranks the group's nodes by Personalized PageRank from the seeds.",
+        inputs.RetrieveInput,
+        outputs.RetrieveOutput,
+        retrieve,
+        throttle=RETRIEVAL,
+    ),
+    ToolSpec(
+        "update_fact",
+        "Correct a fact (curators): change its relation, category, text, weight, tags or start time. Give the"
+        " `version` you read to be refused if someone changed it since. Audited and undoable.",
+        inputs.UpdateFactInput,
+        outputs.CurationOutput,
+        update_fact,
+        role=Role.CURATOR,
+        read_only=False,
+    ),
+    ToolSpec(
+        "invalidate_fact",
+        "Mark a fact as no longer true (curators): it stays in memory as history with `invalid_at` (default now)"
+        " and stops being returned for later times. Audited and undoable.",
+        inputs.InvalidateFactInput,
+        outputs.CurationOutput,
+        invalidate_fact,
+        role=Role.CURATOR,
+        read_only=False,
+    ),
+)

@@ -1,0 +1,49 @@
+"""POST /api/context: viewers read it, the text form leaves the items out, bad fields are named, other groups 404."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.search.memory import node_id, search_memory_group
+
+URL = "/api/context"
+
+
+@pytest.fixture(scope="module")
+def memory(graph_server: object) -> Iterator[str]:
+    with search_memory_group() as group:
+        yield group
+
+
+def test_a_viewer_gets_items_with_ids_and_scores_and_the_text(client_for, memory: str) -> None:
+    client = client_for("viewer", [memory])
+    response = client.post(URL, {"group": memory, "query": "safety gloves in Lyon", "budget_tokens": 400}, "json")
+    assert response.status_code == 200, response.json()
+    body = response.json()
+    assert body["used_tokens"] <= 400 and body["text"].startswith("Memory (facts that hold now):")
+    assert all({"kind", "id", "score", "tokens", "line"} <= set(item) for item in body["items"])
+    assert node_id(memory, "stocks") in {item["id"] for item in body["items"]}
+
+    wanted = {"group": memory, "query": "safety gloves in Lyon", "budget_tokens": 400, "format": "text"}
+    text = client.post(URL, wanted, "json")
+    assert "items" not in text.json() and text.json()["text"] == body["text"]
+
+
+def test_bad_fields_are_named(client_for, memory: str) -> None:
+    client = client_for("viewer", [memory])
+    response = client.post(
+        URL, {"group": memory, "query": "", "budget_tokens": 10, "as_of": "later", "colour": 1}, "json"
+    )
+    assert response.status_code == 400
+    errors = response.json()["errors"]
+    for field in ("query", "budget_tokens", "as_of"):
+        assert any(problem.startswith(f"{field}:") for problem in errors), (field, errors)
+    assert "body: unknown field(s) colour" in errors
+
+
+def test_another_groups_memory_is_not_found(client_for, memory: str) -> None:
+    client = client_for("viewer", ["elsewhere"])
+    response = client.post(URL, {"group": memory, "query": "gloves"}, "json")
+    assert response.status_code == 404 and "gloves" not in response.content.decode().lower()

@@ -1,0 +1,239 @@
+"""The MCP server over streamable HTTP on a real daphne, driven by the SDK's own client: every tool, progress
+during retrieve, auth, access, and bad arguments that write nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.error
+import urllib.request
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+
+from memoria.accounts.roles import Role
+from memoria.mcp.client import http_session
+from tests.conftest import count_group
+from tests.mcp.conftest import problem_of
+from tests.search.memory import node_id
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+TOOLS = {
+    "list_groups",
+    "search_memory",
+    "add_memory",
+    "get_context",
+    "get_entity",
+    "get_facts",
+    "retrieve",
+    "update_fact",
+    "invalidate_fact",
+}
+
+
+def raw_post(url: str, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).encode()
+    request = urllib.request.Request(
+        url,
+        data=body,
+        method="POST",
+        headers={"Content-Type": "application/json", "Accept": "application/json, text/event-stream", **headers},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), error.read()
+
+
+@pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer not-a-token"}, {"Authorization": "Basic abc"}])
+async def test_no_or_wrong_token_is_401_before_any_tool(daphne_url: str, headers: dict[str, str]) -> None:
+    status, answer_headers, body = await asyncio.to_thread(raw_post, daphne_url + "/mcp", headers)
+    assert status == 401, body
+    assert json.loads(body)["code"] == "not_authenticated"
+    assert "Bearer" in answer_headers.get("WWW-Authenticate", answer_headers.get("www-authenticate", ""))
+
+
+async def test_every_tool_over_http(daphne_url: str, memory: str, token_for_role) -> None:
+    token = await token_for_role("mcp-curator", Role.CURATOR, [memory])
+    alice, lyon = node_id(memory, "alice"), node_id(memory, "lyon")
+    async with http_session(daphne_url, token, scheme="Token") as session:
+        listed = await session.list_tools()
+        assert {tool.name for tool in listed.tools} == TOOLS
+        assert all(tool.output_schema and tool.description for tool in listed.tools)
+        search_schema = next(tool for tool in listed.tools if tool.name == "search_memory").input_schema
+        assert search_schema["additionalProperties"] is False and "group" in search_schema["required"]
+
+        groups = await session.call_tool("list_groups", {})
+        assert not groups.is_error, groups
+        assert [g["group"] for g in groups.structured_content["groups"]] == [memory]
+        assert groups.structured_content["role"] == "curator"
+
+        found = await session.call_tool(
+            "search_memory", {"group": memory, "query": "safety gloves stockout", "scopes": ["facts", "entities"]}
+        )
+        assert not found.is_error, found
+        hits = found.structured_content
+        assert hits["facts"] and hits["entities"] and hits["episodes"] == [] and hits["communities"] == []
+
+        context = await session.call_tool(
+            "get_context", {"group": memory, "query": "safety gloves", "budget_tokens": 200, "format": "text"}
+        )
+        assert not context.is_error, context
+        assert context.structured_content["used_tokens"] <= 200 and context.structured_content["items"] is None
+        assert context.structured_content["text"].startswith("Memory (facts that hold now):")
+
+        entity = await session.call_tool("get_entity", {"group": memory, "entity_id": alice})
+        assert entity.structured_content["entity"]["name"] == "Alice Martin"
+        assert entity.structured_content["fact_total"] == 2
+
+        facts = await session.call_tool("get_facts", {"group": memory, "entity_id": lyon})
+        assert {f["relation"] for f in facts.structured_content["facts"]} >= {"works_at", "stocks", "ran_out_of"}
+        before = await session.call_tool(
+            "get_facts", {"group": memory, "entity_id": node_id(memory, "bob"), "valid_at": "2021-01-01T00:00:00Z"}
+        )
+        assert [f["relation"] for f in before.structured_content["facts"]] == ["drove_for"]
+
+        ppr = await session.call_tool(
+            "retrieve", {"group": memory, "algorithm": "ppr", "seeds": [{"id": alice}], "top_k": 3}
+        )
+        assert not ppr.is_error, ppr
+        assert ppr.structured_content["algorithm"] == "ppr" and len(ppr.structured_content["result"]["scores"]) == 3
+
+        fact_id = node_id(memory, "works")
+        updated = await session.call_tool("update_fact", {"group": memory, "fact_id": fact_id, "weight": 0.9})
+        assert not updated.is_error, updated
+        assert updated.structured_content["edge"]["weight"] == 0.9
+        assert updated.structured_content["entry"]["action"]
+
+        ended = await session.call_tool(
+            "invalidate_fact", {"group": memory, "fact_id": fact_id, "invalid_at": "2025-01-01T00:00:00Z"}
+        )
+        assert not ended.is_error, ended
+        assert ended.structured_content["edge"]["invalid_at"] == "2025-01-01T00:00:00Z"
+
+        added = await session.call_tool(
+            "add_memory",
+            {"group": memory, "episode": {"content": "Alice Martin moved to the Rotterdam port.", "id": "mcp-ep-1"}},
+        )
+        assert not added.is_error, added
+        assert added.structured_content["added"] == 1
+        again = await session.call_tool(
+            "add_memory",
+            {"group": memory, "episodes": [{"content": "Alice Martin moved to the Rotterdam port.", "id": "mcp-ep-1"}]},
+        )
+        assert again.structured_content == {**again.structured_content, "added": 0, "unchanged": 1}
+
+        resource = await session.read_resource(f"memoria://groups/{memory}/entities/{alice}")
+        assert json.loads(resource.contents[0].text)["entity"]["name"] == "Alice Martin"
+        episode = await session.read_resource(f"memoria://groups/{memory}/episodes/{node_id(memory, 'ep1')}")
+        assert json.loads(episode.contents[0].text)["entities"]
+
+
+async def test_retrieve_sends_each_level_as_progress_in_order(daphne_url: str, memory: str, token_for_role) -> None:
+    token = await token_for_role("mcp-viewer", Role.VIEWER, [memory])
+    progress: list[tuple[float, dict[str, Any]]] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append((value, json.loads(message or "{}")))
+
+    seeds = [{"id": node_id(memory, "alice"), "score": 1.0}]
+    async with http_session(daphne_url, token) as session:
+        result = await session.call_tool(
+            "retrieve",
+            {"group": memory, "seeds": seeds, "params": {"min_activation": 0.01}},
+            progress_callback=on_progress,
+        )
+    assert not result.is_error, result
+    answer = result.structured_content["result"]
+    assert progress, "no progress notification arrived"
+    assert [value for value, _ in progress] == list(range(1, len(progress) + 1))
+    assert all(event["type"] == "level_expanded" for _, event in progress)
+    assert [event["depth"] for _, event in progress] == sorted(event["depth"] for _, event in progress)
+    assert all(event["retrieval_id"] == answer["retrieval_id"] for _, event in progress)
+    paths = answer["seeds"][0]["paths"]
+    assert paths and all("energy" in path for path in paths)
+
+
+async def test_viewer_cannot_call_a_curator_tool(daphne_url: str, memory: str, token_for_role) -> None:
+    token = await token_for_role("mcp-viewer", Role.VIEWER, [memory])
+    before = await sync_to_async(count_group)(memory)
+    async with http_session(daphne_url, token) as session:
+        for name, arguments in (
+            ("update_fact", {"group": memory, "fact_id": node_id(memory, "works"), "weight": 0.9}),
+            ("invalidate_fact", {"group": memory, "fact_id": node_id(memory, "works")}),
+            ("add_memory", {"group": memory, "episode": {"content": "A viewer tries to write."}}),
+        ):
+            refused = await session.call_tool(name, arguments)
+            assert problem_of(refused)["code"] == "permission_denied", name
+    assert await sync_to_async(count_group)(memory) == before
+
+
+async def test_another_groups_data_is_not_found_and_not_revealed(daphne_url: str, memory: str, token_for_role) -> None:
+    """A token for group A naming group B (which exists and holds data) is answered like a missing group."""
+    token = await token_for_role("mcp-other", Role.CURATOR, ["some-other-group"])
+    alice = node_id(memory, "alice")
+    async with http_session(daphne_url, token) as session:
+        groups = await session.call_tool("list_groups", {})
+        assert memory not in [g["group"] for g in groups.structured_content["groups"]]
+        for name, arguments in (
+            ("search_memory", {"group": memory, "query": "gloves"}),
+            ("get_entity", {"group": memory, "entity_id": alice}),
+            ("get_facts", {"group": memory, "entity_id": alice}),
+            ("get_context", {"group": memory, "query": "Alice Martin"}),
+            ("retrieve", {"group": memory, "seeds": [{"id": alice}]}),
+            ("update_fact", {"group": memory, "fact_id": node_id(memory, "works"), "weight": 0.9}),
+            ("add_memory", {"group": memory, "episode": {"content": "x"}}),
+        ):
+            refused = problem_of(await session.call_tool(name, arguments))
+            missing = problem_of(await session.call_tool(name, {**arguments, "group": "no-such-group"}))
+            assert refused["code"] == "not_found", name
+            assert refused["detail"].replace(memory, "G") == missing["detail"].replace("no-such-group", "G"), name
+            assert "Alice" not in json.dumps(refused)
+        with pytest.raises(Exception) as raised:
+            await session.read_resource(f"memoria://groups/{memory}/entities/{alice}")
+        assert "not_found" in str(raised.value) and "Alice" not in str(raised.value)
+
+
+BAD_ARGUMENTS: list[tuple[str, dict[str, Any], str]] = [
+    ("list_groups", {"group": "x"}, "body: unknown field(s) group"),
+    ("search_memory", {"query": "gloves", "limit": 0}, "limit"),
+    ("search_memory", {"query": "gloves", "scopes": ["planets"]}, "scopes[0]"),
+    ("search_memory", {"query": "", "recipe": "combined_hybrid_rrf"}, "query"),
+    ("search_memory", {"query": "gloves", "valid_at": "yesterday"}, "valid_at"),
+    ("add_memory", {"episode": {"content": "x", "colour": "red"}}, "episode: unknown field(s) colour"),
+    (
+        "add_memory",
+        {"episodes": [{"content": "ok"}, {"content": "bad", "valid_at": "2024-13-01"}]},
+        "episodes[1].valid_at",
+    ),
+    ("add_memory", {"episode": {"content": "x"}, "episodes": [{"content": "y"}]}, "exactly one of episode"),
+    ("add_memory", {"episode": {"content": "x\u0000y"}}, "episode.content"),
+    ("get_context", {"query": "gloves", "budget_tokens": 5}, "budget_tokens"),
+    ("get_context", {"query": "gloves", "as_of": "tomorrow", "format": "yaml"}, "format"),
+    ("get_entity", {"entity_id": "bad id"}, "entity_id"),
+    ("get_facts", {"entity_id": "x", "limit": 100000}, "limit"),
+    ("retrieve", {"seeds": [{"id": "x", "score": 2}]}, "seeds[0].score"),
+    ("retrieve", {"algorithm": "ppr", "query": "gloves", "query_tags": ["a"]}, "query_tags"),
+    ("retrieve", {"seeds": [{"id": "x"}], "params": {"max_branches": -1}}, "max_branches"),
+    ("update_fact", {"fact_id": "x", "weight": 7}, "weight"),
+    ("update_fact", {"fact_id": "x", "tags": ["a"] * 40}, "tags"),
+    ("invalidate_fact", {"fact_id": "x", "invalid_at": "soon"}, "invalid_at"),
+    ("invalidate_fact", {"fact_id": "x", "version": "NOT HEX"}, "version"),
+]
+
+
+async def test_bad_arguments_name_the_field_and_write_nothing(daphne_url: str, memory: str, token_for_role) -> None:
+    token = await token_for_role("mcp-curator", Role.CURATOR, [memory])
+    before = await sync_to_async(count_group)(memory)
+    async with http_session(daphne_url, token) as session:
+        for name, arguments, field in BAD_ARGUMENTS:
+            given = arguments if name == "list_groups" else {"group": memory, **arguments}
+            found = problem_of(await session.call_tool(name, given))
+            assert found["code"] == "invalid", (name, found)
+            assert any(field in problem for problem in found["errors"]), (name, field, found["errors"])
+        bad_group = problem_of(await session.call_tool("get_entity", {"group": "no spaces", "entity_id": "x"}))
+        assert bad_group["code"] == "invalid" and bad_group["errors"][0].startswith("group:")
+    assert await sync_to_async(count_group)(memory) == before
