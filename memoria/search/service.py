@@ -214,8 +214,12 @@ def _run_bfs(scope: Scope, config: ScopeConfig, request: _Request, origins: list
     return methods.entities_bfs(origin_ids=origins, groups=request.groups, depth=config.bfs_depth, limit=limit)
 
 
-def _candidate_vectors(scope: Scope, candidates: dict[str, Candidate]) -> dict[str, list[float]]:
+def _candidate_vectors(scope: Scope, candidates: dict[str, Candidate], request: _Request) -> dict[str, list[float]]:
     vectors = {item: candidate.vector for item, candidate in candidates.items() if candidate.vector}
+    unknown = [item for item in candidates if item not in vectors]
+    if unknown and request.views.prepared:
+        views = request.views
+        vectors.update(view_methods.stored_vectors(scope.value, ids=unknown, groups=request.groups, report=views))
     missing = [candidate for item, candidate in candidates.items() if item not in vectors]
     if missing and scope is Scope.FACTS:
         vectors.update(methods.fact_vectors(facts=missing))
@@ -243,7 +247,7 @@ def _rerank(
     if config.reranker is Reranker.RRF:
         return fused
     if config.reranker is Reranker.MMR:
-        vectors = _candidate_vectors(scope, candidates)
+        vectors = _candidate_vectors(scope, candidates, request)
         ordered = {item: vectors[item] for item in order if item in vectors}
         return rerankers.mmr(request.query_vector(), ordered, mmr_lambda=config.mmr_lambda)
     if config.reranker is Reranker.CROSS_ENCODER:

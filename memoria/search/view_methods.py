@@ -138,3 +138,15 @@ def cosine(
             hits = _kept(scope, nearest, limit=limit, valid_at=valid_at)
             per_group.append([_candidate(item, score, with_vector=scope) for item, score in hits])
     return _merged(per_group, limit)
+
+
+def stored_vectors(scope_name: str, *, ids: Sequence[str], groups: Sequence[str], report: ViewReport) -> dict:
+    """The views' vectors of these items (for MMR), without asking the server; items not in a view are left out."""
+    found: dict[str, list[float]] = {}
+    for group in groups:
+        if group not in report.prepared:
+            continue
+        with view_cache().reading(group, scope_name, catch_up=False) as (scopes, _state):
+            vectors = scopes[scope_name].vectors
+            found.update((item, vector) for item in ids if (vector := vectors.vector(item)) is not None)
+    return found
