@@ -1,0 +1,79 @@
+"""Which engine runs an Activation Energy retrieval: Cypher over Bolt, or numpy over the group's in-memory view.
+
+Both give identical events, paths and energies (tests/retrieval/test_view_engine.py holds them to it), so the
+choice is about cost and freshness only. `auto` takes the view when the group's projection is of the current
+version or becomes so within a short wait (a missing one starts loading in the background), and otherwise
+runs Cypher and says why: a view still loading, a load that failed or a server that cannot tell its version
+never fails a retrieval that Cypher can answer. An explicit `view` waits as long as the projection cache lets
+requests wait, then raises ProjectionLoading (or GraphUnavailable for a failed load): a 503, never a 500.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from neo4j import exceptions as neo4j_errors
+
+from memoria.errors import GraphUnavailable, MemoriaError
+from memoria.graphindex.cache import Freshness, ProjectionCache, projection_cache
+from memoria.graphindex.projection import Projection
+
+logger = logging.getLogger(__name__)
+
+AUTO = "auto"
+CYPHER = "cypher"
+VIEW = "view"
+ENGINES = (AUTO, CYPHER, VIEW)
+# Long enough for a small group's first load (the demo's takes about 0.1 s), short enough that a big group's
+# first request is answered by Cypher while its view loads behind it.
+AUTO_WAIT_SECONDS = 0.25
+
+
+@dataclass(frozen=True)
+class EngineChoice:
+    requested: str
+    projection: Projection | None = None  # the view's, when the view engine runs
+    freshness: Freshness | None = None
+    fallback: str | None = None  # why `auto` ran the Cypher engine
+
+    @property
+    def name(self) -> str:
+        return VIEW if self.projection is not None else CYPHER
+
+    def as_dict(self) -> dict[str, Any]:
+        """What answers say of the engine: which ran, what was asked, and the view's version and age."""
+        view = None
+        if self.freshness is not None:
+            view = {
+                "version": self.freshness.version,
+                "current_version": self.freshness.current_version,
+                "age_seconds": self.freshness.age_seconds,
+                "load_seconds": self.freshness.load_seconds,
+            }
+        return {"name": self.name, "requested": self.requested, "view": view, "fallback": self.fallback}
+
+
+CYPHER_ENGINE = EngineChoice(CYPHER)
+
+
+def engine_choose(
+    *, group: str, requested: str = AUTO, cache: ProjectionCache | None = None, wait: float | None = None
+) -> EngineChoice:
+    """Blocks (a version read, perhaps a wait): call it off the event loop. `wait` overrides either default."""
+    if requested == CYPHER:
+        return CYPHER_ENGINE
+    cache = cache or projection_cache()
+    try:
+        projection, freshness = cache.get(
+            group, wait=AUTO_WAIT_SECONDS if wait is None and requested == AUTO else wait, fresh=True
+        )
+    except (MemoriaError, neo4j_errors.Neo4jError, neo4j_errors.DriverError, OSError) as error:
+        if requested == VIEW:
+            if isinstance(error, MemoriaError):
+                raise
+            raise GraphUnavailable(f"the view of group {group!r} cannot be read: {error}") from error
+        logger.info("activation on group %s runs on Cypher: %s", group, error)
+        return EngineChoice(AUTO, fallback=str(error))
+    return EngineChoice(requested, projection, freshness)
