@@ -81,7 +81,7 @@ class ProjectionCache:
 
     def get(self, group: str, *, wait: float | None = None, fresh: bool = False) -> tuple[Projection, Freshness]:
         """The group's projection and how fresh it is; `fresh` refuses a stale one (ProjectionLoading instead)."""
-        budget = _setting("MEMORIA_PROJECTION_WAIT_SECONDS", DEFAULT_WAIT_SECONDS) if wait is None else wait
+        budget = request_wait_seconds() if wait is None else wait
         current = group_version(group=group)
         deadline = time.monotonic() + max(0.0, budget)
         failed = False  # a load this request waited for failed: do not start another in a loop
@@ -185,6 +185,11 @@ class ProjectionCache:
 
 def _setting(name: str, default: float) -> Any:
     return getattr(settings, name, default)
+
+
+def request_wait_seconds() -> float:
+    """How long a request may wait for its group's projection to load (MEMORIA_PROJECTION_WAIT_SECONDS)."""
+    return float(_setting("MEMORIA_PROJECTION_WAIT_SECONDS", DEFAULT_WAIT_SECONDS))
 
 
 _cache: ProjectionCache | None = None

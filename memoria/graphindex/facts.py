@@ -30,6 +30,7 @@ class FactColumns:
     stored_weights: np.ndarray  # float64: r.weight as stored (0 where none is stored)
     weight_stored: np.ndarray  # bool: r.weight is not null
     tag_vocabulary: tuple[str, ...]
+    tag_index: dict[str, int]  # tag → its entry in tag_vocabulary
     tag_indptr: np.ndarray  # int64, edges + 1: the tags of edge e are tag_codes[tag_indptr[e]:tag_indptr[e+1]]
     tag_codes: np.ndarray  # int32: entries in tag_vocabulary, in stored order
     validity: dict[str, tuple[str | None, ...]]  # VALIDITY name → the stored timestamp string of each edge
@@ -66,7 +67,7 @@ def _interned(values: Sequence[str]) -> tuple[tuple[str, ...], np.ndarray]:
     return tuple(vocabulary), codes
 
 
-def _tag_csr(tag_lists: Sequence[list[str]], rows: np.ndarray) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
+def _tag_csr(tag_lists: Sequence[list[str]], rows: np.ndarray) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
     vocabulary: dict[str, int] = {}
     counts = np.fromiter((len(tag_lists[row]) for row in rows), dtype=np.int64, count=len(rows))
     indptr = np.zeros(len(rows) + 1, dtype=np.int64)
@@ -76,7 +77,7 @@ def _tag_csr(tag_lists: Sequence[list[str]], rows: np.ndarray) -> tuple[tuple[st
         dtype=np.int32,
         count=int(indptr[-1]),
     )
-    return tuple(vocabulary), indptr, codes
+    return vocabulary, indptr, codes
 
 
 def _id_ranks(ids: tuple[str, ...]) -> np.ndarray:
@@ -90,7 +91,7 @@ def fact_columns(columns: dict[str, list[Any]], rows: np.ndarray) -> FactColumns
     row_list = rows.tolist()
     ids = tuple(columns["fact_ids"][row] for row in row_list)
     relation_vocabulary, relation_codes = _interned([columns["relations"][row] for row in row_list])
-    tag_vocabulary, tag_indptr, tag_codes = _tag_csr(columns["tags"], rows)
+    tag_index, tag_indptr, tag_codes = _tag_csr(columns["tags"], rows)
     validity = {name: tuple(value or None for value in (columns[name][row] for row in row_list)) for name in VALIDITY}
     return FactColumns(
         ids=ids,
@@ -99,7 +100,8 @@ def fact_columns(columns: dict[str, list[Any]], rows: np.ndarray) -> FactColumns
         relation_codes=relation_codes,
         stored_weights=np.asarray(columns["stored_weights"], dtype=np.float64)[rows] if len(rows) else np.zeros(0),
         weight_stored=~np.asarray(columns["weightless"], dtype=bool)[rows] if len(rows) else np.zeros(0, dtype=bool),
-        tag_vocabulary=tag_vocabulary,
+        tag_vocabulary=tuple(tag_index),
+        tag_index=tag_index,
         tag_indptr=tag_indptr,
         tag_codes=tag_codes,
         validity=validity,

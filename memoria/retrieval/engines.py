@@ -14,10 +14,11 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from neo4j import exceptions as neo4j_errors
 
 from memoria.errors import GraphUnavailable, MemoriaError
-from memoria.graphindex.cache import Freshness, ProjectionCache, projection_cache
+from memoria.graphindex.cache import Freshness, ProjectionCache, projection_cache, request_wait_seconds
 from memoria.graphindex.projection import Projection
 
 logger = logging.getLogger(__name__)
@@ -58,17 +59,24 @@ class EngineChoice:
 CYPHER_ENGINE = EngineChoice(CYPHER)
 
 
+def default_engine() -> str:
+    """The engine of a request that names none: `auto`, unless MEMORIA_ACTIVATION_ENGINE says otherwise."""
+    return getattr(settings, "MEMORIA_ACTIVATION_ENGINE", AUTO)
+
+
 def engine_choose(
-    *, group: str, requested: str = AUTO, cache: ProjectionCache | None = None, wait: float | None = None
+    *, group: str, requested: str = AUTO, cache: ProjectionCache | None = None, max_wait: float | None = None
 ) -> EngineChoice:
-    """Blocks (a version read, perhaps a wait): call it off the event loop. `wait` overrides either default."""
+    """Blocks (a version read, perhaps a wait for a load): call it off the event loop. `max_wait` (the budget's
+    time left) caps the wait."""
     if requested == CYPHER:
         return CYPHER_ENGINE
     cache = cache or projection_cache()
+    wait = AUTO_WAIT_SECONDS if requested == AUTO else request_wait_seconds()
+    if max_wait is not None:
+        wait = max(0.0, min(wait, max_wait))
     try:
-        projection, freshness = cache.get(
-            group, wait=AUTO_WAIT_SECONDS if wait is None and requested == AUTO else wait, fresh=True
-        )
+        projection, freshness = cache.get(group, wait=wait, fresh=True)
     except (MemoriaError, neo4j_errors.Neo4jError, neo4j_errors.DriverError, OSError) as error:
         if requested == VIEW:
             if isinstance(error, MemoriaError):

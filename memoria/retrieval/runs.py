@@ -13,6 +13,7 @@ from typing import Any
 from memoria.observability import retrieval_id_events
 from memoria.retrieval.activation import Seed, activation_events
 from memoria.retrieval.budget import RetrievalBudget, server_limits
+from memoria.retrieval.engines import default_engine, engine_choose
 from memoria.retrieval.query_tags import derive_query_tags
 from memoria.retrieval.request import ActivationRequest
 from memoria.search.service import search_seeds
@@ -50,6 +51,13 @@ async def _activation_events(
             await asyncio.to_thread(derive_query_tags, group=request.group, text=request.query) if request.query else ()
         )
         tag_source = "query" if request.query else "none"
+    # After the seeds: a query's search has warmed nothing the choice reads, and the wait is bounded either way.
+    engine = await asyncio.to_thread(
+        engine_choose,
+        group=request.group,
+        requested=request.engine or default_engine(),
+        max_wait=budget.remaining_seconds(),
+    )
     context = {
         "query": request.query,
         "seed_source": seed_source,
@@ -66,6 +74,7 @@ async def _activation_events(
         retrieval_id=retrieval_id,
         context=context,
         budget=budget,
+        engine=engine,
     ):
         yield event
 
@@ -104,6 +113,7 @@ def activation_response(events: list[dict[str, Any]]) -> dict[str, Any]:
         "query_tags": started["query_tags"],
         "params": started["params"],
         "seed_source": started.get("seed_source"),
+        "engine": started["engine"],
         "seeds": seeds,
         "stats": {
             key: finished[key] for key in ("status", "elapsed_ms", "round_trips", "paths", "candidates", "budget")
