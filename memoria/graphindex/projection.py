@@ -59,11 +59,10 @@ UNWIND $keys AS key
 MATCH (a)-[r:{kinds.RELATES}|{kinds.MENTIONS}]->(b)
 WHERE id(a) = key
 RETURN collect(key) AS sources, collect(id(b)) AS targets,
-       collect(coalesce(toFloat(r.weight), 1.0)) AS weights,
        collect(coalesce(r.relation_category, r.role, '')) AS categories,
        collect(CASE type(r) WHEN '{kinds.MENTIONS}' THEN {MENTIONS_LINK} ELSE {RELATES_LINK} END) AS links,
        collect(coalesce(r.id, '')) AS fact_ids, collect(coalesce(r.relation, '')) AS relations,
-       collect(coalesce(toFloat(r.weight), 0.0)) AS stored_weights, collect(r.weight IS NULL) AS weightless,
+       collect(coalesce(toFloat(r.weight), 0.0)) AS stored_weights, collect(toFloat(r.weight) IS NULL) AS weightless,
        collect(coalesce(r.tags, [])) AS tags,
        collect(coalesce(r.valid_at, '')) AS valid_at, collect(coalesce(r.invalid_at, '')) AS invalid_at,
        collect(coalesce(r.created_at, '')) AS created_at, collect(coalesce(r.expired_at, '')) AS expired_at
@@ -242,11 +241,12 @@ def projection_load(
     that lands during the load makes the projection stale, never wrongly current."""
     started = time.perf_counter()
     version = group_version(group=group).version
-    nodes = _read_columns(NODES, group=group)
+    record = _read_columns(NODES, group=group)
+    nodes = dict(zip(record.keys(), record.values(), strict=True))  # a Record looks a key up anew at each use
     order = np.argsort(np.asarray(nodes["ids"], dtype=object), kind="stable")
-    ids = tuple(nodes["ids"][i] for i in order)
-    names = tuple(nodes["names"][i] for i in order)
-    ordered_labels = [nodes["labels"][i] for i in order]
+    ids = tuple(nodes["ids"][i] for i in order.tolist())
+    names = tuple(nodes["names"][i] for i in order.tolist())
+    ordered_labels = [nodes["labels"][i] for i in order.tolist()]
     node_kinds = _kind_codes(ordered_labels)
     label_sets, label_codes = _label_codes(ordered_labels)
     unnamed = np.asarray(nodes["unnamed"], dtype=bool)[order] if order.size else np.zeros(0, dtype=bool)
@@ -254,9 +254,7 @@ def projection_load(
     keys = np.asarray(nodes["keys"], dtype=np.int64)[order]
 
     pages = list(_pages(keys.tolist(), page_nodes))
-    columns: dict[str, list[Any]] = {
-        name: [] for name in ("sources", "targets", "weights", "categories", "links", *FACT_COLUMNS)
-    }
+    columns: dict[str, list[Any]] = {name: [] for name in ("sources", "targets", "categories", "links", *FACT_COLUMNS)}
     with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="memoria-projection") as pool:
         for done, page in enumerate(pool.map(in_context(_edge_page), pages), start=1):
             for name, values in columns.items():
@@ -268,7 +266,8 @@ def projection_load(
     sorted_keys = keys[key_order]
     sources = _positions_of(columns["sources"], sorted_keys, key_order)
     targets = _positions_of(columns["targets"], sorted_keys, key_order)
-    weights = np.asarray(columns["weights"], dtype=np.float64)
+    # The walk reads a missing weight as 1.0 (activation reads it as 0.01: the facts keep the stored one).
+    weights = np.where(np.asarray(columns["weightless"], dtype=bool), 1.0, np.asarray(columns["stored_weights"], float))
     weights = np.where(np.isfinite(weights) & (weights > 0), weights, 0.0)
     categories = _category_codes(columns["categories"])
     links = np.asarray(columns["links"], dtype=np.int8)

@@ -185,7 +185,7 @@ def test_facts_and_nodes_hold_what_activation_reads(group: str, memory: str) -> 
             facts.weight(edge),
             facts.tags(edge),
             CATEGORIES[projection.categories[edge]] if projection.categories[edge] != NO_CATEGORY else None,
-            *(facts.validity[name][edge] for name in ("valid_at", "invalid_at", "created_at", "expired_at")),
+            *(facts.validity[name].value(edge) for name in ("valid_at", "invalid_at", "created_at", "expired_at")),
         )
         for edge in relates.tolist()
     )
