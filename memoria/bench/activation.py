@@ -20,8 +20,9 @@ from typing import Any
 from memoria.datasets.synthetic import TOPICS, synthetic_edges, synthetic_nodes, topic_tags
 from memoria.graph import driver, kinds
 from memoria.graph.driver import adopt_running_loop
+from memoria.graphindex.cache import projection_cache
 from memoria.retrieval.activation import Seed, activation_events
-from memoria.retrieval.engines import CYPHER, VIEW, engine_choose
+from memoria.retrieval.engines import CYPHER, engine_choose_async
 from memoria.retrieval.params import ActivationParams
 from memoria.retrieval.reference import EdgeData, ReferenceGraph
 
@@ -116,7 +117,7 @@ async def timed_exploration(
     started = time.perf_counter()
     paths: dict[str, list] = {}
     finished: dict[str, Any] = {}
-    choice = await asyncio.to_thread(engine_choose, group=group, requested=engine)
+    choice = await engine_choose_async(group=group, requested=engine)
     async for event in activation_events(
         group=group, seeds=exploration.seeds, query_tags=exploration.query_tags, params=params, engine=choice
     ):
@@ -235,13 +236,12 @@ def view_load(*, group: str) -> dict[str, Any]:
     """Load the group's view before the clock starts, as a server does at its first request; its cost reported."""
     resident = _resident_bytes()
     started = time.perf_counter()
-    choice = engine_choose(group=group, requested=VIEW, max_wait=3600)
+    projection, _ = projection_cache().get(group, wait=3600, fresh=True)
+    projection.incidence()
     seconds = time.perf_counter() - started
-    assert choice.projection is not None
-    choice.projection.incidence()
     return {
-        "load_seconds": choice.projection.load_seconds,
+        "load_seconds": projection.load_seconds,
         "ready_seconds": seconds,
-        "memory_bytes": choice.projection.memory_bytes(),
+        "memory_bytes": projection.memory_bytes(),
         "resident_growth_bytes": _resident_bytes() - resident,
     }

@@ -109,6 +109,15 @@ class ProjectionCache:
                 raise ProjectionLoading(self._loading_message(group, entry))
             return entry.projection, self._freshness(group, entry, current.version)
 
+    def current(self, group: str, version: int) -> tuple[Projection, Freshness] | None:
+        """The group's projection if it is of `version` (read by the caller) or newer, without waiting or reading."""
+        with self._lock:
+            entry = self._entries.get(group)
+            if entry is None or entry.projection is None or entry.projection.version < version:
+                return None
+            self._entries.move_to_end(group)
+            return entry.projection, self._freshness(group, entry, version)
+
     def peek(self, group: str) -> Projection | None:
         with self._lock:
             entry = self._entries.get(group)

@@ -13,7 +13,7 @@ from typing import Any
 from memoria.observability import retrieval_id_events
 from memoria.retrieval.activation import Seed, activation_events
 from memoria.retrieval.budget import RetrievalBudget, server_limits
-from memoria.retrieval.engines import default_engine, engine_choose
+from memoria.retrieval.engines import default_engine, engine_choose_async
 from memoria.retrieval.query_tags import derive_query_tags
 from memoria.retrieval.request import ActivationRequest
 from memoria.search.service import search_seeds
@@ -52,8 +52,7 @@ async def _activation_events(
         )
         tag_source = "query" if request.query else "none"
     # After the seeds: a query's search has warmed nothing the choice reads, and the wait is bounded either way.
-    engine = await asyncio.to_thread(
-        engine_choose,
+    engine = await engine_choose_async(
         group=request.group,
         requested=request.engine or default_engine(),
         max_wait=budget.remaining_seconds(),

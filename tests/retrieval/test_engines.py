@@ -7,7 +7,7 @@ import pytest
 from memoria.errors import GraphUnavailable, ProjectionLoading
 from memoria.graphindex.cache import ProjectionCache
 from memoria.graphindex.projection import Projection
-from memoria.retrieval.engines import AUTO, CYPHER, VIEW, engine_choose
+from memoria.retrieval.engines import AUTO, CYPHER, VIEW, engine_choose, engine_choose_async
 from tests.graphindex.graphs import random_memory, store
 from tests.graphindex.test_cache import GatedLoader, one_more_fact
 
@@ -69,3 +69,14 @@ def test_a_view_that_cannot_load_falls_back_or_is_a_503(memory: str) -> None:
     assert auto.name == CYPHER and "went away" in auto.fallback
     with pytest.raises(GraphUnavailable):
         engine_choose(group=memory, requested=VIEW, cache=cache, max_wait=5)
+
+
+async def test_on_the_loop_a_current_view_is_taken_without_a_thread(memory: str) -> None:
+    cache = ProjectionCache()
+    loaded = engine_choose(group=memory, requested=VIEW, cache=cache)
+    choice = await engine_choose_async(group=memory, requested=AUTO, cache=cache)
+    assert choice.name == VIEW and choice.projection is loaded.projection
+    store(memory, one_more_fact(memory, 2))  # stale now: the slow path waits for the reload (auto: briefly)
+    after = await engine_choose_async(group=memory, requested=VIEW, cache=cache)
+    assert after.projection is not loaded.projection
+    assert (await engine_choose_async(group=memory, requested=CYPHER, cache=cache)).name == CYPHER
