@@ -79,11 +79,12 @@ async def engine_choose_async(
     cache = cache or projection_cache()
     if cache.peek(group) is not None:
         try:
-            async with async_driver_for_work() as driver:
-                records, _, _ = await driver.execute_query(
-                    VERSION, {"group": group}, database_=database_name(), routing_=neo4j.RoutingControl.READ
-                )
-            version = int(records[0]["version"] or 0)
+            # An auto-commit read, one pipelined round trip: execute_query's managed transaction took twice as long.
+            async with (
+                async_driver_for_work() as driver,
+                driver.session(database=database_name(), default_access_mode=neo4j.READ_ACCESS) as session,
+            ):
+                version = int((await (await session.run(VERSION, group=group)).single(strict=True))["version"] or 0)
         except (neo4j_errors.Neo4jError, neo4j_errors.DriverError, OSError) as error:
             logger.info("version of group %s not read on the loop: %s", group, error)
         else:
