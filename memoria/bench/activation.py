@@ -20,6 +20,7 @@ from typing import Any
 from memoria.datasets.synthetic import TOPICS, synthetic_edges, synthetic_nodes, topic_tags
 from memoria.graph import driver, kinds
 from memoria.graph.driver import adopt_running_loop
+from memoria.graph.versions import group_version_bump
 from memoria.graphindex.cache import projection_cache
 from memoria.retrieval.activation import Seed, activation_events
 from memoria.retrieval.engines import CYPHER, engine_choose_async
@@ -94,6 +95,7 @@ def build_graph(*, nodes: int, edges: int, say: Callable[[str], None]) -> tuple[
                 ],
             )
             say(f"  edges written: {start + len(batch)}/{edges}")
+        driver.write_transaction(lambda tx: group_version_bump(tx, group))  # views of the old graph load it again
         say(f"built group {group} in {time.perf_counter() - started:.1f} s")
     reference = ReferenceGraph(
         (EdgeData(e.id, e.source, e.target, e.weight, e.tags) for e in edge_rows), (n.id for n in node_rows)
@@ -118,6 +120,7 @@ async def timed_exploration(
     paths: dict[str, list] = {}
     finished: dict[str, Any] = {}
     choice = await engine_choose_async(group=group, requested=engine)
+    chosen_after = time.perf_counter() - started
     async for event in activation_events(
         group=group, seeds=exploration.seeds, query_tags=exploration.query_tags, params=params, engine=choice
     ):
@@ -127,7 +130,8 @@ async def timed_exploration(
             )
         elif event["type"] == "retrieval_finished":
             finished = event
-    return time.perf_counter() - started, {"paths": paths, "finished": finished, "engine": choice.name}
+    result = {"paths": paths, "finished": finished, "engine": choice.name, "choice_seconds": chosen_after}
+    return time.perf_counter() - started, result
 
 
 def reference_paths(reference: ReferenceGraph, exploration: Exploration, params: ActivationParams) -> dict:
@@ -148,10 +152,11 @@ async def run_series(
 ) -> dict[str, Any]:
     for exploration in chosen[:warmup]:
         await timed_exploration(group, exploration, params, engine)
-    latencies, floors, round_trips, mismatches, paths, engines = [], [], [], 0, [], set()
+    latencies, floors, round_trips, mismatches, paths, engines, choices = [], [], [], 0, [], set(), []
     for exploration in chosen[warmup:]:
         seconds, result = await timed_exploration(group, exploration, params, engine)
         engines.add(result["engine"])
+        choices.append(result["choice_seconds"])
         started = time.perf_counter()
         expected = reference_paths(reference, exploration, params)
         floors.append(time.perf_counter() - started)
@@ -169,6 +174,8 @@ async def run_series(
         "paths": statistics.mean(paths),
         "mismatches": mismatches,
         "engines": sorted(engines),
+        "choice_p50_ms": statistics.median(choices) * 1000,
+        "choice_p95_ms": percentile(choices, 0.95) * 1000,
     }
 
 
