@@ -1,9 +1,10 @@
 """Activation Energy benchmark: build (or reuse) a synthetic graph, time 5-seed explorations, check the reference.
 
 Latency is the wall time to collect one exploration's whole event stream,
-choosing its engine included (as a request does: for the view, one read of the
-group's version). The in-process reference runs the same explorations on the
-same graph in memory; every result must match, and its time is the compute floor.
+choosing its engine included (as a request does, through engine_events: for the
+view, one read of the group's version, overlapped with the exploration). The
+in-process reference runs the same explorations on the same graph in memory;
+every result must match, and its time is the compute floor.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import random
 import resource
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +24,8 @@ from memoria.graph.driver import adopt_running_loop
 from memoria.graph.versions import group_version_bump
 from memoria.graphindex.cache import projection_cache
 from memoria.retrieval.activation import Seed, activation_events
-from memoria.retrieval.engines import CYPHER, engine_choose_async
+from memoria.retrieval.budget import RetrievalBudget, server_limits
+from memoria.retrieval.engines import CYPHER, EngineChoice, engine_events
 from memoria.retrieval.params import ActivationParams
 from memoria.retrieval.reference import EdgeData, ReferenceGraph
 
@@ -119,19 +121,23 @@ async def timed_exploration(
     started = time.perf_counter()
     paths: dict[str, list] = {}
     finished: dict[str, Any] = {}
-    choice = await engine_choose_async(group=group, requested=engine)
-    chosen_after = time.perf_counter() - started
-    async for event in activation_events(
-        group=group, seeds=exploration.seeds, query_tags=exploration.query_tags, params=params, engine=choice
-    ):
+    ran: list[str] = []
+
+    def run(choice: EngineChoice) -> AsyncIterator[dict[str, Any]]:
+        ran.append(choice.name)
+        return activation_events(
+            group=group, seeds=exploration.seeds, query_tags=exploration.query_tags, params=params, engine=choice
+        )
+
+    budget = RetrievalBudget(server_limits())
+    async for event in engine_events(group=group, requested=engine, budget=budget, run=run):
         if event["type"] == "seed_finished":
             paths[event["seed_id"]] = sorted(
                 (tuple(p["nodes"]), tuple(h["transfer_energy"] for h in p["hops"])) for p in event["paths"]
             )
         elif event["type"] == "retrieval_finished":
             finished = event
-    result = {"paths": paths, "finished": finished, "engine": choice.name, "choice_seconds": chosen_after}
-    return time.perf_counter() - started, result
+    return time.perf_counter() - started, {"paths": paths, "finished": finished, "engine": ran[-1]}
 
 
 def reference_paths(reference: ReferenceGraph, exploration: Exploration, params: ActivationParams) -> dict:
@@ -152,11 +158,10 @@ async def run_series(
 ) -> dict[str, Any]:
     for exploration in chosen[:warmup]:
         await timed_exploration(group, exploration, params, engine)
-    latencies, floors, round_trips, mismatches, paths, engines, choices = [], [], [], 0, [], set(), []
+    latencies, floors, round_trips, mismatches, paths, engines = [], [], [], 0, [], set()
     for exploration in chosen[warmup:]:
         seconds, result = await timed_exploration(group, exploration, params, engine)
         engines.add(result["engine"])
-        choices.append(result["choice_seconds"])
         started = time.perf_counter()
         expected = reference_paths(reference, exploration, params)
         floors.append(time.perf_counter() - started)
@@ -174,8 +179,6 @@ async def run_series(
         "paths": statistics.mean(paths),
         "mismatches": mismatches,
         "engines": sorted(engines),
-        "choice_p50_ms": statistics.median(choices) * 1000,
-        "choice_p95_ms": percentile(choices, 0.95) * 1000,
     }
 
 

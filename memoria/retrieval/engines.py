@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +25,7 @@ from memoria.graph.driver import async_driver_for_work, database_name
 from memoria.graph.versions import VERSION
 from memoria.graphindex.cache import Freshness, ProjectionCache, projection_cache, request_wait_seconds
 from memoria.graphindex.projection import Projection
+from memoria.retrieval.budget import RetrievalBudget
 
 logger = logging.getLogger(__name__)
 
@@ -61,6 +63,7 @@ class EngineChoice:
 
 
 CYPHER_ENGINE = EngineChoice(CYPHER)
+READ_ERRORS = (neo4j_errors.Neo4jError, neo4j_errors.DriverError, OSError)
 
 
 def default_engine() -> str:
@@ -68,29 +71,73 @@ def default_engine() -> str:
     return getattr(settings, "MEMORIA_ACTIVATION_ENGINE", AUTO)
 
 
+async def _version_read(group: str) -> int:
+    """The group's version, read on the event loop with the shared driver: an auto-commit run is one pipelined
+    round trip (execute_query's managed transaction took twice as long), and no thread hop is paid."""
+    async with (
+        async_driver_for_work() as driver,
+        driver.session(database=database_name(), default_access_mode=neo4j.READ_ACCESS) as session,
+    ):
+        return int((await (await session.run(VERSION, group=group)).single(strict=True))["version"] or 0)
+
+
 async def engine_choose_async(
     *, group: str, requested: str = AUTO, cache: ProjectionCache | None = None, max_wait: float | None = None
 ) -> EngineChoice:
-    """engine_choose for the event loop: a loaded view's version is checked with one async read on the shared
-    driver (no thread hop: at 100k/500k that hop and the sync read were most of an exploration with query tags);
-    anything else — no view, a stale one, a failed read — goes to engine_choose in a thread."""
+    """engine_choose for the event loop: a loaded view's version is checked with one async read; anything else —
+    no view, a stale one, a failed read — goes to engine_choose in a thread."""
     if requested == CYPHER:
         return CYPHER_ENGINE
     cache = cache or projection_cache()
     if cache.peek(group) is not None:
         try:
-            # An auto-commit read, one pipelined round trip: execute_query's managed transaction took twice as long.
-            async with (
-                async_driver_for_work() as driver,
-                driver.session(database=database_name(), default_access_mode=neo4j.READ_ACCESS) as session,
-            ):
-                version = int((await (await session.run(VERSION, group=group)).single(strict=True))["version"] or 0)
-        except (neo4j_errors.Neo4jError, neo4j_errors.DriverError, OSError) as error:
+            version = await _version_read(group)
+        except READ_ERRORS as error:
             logger.info("version of group %s not read on the loop: %s", group, error)
         else:
             if (found := cache.current(group, version)) is not None:
                 return EngineChoice(requested, *found)
     return await asyncio.to_thread(engine_choose, group=group, requested=requested, cache=cache, max_wait=max_wait)
+
+
+async def engine_events(
+    *,
+    group: str,
+    requested: str,
+    budget: RetrievalBudget,
+    run: Callable[[EngineChoice], AsyncIterator[dict[str, Any]]],
+    cache: ProjectionCache | None = None,
+) -> AsyncIterator[dict[str, Any]]:
+    """The events of `run` on the engine chosen for `requested`, with a loaded view's freshness checked *while*
+    it runs: the view's exploration is buffered until the version read confirms the view is current, then
+    yielded; a newer version discards it (its rows given back to the budget) and the choice is made again.
+    Nothing is yielded from a view not known to be current, so a write that has returned is still seen, and
+    the round trip no longer adds to the exploration's time (at 100k/500k on a loaded machine it was half of
+    an exploration with query tags)."""
+    cache = cache or projection_cache()
+    loaded = cache.peek(group) if requested != CYPHER else None
+    found = cache.current(group, loaded.version) if loaded is not None else None
+    if found is not None:
+        version_read = asyncio.create_task(_version_read(group))
+        rows_before, exhausted_before = budget.rows_read, budget.exhausted
+        try:
+            buffered = [event async for event in run(EngineChoice(requested, *found))]
+            version = await version_read
+        except READ_ERRORS as error:
+            logger.info("version of group %s not read on the loop: %s", group, error)
+        else:
+            if version <= found[0].version:
+                for event in buffered:
+                    yield event
+                return
+        finally:
+            version_read.cancel()
+        budget.rows_read, budget.exhausted = rows_before, exhausted_before  # the discarded run read nothing
+    engine = await engine_choose_async(
+        group=group, requested=requested, cache=cache, max_wait=budget.remaining_seconds()
+    )
+    async for event in run(engine):
+        yield event
 
 
 def engine_choose(
@@ -106,7 +153,7 @@ def engine_choose(
         wait = max(0.0, min(wait, max_wait))
     try:
         projection, freshness = cache.get(group, wait=wait, fresh=True)
-    except (MemoriaError, neo4j_errors.Neo4jError, neo4j_errors.DriverError, OSError) as error:
+    except (MemoriaError, *READ_ERRORS) as error:
         if requested == VIEW:
             if isinstance(error, MemoriaError):
                 raise

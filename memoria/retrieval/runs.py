@@ -13,7 +13,7 @@ from typing import Any
 from memoria.observability import retrieval_id_events
 from memoria.retrieval.activation import Seed, activation_events
 from memoria.retrieval.budget import RetrievalBudget, server_limits
-from memoria.retrieval.engines import default_engine, engine_choose_async
+from memoria.retrieval.engines import EngineChoice, default_engine, engine_events
 from memoria.retrieval.query_tags import derive_query_tags
 from memoria.retrieval.request import ActivationRequest
 from memoria.search.service import search_seeds
@@ -51,12 +51,6 @@ async def _activation_events(
             await asyncio.to_thread(derive_query_tags, group=request.group, text=request.query) if request.query else ()
         )
         tag_source = "query" if request.query else "none"
-    # After the seeds: a query's search has warmed nothing the choice reads, and the wait is bounded either way.
-    engine = await engine_choose_async(
-        group=request.group,
-        requested=request.engine or default_engine(),
-        max_wait=budget.remaining_seconds(),
-    )
     context = {
         "query": request.query,
         "seed_source": seed_source,
@@ -64,16 +58,22 @@ async def _activation_events(
         "requested_by": requested_by,
         "explain": request.explain,
     }
-    async for event in activation_events(
-        group=request.group,
-        seeds=seeds,
-        query_tags=query_tags,
-        params=request.params,
-        explain=request.explain,
-        retrieval_id=retrieval_id,
-        context=context,
-        budget=budget,
-        engine=engine,
+
+    def run(engine: EngineChoice) -> AsyncIterator[dict[str, Any]]:
+        return activation_events(
+            group=request.group,
+            seeds=seeds,
+            query_tags=query_tags,
+            params=request.params,
+            explain=request.explain,
+            retrieval_id=retrieval_id,
+            context=context,
+            budget=budget,
+            engine=engine,
+        )
+
+    async for event in engine_events(
+        group=request.group, requested=request.engine or default_engine(), budget=budget, run=run
     ):
         yield event
 

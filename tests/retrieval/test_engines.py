@@ -7,7 +7,16 @@ import pytest
 from memoria.errors import GraphUnavailable, ProjectionLoading
 from memoria.graphindex.cache import ProjectionCache
 from memoria.graphindex.projection import Projection
-from memoria.retrieval.engines import AUTO, CYPHER, VIEW, engine_choose, engine_choose_async
+from memoria.retrieval.budget import BudgetLimits, RetrievalBudget
+from memoria.retrieval.engines import (
+    AUTO,
+    CYPHER,
+    VIEW,
+    EngineChoice,
+    engine_choose,
+    engine_choose_async,
+    engine_events,
+)
 from tests.graphindex.graphs import random_memory, store
 from tests.graphindex.test_cache import GatedLoader, one_more_fact
 
@@ -80,3 +89,34 @@ async def test_on_the_loop_a_current_view_is_taken_without_a_thread(memory: str)
     after = await engine_choose_async(group=memory, requested=VIEW, cache=cache)
     assert after.projection is not loaded.projection
     assert (await engine_choose_async(group=memory, requested=CYPHER, cache=cache)).name == CYPHER
+
+
+async def collected(memory: str, requested: str, cache: ProjectionCache) -> tuple[list[str], list[dict]]:
+    """engine_events over a stand-in run that notes which engine it got and reads a few budget rows."""
+    budget = RetrievalBudget(BudgetLimits(max_seconds=30, max_rows=1000))
+    ran: list[str] = []
+
+    async def run(choice: EngineChoice):
+        ran.append(choice.name)
+        budget.charge(10)
+        yield {"type": "retrieval_started", "engine": choice.as_dict()}
+        yield {"type": "retrieval_finished", "rows": budget.rows_read}
+
+    events = [event async for event in engine_events(group=memory, requested=requested, budget=budget, run=run)]
+    return ran, events
+
+
+async def test_a_view_is_checked_while_it_runs_and_a_stale_one_is_never_shown(memory: str) -> None:
+    cache = ProjectionCache()
+    assert (await collected(memory, VIEW, cache))[0] == ["view"]  # nothing loaded: chosen first, then run
+    ran, events = await collected(memory, AUTO, cache)
+    assert ran == ["view"] and events[0]["engine"]["name"] == "view" and events[-1]["rows"] == 10
+    before = events[0]["engine"]["view"]["version"]
+    store(memory, one_more_fact(memory, 3))
+    ran, events = await collected(memory, AUTO, cache)
+    # The run on the old view is discarded, its rows given back; the answer comes from the view reloaded within
+    # auto's wait (a small group's load is quick) or, on a slow machine, from Cypher — never from the stale view.
+    assert ran[0] == "view" and len(ran) == 2 and events[-1]["rows"] == 10 and len(events) == 2
+    engine = events[0]["engine"]
+    assert engine["view"]["version"] > before if ran[1] == "view" else engine["fallback"]
+    assert (await collected(memory, CYPHER, cache))[0] == ["cypher"]

@@ -147,8 +147,7 @@ class Command(BaseCommand):
                 f"  {name:13s} p50 {r['p50_ms']:7.2f} ms  p95 {r['p95_ms']:7.2f} ms | reference p50 "
                 f"{r['reference_p50_ms']:6.2f} ms p95 {r['reference_p95_ms']:6.2f} ms | ratio p95 "
                 f"{r['p95_ms'] / max(r['reference_p95_ms'], 1e-9):5.1f}× | round trips {r['round_trips']:.1f} | "
-                f"paths {r['paths']:.1f} | mismatches {r['mismatches']} | of which choosing the engine p50 "
-                f"{r['choice_p50_ms']:.2f} ms p95 {r['choice_p95_ms']:.2f} ms"
+                f"paths {r['paths']:.1f} | mismatches {r['mismatches']}"
             )
         if "concurrent" in results:
             c = results["concurrent"]
