@@ -8,11 +8,13 @@ import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
+from memoria.graphindex.cache import ProjectionCache
 from memoria.ingest.reindex import group_reindex
 from memoria.interchange.exporter import graph_document_export
 from memoria.retrieval.params import ActivationParams
 from memoria.retrieval.query_tags import forget_group_vocabulary
 from memoria.retrieval.reference import EdgeData, ReferenceGraph
+from tests.graphindex.test_cache import GatedLoader
 
 
 def run(client: APIClient, body: object):
@@ -113,3 +115,25 @@ def test_the_view_engine_answers_as_cypher_does_and_says_its_version_and_age(cli
     assert auto["engine"]["name"] == "view" and auto["engine"]["requested"] == "auto"  # loaded by the request before
     assert view["seeds"] == cypher["seeds"] == auto["seeds"]
     assert view["stats"]["round_trips"] == 0 and cypher["stats"]["round_trips"] > 0
+
+
+def test_a_view_still_loading_is_a_503_when_asked_for_and_a_fallback_for_auto(
+    client_for, demo_group: str, monkeypatch, settings
+) -> None:
+    loader = GatedLoader()
+    loader.gate.clear()
+    monkeypatch.setattr("memoria.retrieval.engines.projection_cache", lambda: cache)
+    cache = ProjectionCache(loader=loader)
+    settings.MEMORIA_PROJECTION_WAIT_SECONDS = 0.2
+    client = client_for("viewer", [demo_group])
+    body = {"group": demo_group, "seeds": [{"id": "demo-req-0007", "score": 0.9}]}
+    try:
+        refused = run(client, {**body, "engine": "view"})
+        assert refused.status_code == 503 and refused.json()["code"] == "projection_loading"
+        assert refused["Retry-After"] == "5"
+        answered = run(client, {**body, "engine": "auto"})
+        assert answered.status_code == 200
+        engine = answered.json()["engine"]
+        assert engine["name"] == "cypher" and engine["requested"] == "auto" and "is loading" in engine["fallback"]
+    finally:
+        loader.gate.set()
