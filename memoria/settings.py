@@ -216,6 +216,8 @@ MEMORIA_LLM_TIMEOUT = env_int("MEMORIA_LLM_TIMEOUT", 60, minimum=1, maximum=3600
 MEMORIA_PROJECTION_WAIT_SECONDS = env_int("MEMORIA_PROJECTION_WAIT_SECONDS", 10, maximum=3600)
 MEMORIA_PROJECTION_MAX_EDGES = env_int("MEMORIA_PROJECTION_MAX_EDGES", 5_000_000, minimum=1, maximum=2**31)
 MEMORIA_PPR_THREADS = env_int("MEMORIA_PPR_THREADS", 1, minimum=1, maximum=64)
+# The Activation engine of requests that name none (docs/retrieval.md, Engines): auto, cypher or view; empty: auto.
+MEMORIA_ACTIVATION_ENGINE = env_str("MEMORIA_ACTIVATION_ENGINE", "")
 
 # Requests per user on the expensive endpoints (docs/retrieval.md, Throttling): "N/second|minute|hour|day", or
 # "off". Retrieval covers REST and websocket runs of activation and PPR; ingest covers episodes and imports.

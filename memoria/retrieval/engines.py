@@ -18,6 +18,7 @@ from typing import Any
 
 import neo4j
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from neo4j import exceptions as neo4j_errors
 
 from memoria.errors import GraphUnavailable, MemoriaError
@@ -68,7 +69,10 @@ READ_ERRORS = (neo4j_errors.Neo4jError, neo4j_errors.DriverError, OSError)
 
 def default_engine() -> str:
     """The engine of a request that names none: `auto`, unless MEMORIA_ACTIVATION_ENGINE says otherwise."""
-    return getattr(settings, "MEMORIA_ACTIVATION_ENGINE", AUTO)
+    engine = getattr(settings, "MEMORIA_ACTIVATION_ENGINE", "") or AUTO
+    if engine not in ENGINES:
+        raise ImproperlyConfigured(f"MEMORIA_ACTIVATION_ENGINE={engine!r}: must be one of {', '.join(ENGINES)}")
+    return engine
 
 
 async def _version_read(group: str) -> int:

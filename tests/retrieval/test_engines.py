@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.core.exceptions import ImproperlyConfigured
 
 from memoria.errors import GraphUnavailable, ProjectionLoading
 from memoria.graphindex.cache import ProjectionCache
@@ -13,6 +14,7 @@ from memoria.retrieval.engines import (
     CYPHER,
     VIEW,
     EngineChoice,
+    default_engine,
     engine_choose,
     engine_choose_async,
     engine_events,
@@ -120,3 +122,13 @@ async def test_a_view_is_checked_while_it_runs_and_a_stale_one_is_never_shown(me
     engine = events[0]["engine"]
     assert engine["view"]["version"] > before if ran[1] == "view" else engine["fallback"]
     assert (await collected(memory, CYPHER, cache))[0] == ["cypher"]
+
+
+def test_the_servers_default_engine_comes_from_settings(settings) -> None:
+    settings.MEMORIA_ACTIVATION_ENGINE = ""
+    assert default_engine() == AUTO
+    settings.MEMORIA_ACTIVATION_ENGINE = "view"
+    assert default_engine() == VIEW
+    settings.MEMORIA_ACTIVATION_ENGINE = "gpu"
+    with pytest.raises(ImproperlyConfigured, match="must be one of auto, cypher, view"):
+        default_engine()
