@@ -227,6 +227,8 @@ MEMORIA_PROJECTION_MAX_EDGES = env_int("MEMORIA_PROJECTION_MAX_EDGES", 5_000_000
 # Bytes of search views (texts, BM25 indexes, vectors) kept per process: memoria/readmodel/cache.py.
 MEMORIA_VIEW_MAX_BYTES = env_int("MEMORIA_VIEW_MAX_BYTES", DEFAULT_VIEW_MAX_BYTES, minimum=1, maximum=2**40)
 MEMORIA_PPR_THREADS = env_int("MEMORIA_PPR_THREADS", 1, minimum=1, maximum=64)
+# The Activation engine of requests that name none (docs/retrieval.md, Engines): auto, cypher or view; empty: auto.
+MEMORIA_ACTIVATION_ENGINE = env_str("MEMORIA_ACTIVATION_ENGINE", "")
 
 # Requests per user on the expensive endpoints (docs/retrieval.md, Throttling): "N/second|minute|hour|day", or
 # "off". Retrieval covers REST and websocket runs of activation and PPR; ingest covers episodes and imports.

@@ -54,3 +54,6 @@ if os.environ.get("MEMORIA_E2E_SERVER") == "1":  # the daphne started by tests/e
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast user creation in tests
 # No request rates: the suite's many calls would trip them; tests/api/test_throttling.py sets its own.
 MEMORIA_THROTTLE_RATES = {"retrieval": None, "search": None, "ingest": None}
+# The suite's retrievals run on Cypher unless a test asks for an engine: its fault, budget and socket tests are
+# about the graph server (tests/retrieval/test_engines.py and the view tests choose `auto` and `view` themselves).
+MEMORIA_ACTIVATION_ENGINE = "cypher"

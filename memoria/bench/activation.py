@@ -1,24 +1,31 @@
 """Activation Energy benchmark: build (or reuse) a synthetic graph, time 5-seed explorations, check the reference.
 
-Latency is the wall time to collect one exploration's whole event stream.
-The in-process reference runs the same explorations on the same graph in
-memory; every result must match, and its time is the compute floor.
+Latency is the wall time to collect one exploration's whole event stream,
+choosing its engine included (as a request does, through engine_events: for the
+view, one read of the group's version, overlapped with the exploration). The
+in-process reference runs the same explorations on the same graph in memory;
+every result must match, and its time is the compute floor.
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
+import resource
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from memoria.datasets.synthetic import TOPICS, synthetic_edges, synthetic_nodes, topic_tags
 from memoria.graph import driver, kinds
 from memoria.graph.driver import adopt_running_loop
+from memoria.graph.versions import group_version_bump
+from memoria.graphindex.cache import projection_cache
 from memoria.retrieval.activation import Seed, activation_events
+from memoria.retrieval.budget import RetrievalBudget, server_limits
+from memoria.retrieval.engines import CYPHER, EngineChoice, engine_events
 from memoria.retrieval.params import ActivationParams
 from memoria.retrieval.reference import EdgeData, ReferenceGraph
 
@@ -90,6 +97,7 @@ def build_graph(*, nodes: int, edges: int, say: Callable[[str], None]) -> tuple[
                 ],
             )
             say(f"  edges written: {start + len(batch)}/{edges}")
+        driver.write_transaction(lambda tx: group_version_bump(tx, group))  # views of the old graph load it again
         say(f"built group {group} in {time.perf_counter() - started:.1f} s")
     reference = ReferenceGraph(
         (EdgeData(e.id, e.source, e.target, e.weight, e.tags) for e in edge_rows), (n.id for n in node_rows)
@@ -107,20 +115,29 @@ def explorations(*, group: str, nodes: int, count: int, with_tags: bool, seed: i
     return chosen
 
 
-async def timed_exploration(group: str, exploration: Exploration, params: ActivationParams) -> tuple[float, dict]:
+async def timed_exploration(
+    group: str, exploration: Exploration, params: ActivationParams, engine: str
+) -> tuple[float, dict]:
     started = time.perf_counter()
     paths: dict[str, list] = {}
     finished: dict[str, Any] = {}
-    async for event in activation_events(
-        group=group, seeds=exploration.seeds, query_tags=exploration.query_tags, params=params
-    ):
+    ran: list[str] = []
+
+    def run(choice: EngineChoice) -> AsyncIterator[dict[str, Any]]:
+        ran.append(choice.name)
+        return activation_events(
+            group=group, seeds=exploration.seeds, query_tags=exploration.query_tags, params=params, engine=choice
+        )
+
+    budget = RetrievalBudget(server_limits())
+    async for event in engine_events(group=group, requested=engine, budget=budget, run=run):
         if event["type"] == "seed_finished":
             paths[event["seed_id"]] = sorted(
                 (tuple(p["nodes"]), tuple(h["transfer_energy"] for h in p["hops"])) for p in event["paths"]
             )
         elif event["type"] == "retrieval_finished":
             finished = event
-    return time.perf_counter() - started, {"paths": paths, "finished": finished}
+    return time.perf_counter() - started, {"paths": paths, "finished": finished, "engine": ran[-1]}
 
 
 def reference_paths(reference: ReferenceGraph, exploration: Exploration, params: ActivationParams) -> dict:
@@ -132,13 +149,19 @@ def reference_paths(reference: ReferenceGraph, exploration: Exploration, params:
 
 
 async def run_series(
-    group: str, reference: ReferenceGraph, chosen: list[Exploration], params: ActivationParams, warmup: int
+    group: str,
+    reference: ReferenceGraph,
+    chosen: list[Exploration],
+    params: ActivationParams,
+    warmup: int,
+    engine: str,
 ) -> dict[str, Any]:
     for exploration in chosen[:warmup]:
-        await timed_exploration(group, exploration, params)
-    latencies, floors, round_trips, mismatches, paths = [], [], [], 0, []
+        await timed_exploration(group, exploration, params, engine)
+    latencies, floors, round_trips, mismatches, paths, engines = [], [], [], 0, [], set()
     for exploration in chosen[warmup:]:
-        seconds, result = await timed_exploration(group, exploration, params)
+        seconds, result = await timed_exploration(group, exploration, params, engine)
+        engines.add(result["engine"])
         started = time.perf_counter()
         expected = reference_paths(reference, exploration, params)
         floors.append(time.perf_counter() - started)
@@ -155,11 +178,12 @@ async def run_series(
         "round_trips": statistics.mean(round_trips),
         "paths": statistics.mean(paths),
         "mismatches": mismatches,
+        "engines": sorted(engines),
     }
 
 
 async def run_concurrent(
-    group: str, chosen: list[Exploration], params: ActivationParams, clients: int
+    group: str, chosen: list[Exploration], params: ActivationParams, clients: int, engine: str
 ) -> dict[str, Any]:
     errors = 0
     latencies: list[float] = []
@@ -168,7 +192,7 @@ async def run_concurrent(
         nonlocal errors
         for exploration in chosen[index::clients]:
             try:
-                seconds, result = await timed_exploration(group, exploration, params)
+                seconds, result = await timed_exploration(group, exploration, params, engine)
                 latencies.append(seconds)
                 errors += result["finished"]["status"] != "completed"
             except Exception:
@@ -196,15 +220,38 @@ async def activation_benchmark(
     warmup: int,
     clients: int,
     params: ActivationParams,
+    engine: str,
 ) -> dict[str, Any]:
     adopt_running_loop()  # one shared driver for the whole benchmark, as in a server
-    results = {}
+    results: dict[str, Any] = {}
+    if engine != CYPHER:  # warmed, as a server's view is after its first requests
+        results["view"] = await asyncio.to_thread(view_load, group=group)
     for with_tags in (True, False):
         chosen = explorations(group=group, nodes=nodes, count=runs + warmup, with_tags=with_tags, seed=7)
         results["with_tags" if with_tags else "without_tags"] = await run_series(
-            group, reference, chosen, params, warmup
+            group, reference, chosen, params, warmup, engine
         )
     if clients:
         chosen = explorations(group=group, nodes=nodes, count=clients * 5, with_tags=True, seed=11)
-        results["concurrent"] = await run_concurrent(group, chosen, params, clients)
+        results["concurrent"] = await run_concurrent(group, chosen, params, clients, engine)
     return results
+
+
+def _resident_bytes() -> int:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * resource.getpagesize()
+
+
+def view_load(*, group: str) -> dict[str, Any]:
+    """Load the group's view before the clock starts, as a server does at its first request; its cost reported."""
+    resident = _resident_bytes()
+    started = time.perf_counter()
+    projection, _ = projection_cache().get(group, wait=3600, fresh=True)
+    projection.incidence()
+    seconds = time.perf_counter() - started
+    return {
+        "load_seconds": projection.load_seconds,
+        "ready_seconds": seconds,
+        "memory_bytes": projection.memory_bytes(),
+        "resident_growth_bytes": _resident_bytes() - resident,
+    }

@@ -9,11 +9,14 @@ once so both cores of the server work. Edge ends are mapped to positions with
 one vectorised search over the sorted internal ids.
 
 Nodes are ordered by their `id`, so positions are the same in every process
-and after every reload of unchanged data.
+and after every reload of unchanged data. Beside the walk's columns, each edge
+carries what Activation Energy (and time-aware retrieval) reads of a RELATES
+fact (memoria/graphindex/facts.py), and each node its labels and RELATES degree.
 """
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -26,6 +29,8 @@ import numpy as np
 
 from memoria.graph import driver, kinds
 from memoria.graph.versions import group_version
+from memoria.graphindex.facts import FACT_COLUMNS, FactColumns, fact_columns
+from memoria.graphindex.incidence import FactIncidence, fact_incidence
 from memoria.observability import in_context
 from memoria.ppr.transition import TransitionGraph, WalkPattern, walk_pattern
 
@@ -45,7 +50,8 @@ PAGE_WORKERS = 2
 NODES = f"""
 MATCH (n:{kinds.MEMORY_LABEL} {{group_id: $group}})
 RETURN collect(id(n)) AS keys, collect(n.id) AS ids, collect(labels(n)) AS labels,
-       collect(coalesce(n.name, '')) AS names
+       collect(coalesce(n.name, '')) AS names, collect(n.name IS NULL) AS unnamed,
+       collect(COUNT {{ (n)-[:{kinds.RELATES}]-() }}) AS degrees
 """
 # collect() skips nulls, so every collected column is made non-null: the columns must stay aligned.
 EDGES = f"""
@@ -53,9 +59,13 @@ UNWIND $keys AS key
 MATCH (a)-[r:{kinds.RELATES}|{kinds.MENTIONS}]->(b)
 WHERE id(a) = key
 RETURN collect(key) AS sources, collect(id(b)) AS targets,
-       collect(coalesce(toFloat(r.weight), 1.0)) AS weights,
        collect(coalesce(r.relation_category, r.role, '')) AS categories,
-       collect(CASE type(r) WHEN '{kinds.MENTIONS}' THEN {MENTIONS_LINK} ELSE {RELATES_LINK} END) AS links
+       collect(CASE type(r) WHEN '{kinds.MENTIONS}' THEN {MENTIONS_LINK} ELSE {RELATES_LINK} END) AS links,
+       collect(coalesce(r.id, '')) AS fact_ids, collect(coalesce(r.relation, '')) AS relations,
+       collect(coalesce(toFloat(r.weight), 0.0)) AS stored_weights, collect(toFloat(r.weight) IS NULL) AS weightless,
+       collect(coalesce(r.tags, [])) AS tags,
+       collect(coalesce(r.valid_at, '')) AS valid_at, collect(coalesce(r.invalid_at, '')) AS invalid_at,
+       collect(coalesce(r.created_at, '')) AS created_at, collect(coalesce(r.expired_at, '')) AS expired_at
 """
 
 Progress = Callable[[int, int], None]  # (pages done, pages in all)
@@ -75,11 +85,17 @@ class Projection:
     weights: np.ndarray  # float64, ≥ 0 (non-finite and negative stored weights are 0: never walked)
     categories: np.ndarray  # int8: position in CATEGORIES, or NO_CATEGORY
     links: np.ndarray  # int8: RELATES_LINK or MENTIONS_LINK
+    facts: FactColumns  # per edge, as stored (empty for MENTIONS edges)
+    label_sets: tuple[tuple[str, ...], ...]  # each distinct labels(n), in the server's order
+    label_codes: np.ndarray  # int32 per node: its entry in label_sets
+    unnamed: np.ndarray  # bool per node: n.name is null (names[i] is then '')
+    relates_degrees: np.ndarray  # int32 per node: COUNT { (n)-[:RELATES]-() }, foreign ends included
     loaded_at: float  # time.time() when the load finished
     load_seconds: float
     _positions: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
     _patterns: dict[tuple[bool, bool], WalkPattern] = field(default_factory=dict, repr=False, compare=False)
     _walks: dict[tuple[bool, bool], TransitionGraph] = field(default_factory=dict, repr=False, compare=False)
+    _incidence: list[FactIncidence] = field(default_factory=list, repr=False, compare=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -102,6 +118,30 @@ class Projection:
 
     def kind(self, position: int) -> str:
         return kinds.NODE_KINDS[self.kinds[position]]
+
+    def name(self, position: int) -> str | None:
+        return None if self.unnamed[position] else self.names[position]
+
+    def labels(self, position: int) -> tuple[str, ...]:
+        return self.label_sets[self.label_codes[position]]
+
+    def incidence(self) -> FactIncidence:
+        """The RELATES facts at each node, both directions, as activation walks them; built once and shared."""
+        with self._lock:
+            if not self._incidence:
+                self._incidence.append(
+                    fact_incidence(self.sources, self.targets, self.links == RELATES_LINK, self.size)
+                )
+            return self._incidence[0]
+
+    def memory_bytes(self) -> int:
+        """About what this projection holds in memory (arrays, strings and the built walks), for budgets and reports."""
+        arrays = (self.kinds, self.indptr, self.targets, self.weights, self.categories, self.links)
+        node_arrays = (self.label_codes, self.unnamed, self.relates_degrees)
+        walks = sum(_walk_bytes(walk) for walk in self._walks.values())
+        incidence = sum(built.memory_bytes() for built in self._incidence)
+        strings = _strings_bytes(self.ids) + _strings_bytes(self.names)
+        return sum(a.nbytes for a in (*arrays, *node_arrays)) + strings + self.facts.memory_bytes() + walks + incidence
 
     def chosen_edges(self, *, mentions: bool) -> np.ndarray | slice:
         """Which edges a walk uses: all, or the RELATES facts only."""
@@ -138,6 +178,27 @@ def _kind_codes(labels: list[list[str]]) -> np.ndarray:
                 codes[position] = code
                 break
     return codes
+
+
+def _label_codes(labels: list[list[str]]) -> tuple[tuple[tuple[str, ...], ...], np.ndarray]:
+    interned: dict[tuple[str, ...], int] = {}
+    codes = np.fromiter(
+        (interned.setdefault(tuple(node_labels), len(interned)) for node_labels in labels), np.int32, len(labels)
+    )
+    return tuple(interned), codes
+
+
+def _walk_bytes(walk: TransitionGraph) -> int:
+    """The walk's own arrays; its halves are views of them."""
+    matrices = [m for m in (walk.forward, walk.backward, walk.symmetric) if m is not None]
+    arrays = [walk.slot, walk.node, walk.dangling, walk.degree]
+    if walk.sqrt_degree is not None:
+        arrays.append(walk.sqrt_degree)
+    return sum(m.data.nbytes + m.indices.nbytes + m.indptr.nbytes for m in matrices) + sum(a.nbytes for a in arrays)
+
+
+def _strings_bytes(strings: tuple[str, ...]) -> int:
+    return sys.getsizeof(strings) + sum(sys.getsizeof(text) for text in strings)
 
 
 def _category_codes(categories: list[str]) -> np.ndarray:
@@ -180,15 +241,20 @@ def projection_load(
     that lands during the load makes the projection stale, never wrongly current."""
     started = time.perf_counter()
     version = group_version(group=group).version
-    nodes = _read_columns(NODES, group=group)
+    record = _read_columns(NODES, group=group)
+    nodes = dict(zip(record.keys(), record.values(), strict=True))  # a Record looks a key up anew at each use
     order = np.argsort(np.asarray(nodes["ids"], dtype=object), kind="stable")
-    ids = tuple(nodes["ids"][i] for i in order)
-    names = tuple(nodes["names"][i] for i in order)
-    node_kinds = _kind_codes([nodes["labels"][i] for i in order])
+    ids = tuple(nodes["ids"][i] for i in order.tolist())
+    names = tuple(nodes["names"][i] for i in order.tolist())
+    ordered_labels = [nodes["labels"][i] for i in order.tolist()]
+    node_kinds = _kind_codes(ordered_labels)
+    label_sets, label_codes = _label_codes(ordered_labels)
+    unnamed = np.asarray(nodes["unnamed"], dtype=bool)[order] if order.size else np.zeros(0, dtype=bool)
+    relates_degrees = np.asarray(nodes["degrees"], dtype=np.int32)[order] if order.size else np.zeros(0, np.int32)
     keys = np.asarray(nodes["keys"], dtype=np.int64)[order]
 
     pages = list(_pages(keys.tolist(), page_nodes))
-    columns: dict[str, list[Any]] = {name: [] for name in ("sources", "targets", "weights", "categories", "links")}
+    columns: dict[str, list[Any]] = {name: [] for name in ("sources", "targets", "categories", "links", *FACT_COLUMNS)}
     with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="memoria-projection") as pool:
         for done, page in enumerate(pool.map(in_context(_edge_page), pages), start=1):
             for name, values in columns.items():
@@ -200,7 +266,8 @@ def projection_load(
     sorted_keys = keys[key_order]
     sources = _positions_of(columns["sources"], sorted_keys, key_order)
     targets = _positions_of(columns["targets"], sorted_keys, key_order)
-    weights = np.asarray(columns["weights"], dtype=np.float64)
+    # The walk reads a missing weight as 1.0 (activation reads it as 0.01: the facts keep the stored one).
+    weights = np.where(np.asarray(columns["weightless"], dtype=bool), 1.0, np.asarray(columns["stored_weights"], float))
     weights = np.where(np.isfinite(weights) & (weights > 0), weights, 0.0)
     categories = _category_codes(columns["categories"])
     links = np.asarray(columns["links"], dtype=np.int8)
@@ -208,6 +275,7 @@ def projection_load(
     sources, targets = sources[inside], targets[inside]
     weights, categories, links = weights[inside], categories[inside], links[inside]
     edge_order = np.lexsort((targets, sources))
+    kept = np.flatnonzero(inside)[edge_order]  # each projected edge's row in the columns as read
     indptr = np.zeros(len(ids) + 1, dtype=np.int64)
     np.cumsum(np.bincount(sources, minlength=len(ids)), out=indptr[1:])
     return Projection(
@@ -221,6 +289,11 @@ def projection_load(
         weights=weights[edge_order],
         categories=categories[edge_order],
         links=links[edge_order],
+        facts=fact_columns(columns, kept),
+        label_sets=label_sets,
+        label_codes=label_codes,
+        unnamed=unnamed,
+        relates_degrees=relates_degrees,
         loaded_at=time.time(),
         load_seconds=time.perf_counter() - started,
     )

@@ -1,15 +1,18 @@
 """The Activation Energy retriever (seed 000): level-by-level multi-branch BFS from each seed, as a stream of events.
 
-One batched Cypher round trip expands a whole frontier; the transfer energy is
-computed in Cypher and only candidates above MIN_ACTIVATION come back, at most
-`limit` per parent (fetched again in full for a parent that ran short, so the
-result is exactly the seed's). A frontier node whose best possible energy,
-R · w_max / √d, cannot exceed MIN_ACTIVATION is not expanded at all: only
-whether it has an unvisited neighbour is asked, to tell a dead end from a
-branch below threshold. Seeds run concurrently, one session each, and their
-events are yielded as they happen. One budget (memoria/retrieval/budget.py) bounds the whole retrieval's wall
-time and candidate rows: a level is read only if its parents' degrees fit in the rows left (a level matches at
-most that many), and a seed it stops keeps the levels it finished, and ends "budget_exhausted".
+A level source (memoria/retrieval/levels.py: one batched Cypher round trip, or
+the group's in-memory view) reads a whole frontier at once; only candidates above
+MIN_ACTIVATION come back, at most `limit` per parent (read again in full for a
+parent that ran short, so the result is exactly the seed's). A frontier node
+whose best possible energy, R · w_max / √d, cannot exceed MIN_ACTIVATION is not
+expanded at all: only whether it has an unvisited neighbour is asked, to tell a
+dead end from a branch below threshold. Selection, pruning, budget, events and
+paths live here once, for both sources. Seeds run concurrently, one source (on
+Cypher, one session) each, and their events are yielded as they happen. One
+budget (memoria/retrieval/budget.py) bounds the whole retrieval's wall time and
+candidate rows: a level is read only if its parents' degrees fit in the rows
+left (a level matches at most that many), and a seed it stops keeps the levels
+it finished, and ends "budget_exhausted".
 """
 
 from __future__ import annotations
@@ -19,67 +22,28 @@ import logging
 import math
 import time
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
-import neo4j
 from neo4j import exceptions as neo4j_errors
 
 from memoria.errors import GraphUnavailable, QueryTooLarge
-from memoria.graph.driver import async_driver_for_work, database_name
-from memoria.graph.retry import with_retry_async
+from memoria.graph.driver import async_driver_for_work
 from memoria.interchange.document import MAX_WEIGHT
-from memoria.observability import cypher_round_trip
 from memoria.retrieval.budget import STATUS as BUDGET_EXHAUSTED
 from memoria.retrieval.budget import TIME, BudgetExhausted, RetrievalBudget, server_limits
+from memoria.retrieval.cypher_levels import cypher_level_source
 from memoria.retrieval.energy import sqrt_degree
+from memoria.retrieval.engines import CYPHER_ENGINE, EngineChoice
+from memoria.retrieval.levels import LevelQuery, LevelRow, LevelSource
 from memoria.retrieval.params import ActivationParams
 from memoria.retrieval.selection import Candidate, Decision, select_level
-
-SEED_FETCH = """
-MATCH (n:Memory {id: $seed_id})
-RETURN n.group_id AS group_id, n.name AS name, labels(n) AS labels, COUNT { (n)-[:RELATES]-() } AS degree
-"""
-
-# The seed's section 6.2, with `:Memory` lookups (indexed), neighbours kept inside the group, and rows slimmed:
-# one row per parent with its above-threshold candidates in selection order, cut at $limit.
-EXPAND_LEVEL = """
-UNWIND $frontier AS f
-MATCH (current:Memory {id: f.node_id})
-WITH current, f, COUNT { (current)-[:RELATES]-() } AS degree
-MATCH (current)-[r:RELATES]-(neighbor:Memory)
-WHERE NOT neighbor.id IN $visited_ids AND neighbor.group_id = $group
-WITH current, f, degree, r, neighbor, coalesce(r.tags, []) AS etags
-WITH current, f, degree, r, neighbor, etags, [t IN etags WHERE t IN $query_tags] AS shared
-WITH current, f, degree, r, neighbor, shared,
-     CASE
-         WHEN $query_tags_count = 0 THEN 1.0
-         WHEN size(etags) = 0 THEN $tag_sim_floor
-         ELSE $tag_sim_floor
-              + (1.0 - $tag_sim_floor) * toFloat(size(shared)) / (size(etags) + $query_tags_count - size(shared))
-     END AS tag_sim
-WITH current, f, degree, r, neighbor, shared, tag_sim,
-     (f.activation * coalesce(r.weight, 0.01) / sqrt(toFloat(degree))) * tag_sim AS transfer_energy
-ORDER BY transfer_energy DESC, neighbor.id, r.id
-WITH f.node_id AS parent_id, degree, count(*) AS candidates,
-     collect(CASE WHEN transfer_energy > $min_threshold THEN
-         [neighbor.id, r.id, startNode(r) = current, r.relation, r.weight, tag_sim, shared, transfer_energy,
-          neighbor.name, labels(neighbor), COUNT { (neighbor)-[:RELATES]-() }]
-     END) AS above
-RETURN parent_id, degree, candidates, size(above) AS above_count, above[0..$limit] AS top
-"""
-
-# For frontier nodes that cannot pass the threshold: is there any unvisited neighbour in the group?
-OPEN_NEIGHBOURS = """
-UNWIND $node_ids AS node_id
-MATCH (current:Memory {id: node_id})
-RETURN node_id, EXISTS {
-    (current)-[:RELATES]-(neighbor:Memory) WHERE NOT neighbor.id IN $visited_ids AND neighbor.group_id = $group
-} AS open
-"""
+from memoria.retrieval.view_levels import ViewLevelSource
 
 logger = logging.getLogger(__name__)
+Result = TypeVar("Result")
 
 ROWS_PER_PARENT_FACTOR = 2  # ship MAX_BRANCHES × this per parent first; hubs need not send all their rows
 EXPLAIN_LIMIT = 10_000
@@ -150,45 +114,9 @@ class Branch:
 
 @dataclass
 class SeedStats:
-    round_trips: int = 0
     candidates: int = 0
     levels: int = 0
     started: float = field(default_factory=time.perf_counter)
-
-
-@dataclass(frozen=True)
-class LevelRow:
-    parent_id: str
-    degree: int
-    candidates: int | None  # unvisited neighbour edges, whatever their energy (None: not counted, pruned)
-    above_count: int
-    top: tuple[Candidate, ...]
-    pruned: bool = False
-
-
-def _row_to_level(row: list[Any], neighbour_degrees: dict[str, int]) -> LevelRow:
-    """A row of EXPAND_LEVEL: parent_id, degree, candidates, above_count, top (neighbours' degrees noted aside)."""
-    parent, degree, candidates, above_count, top_rows = row
-    for item in top_rows:
-        neighbour_degrees[item[0]] = item[10]
-    top = tuple(
-        Candidate(
-            parent_id=parent,
-            neighbor_id=item[0],
-            edge_id=item[1],
-            outgoing=bool(item[2]),
-            relation=item[3],
-            weight=item[4],
-            degree=degree,
-            tag_similarity=item[5],
-            shared_tags=tuple(item[6]),
-            transfer_energy=item[7],
-            neighbor_name=item[8],
-            neighbor_labels=tuple(label for label in item[9] if label != "Memory"),
-        )
-        for item in top_rows
-    )
-    return LevelRow(parent, degree, candidates, above_count, top)
 
 
 def _decision_dict(decision: Decision, parent_activation: float) -> dict[str, Any]:
@@ -240,41 +168,21 @@ def _parent_report(
     }
 
 
-async def _read_with_retry(session: neo4j.AsyncSession, *statements: tuple[str, dict[str, Any]]) -> list[list[list]]:
-    """Statements in one execute_read, retried on transient failures with the seed's backoff (memoria.graph.retry).
-
-    Permanent errors surface at once; a server still away after the last try is GraphUnavailable. Rows come
-    back as plain value lists: `record.data()` would walk every nested list again.
-    """
-
-    async def work(tx: neo4j.AsyncManagedTransaction) -> list[list[list]]:
-        with cypher_round_trip(statements[0][0], kind="read") as trip:  # one round trip, logged by its first query
-            results = [await (await tx.run(query, parameters)).values() for query, parameters in statements]
-            trip.rows = sum(len(rows) for rows in results)
-        return results
-
-    return await with_retry_async(lambda: session.execute_read(work), what="activation read")
-
-
 class SeedExploration:
-    """Explores one seed level by level and reports each step through `emit`."""
+    """Explores one seed level by level through a level source and reports each step through `emit`."""
 
     def __init__(
         self,
         *,
         retrieval_id: str,
-        group: str,
         seed: Seed,
-        query_tags: Sequence[str],
         params: ActivationParams,
         explain: bool,
         emit: Any,
         budget: RetrievalBudget,
     ) -> None:
         self.retrieval_id = retrieval_id
-        self.group = group
         self.seed = seed
-        self.query_tags = sorted(set(query_tags))
         self.params = params
         self.explain = explain
         self.emit = emit
@@ -282,112 +190,93 @@ class SeedExploration:
         self.stats = SeedStats()
         self.paths: list[dict[str, Any]] = []
         self.neighbour_degrees: dict[str, int] = {}
+        self.source: LevelSource | None = None
 
     def _event(self, kind: str, **body: Any) -> dict[str, Any]:
         return {"type": kind, "retrieval_id": self.retrieval_id, "seed_id": self.seed.id, **body}
 
-    async def run(self, session: neo4j.AsyncSession) -> dict[str, Any]:
+    async def run(self, source: LevelSource) -> dict[str, Any]:
+        self.source = source
         await self.emit(self._event("seed_started", score=self.seed.score))
         try:
-            (rows,) = await self._read(session, (SEED_FETCH, {"seed_id": self.seed.id}))
+            node = await self._within_budget(lambda: source.seed(self.seed.id))
         except BudgetExhausted:
             return self._finished(BUDGET_EXHAUSTED)
-        self.stats.round_trips += 1
-        if not rows or rows[0][0] != self.group:
+        if node is None:
             return self._finished("seed_not_found")
-        _, seed_name, seed_labels, seed_degree = rows[0]
-        frontier = [Branch(self.seed.id, self.seed.score, seed_degree)]
+        frontier = [Branch(self.seed.id, self.seed.score, node.degree)]
         visited = {self.seed.id}
         status = "completed"
         for depth in range(self.params.max_depth):
             if not frontier:
                 break
             try:
-                frontier = await self._expand(session, depth, frontier, visited)
+                frontier = await self._expand(source, depth, frontier, visited)
             except BudgetExhausted:  # the level in progress is dropped whole: what was kept stays exact
                 status = BUDGET_EXHAUSTED
                 break
         for branch in frontier:  # survivors reached MAX_DEPTH, or the budget's end
             await self._complete(branch, "max_depth" if status == "completed" else BUDGET_EXHAUSTED)
-        return self._finished(status, name=seed_name, labels=[label for label in seed_labels if label != "Memory"])
+        return self._finished(status, name=node.name, labels=[label for label in node.labels if label != "Memory"])
 
-    async def _read(self, session: neo4j.AsyncSession, *statements: tuple[str, dict[str, Any]]) -> list[list[list]]:
-        """One round trip within the budget: refused once a limit is passed, cut off when the time runs out."""
+    async def _within_budget(self, read: Callable[[], Awaitable[Result]]) -> Result:
+        """One read within the budget: refused once a limit is passed, cut off when the time runs out."""
         self.budget.check()
         window = asyncio.timeout(self.budget.remaining_seconds())
         try:
             async with window:
-                return await _read_with_retry(session, *statements)
+                return await read()
         except TimeoutError:
             if window.expired():  # not a socket's own timeout: the budget's
                 raise self.budget.stop(TIME) from None
             raise
 
     async def _fetch_level(
-        self, session: neo4j.AsyncSession, frontier: list[Branch], visited: set[str], limit: int
+        self, source: LevelSource, frontier: list[Branch], visited: set[str], limit: int
     ) -> dict[str, LevelRow]:
-        """One round trip (two statements when some nodes are pruned) for the whole frontier."""
+        """One read (one round trip on Cypher) for the whole frontier, its rows claimed from the budget first."""
         min_threshold = -1.0 if self.explain else self.params.min_activation
         expand: list[Branch] = []
         pruned: list[Branch] = []
         for branch in frontier:
             (expand if self.explain or branch.can_pass(self.params.min_activation) else pruned).append(branch)
-        visited_ids = sorted(visited)
-        statements = []
-        if expand:
-            statements.append(
-                (
-                    EXPAND_LEVEL,
-                    {
-                        "frontier": [{"node_id": b.node_id, "activation": b.activation} for b in expand],
-                        "visited_ids": visited_ids,
-                        "group": self.group,
-                        "query_tags": self.query_tags,
-                        "query_tags_count": len(self.query_tags),
-                        "tag_sim_floor": self.params.tag_sim_floor,
-                        "min_threshold": min_threshold,
-                        "limit": limit,
-                    },
-                )
-            )
-        if pruned:
-            statements.append(
-                (
-                    OPEN_NEIGHBOURS,
-                    {
-                        "node_ids": [b.node_id for b in pruned],
-                        "visited_ids": visited_ids,
-                        "group": self.group,
-                    },
-                )
-            )
         # A level matches at most its expanded parents' edges: claimed first, so no read passes the row limit.
         claim = sum(branch.degree for branch in expand)
         self.budget.reserve(claim)
         read = 0
         try:
-            results = await self._read(session, *statements)
-            read = sum(row[2] for row in results[0]) if expand else 0
+            level = await self._within_budget(
+                lambda: source.read_level(
+                    LevelQuery(
+                        expand=tuple((b.node_id, b.activation) for b in expand),
+                        pruned=tuple(b.node_id for b in pruned),
+                        visited=visited,
+                        limit=limit,
+                        min_threshold=min_threshold,
+                    )
+                )
+            )
+            read = sum(row.candidates or 0 for row in level.rows)
         finally:
             self.budget.settle(claim, read)
-        self.stats.round_trips += 1
-        levels = {row[0]: _row_to_level(row, self.neighbour_degrees) for row in (results[0] if expand else [])}
-        degree_of = {b.node_id: b.degree for b in pruned}
-        for node_id, has_open in results[-1] if pruned else []:
+        self.neighbour_degrees.update(level.neighbour_degrees)
+        levels = {row.parent_id: row for row in level.rows}
+        for branch in pruned:
             # Nothing can pass; an unvisited neighbour makes it "below threshold", none makes it a dead end.
-            levels[node_id] = LevelRow(node_id, degree_of[node_id], None if has_open else 0, 0, (), pruned=True)
+            if (has_open := level.open_neighbours.get(branch.node_id)) is not None:
+                levels[branch.node_id] = LevelRow(
+                    branch.node_id, branch.degree, None if has_open else 0, 0, (), pruned=True
+                )
         return levels
 
-    async def _expand(
-        self, session: neo4j.AsyncSession, depth: int, frontier: list[Branch], visited: set[str]
-    ) -> list[Branch]:
+    async def _expand(self, source: LevelSource, depth: int, frontier: list[Branch], visited: set[str]) -> list[Branch]:
         started = time.perf_counter()
         limit = EXPLAIN_LIMIT if self.explain else self.params.max_branches * ROWS_PER_PARENT_FACTOR
-        levels = await self._fetch_level(session, frontier, visited, limit)
+        levels = await self._fetch_level(source, frontier, visited, limit)
         decisions = self._decide(levels)
         if self._ran_short(levels, decisions):
             # A parent lost rows to claims and had more we did not ship: fetch this level in full.
-            levels = await self._fetch_level(session, frontier, visited, EXPLAIN_LIMIT)
+            levels = await self._fetch_level(source, frontier, visited, EXPLAIN_LIMIT)
             decisions = self._decide(levels)
         self.stats.levels += 1
         self.stats.candidates += sum(level.candidates or 0 for level in levels.values())
@@ -475,12 +364,29 @@ class SeedExploration:
             status=status,
             score=self.seed.score,
             paths=self.paths,
-            round_trips=self.stats.round_trips,
+            round_trips=self.source.round_trips if self.source else 0,
             levels=self.stats.levels,
             candidates=self.stats.candidates,
             elapsed_ms=round((time.perf_counter() - self.stats.started) * 1000, 3),
             **extra,
         )
+
+
+SourceOpener = Callable[[], AbstractAsyncContextManager[LevelSource]]
+
+
+@asynccontextmanager
+async def _level_sources(
+    engine: EngineChoice, *, group: str, query_tags: Sequence[str], params: ActivationParams
+) -> AsyncIterator[SourceOpener]:
+    """Opens each seed's level source: a session of the shared driver, or a reader of the engine's projection."""
+    tags = sorted(set(query_tags))
+    if engine.projection is not None:
+        projection = engine.projection
+        yield lambda: nullcontext(ViewLevelSource(projection, query_tags=tags, tag_sim_floor=params.tag_sim_floor))
+        return
+    async with async_driver_for_work() as driver:
+        yield lambda: cypher_level_source(driver, group=group, query_tags=tags, tag_sim_floor=params.tag_sim_floor)
 
 
 async def activation_events(
@@ -493,12 +399,14 @@ async def activation_events(
     retrieval_id: str | None = None,
     context: dict[str, Any] | None = None,
     budget: RetrievalBudget | None = None,
+    engine: EngineChoice = CYPHER_ENGINE,
 ) -> AsyncIterator[dict[str, Any]]:
     """Run an Activation Energy retrieval and yield its events in the order they happen.
 
     Seeds explore concurrently; each `seed_finished` is yielded as that seed
     completes. Closing the generator (or cancelling its consumer) cancels the work.
-    Without a budget, the server's ceilings apply, counted from this call.
+    Without a budget, the server's ceilings apply, counted from this call. The engine (memoria/retrieval/engines.py)
+    says where levels are read: over Bolt, or from the projection it carries.
     """
     params = params or ActivationParams()
     budget = budget or RetrievalBudget(server_limits())
@@ -514,28 +422,22 @@ async def activation_events(
         "query_tags": sorted(set(query_tags)),
         "params": params.as_dict(),
         "budget": budget.limits.as_dict(),
+        "engine": engine.as_dict(),
         **(context or {}),
     }
     finished: list[dict[str, Any]] = []
     failures: list[str] = []
     outage: list[GraphUnavailable] = []  # the server went away: the answer is incomplete, whatever other seeds found
     refused: list[QueryTooLarge] = []  # the server refused a read as too large: incomplete as well
-    async with async_driver_for_work() as driver:
+    async with _level_sources(engine, group=group, query_tags=query_tags, params=params) as level_source:
 
         async def explore(seed: Seed) -> None:
             exploration = SeedExploration(
-                retrieval_id=retrieval_id,
-                group=group,
-                seed=seed,
-                query_tags=query_tags,
-                params=params,
-                explain=explain,
-                emit=queue.put,
-                budget=budget,
+                retrieval_id=retrieval_id, seed=seed, params=params, explain=explain, emit=queue.put, budget=budget
             )
             try:
-                async with driver.session(database=database_name(), default_access_mode=neo4j.READ_ACCESS) as s:
-                    result = await exploration.run(s)
+                async with level_source() as source:
+                    result = await exploration.run(source)
             except GraphUnavailable as error:
                 outage.append(error)
                 result = exploration._finished("error", error=str(error))

@@ -16,9 +16,10 @@ from memoria.errors import InvalidInput
 from memoria.interchange.document import ID_PATTERN, MAX_TAG_LENGTH, MAX_TAGS, normalise_tag
 from memoria.retrieval.activation import Seed
 from memoria.retrieval.budget import BudgetLimits, parse_budget, server_limits
+from memoria.retrieval.engines import ENGINES
 from memoria.retrieval.params import MAX_SEEDS, ActivationParams, parse_params
 
-REQUEST_KEYS = {"group", "query", "query_tags", "seeds", "params", "explain", "budget"}
+REQUEST_KEYS = {"group", "query", "query_tags", "seeds", "params", "explain", "budget", "engine"}
 MAX_QUERY_LENGTH = 2000
 RETRIEVAL_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -32,6 +33,7 @@ class ActivationRequest:
     params: ActivationParams = field(default_factory=ActivationParams)
     explain: bool = False
     budget: BudgetLimits | None = None  # None: the server's ceilings
+    engine: str | None = None  # auto, cypher or view; None: the server's default (memoria/retrieval/engines.py)
 
 
 def _seeds(raw: Any, problems: list[str]) -> tuple[Seed, ...] | None:
@@ -102,6 +104,9 @@ def parse_activation_request(raw: Any) -> ActivationRequest:
     explain = raw.get("explain", False)
     if not isinstance(explain, bool):
         problems.append("explain: must be true or false")
+    engine = raw.get("engine")
+    if engine is not None and engine not in ENGINES:
+        problems.append(f"engine: must be one of {', '.join(ENGINES)}")
     if raw.get("seeds") is None and raw.get("query") is None:
         problems.append("seeds or query: give seeds ([{id, score}]) or a query text to find them")
     try:
@@ -116,4 +121,4 @@ def parse_activation_request(raw: Any) -> ActivationRequest:
         problems.extend(error.problems)
     if problems:
         raise InvalidInput(problems)
-    return ActivationRequest(group, query, tags, seeds, params, explain, budget)
+    return ActivationRequest(group, query, tags, seeds, params, explain, budget, engine)

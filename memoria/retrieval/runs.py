@@ -13,6 +13,7 @@ from typing import Any
 from memoria.observability import retrieval_id_events
 from memoria.retrieval.activation import Seed, activation_events
 from memoria.retrieval.budget import RetrievalBudget, server_limits
+from memoria.retrieval.engines import EngineChoice, default_engine, engine_events
 from memoria.retrieval.query_tags import derive_query_tags
 from memoria.retrieval.request import ActivationRequest
 from memoria.search.service import search_seeds
@@ -57,15 +58,22 @@ async def _activation_events(
         "requested_by": requested_by,
         "explain": request.explain,
     }
-    async for event in activation_events(
-        group=request.group,
-        seeds=seeds,
-        query_tags=query_tags,
-        params=request.params,
-        explain=request.explain,
-        retrieval_id=retrieval_id,
-        context=context,
-        budget=budget,
+
+    def run(engine: EngineChoice) -> AsyncIterator[dict[str, Any]]:
+        return activation_events(
+            group=request.group,
+            seeds=seeds,
+            query_tags=query_tags,
+            params=request.params,
+            explain=request.explain,
+            retrieval_id=retrieval_id,
+            context=context,
+            budget=budget,
+            engine=engine,
+        )
+
+    async for event in engine_events(
+        group=request.group, requested=request.engine or default_engine(), budget=budget, run=run
     ):
         yield event
 
@@ -104,6 +112,7 @@ def activation_response(events: list[dict[str, Any]]) -> dict[str, Any]:
         "query_tags": started["query_tags"],
         "params": started["params"],
         "seed_source": started.get("seed_source"),
+        "engine": started["engine"],
         "seeds": seeds,
         "stats": {
             key: finished[key] for key in ("status", "elapsed_ms", "round_trips", "paths", "candidates", "budget")

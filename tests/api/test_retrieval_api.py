@@ -8,11 +8,13 @@ import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
+from memoria.graphindex.cache import ProjectionCache
 from memoria.ingest.reindex import group_reindex
 from memoria.interchange.exporter import graph_document_export
 from memoria.retrieval.params import ActivationParams
 from memoria.retrieval.query_tags import forget_group_vocabulary
 from memoria.retrieval.reference import EdgeData, ReferenceGraph
+from tests.graphindex.test_cache import GatedLoader
 
 
 def run(client: APIClient, body: object):
@@ -39,7 +41,8 @@ def test_answer_matches_the_reference_on_the_demo(client_for, demo_group: str) -
     response = run(client_for("viewer", [demo_group]), body)
     assert response.status_code == 200, response.content
     answer = response.json()
-    assert set(answer) == {"retrieval_id", "group", "query_tags", "params", "seed_source", "seeds", "stats"}
+    assert set(answer) == {"retrieval_id", "group", "query_tags", "params", "seed_source", "engine", "seeds", "stats"}
+    assert answer["engine"] == {"name": "cypher", "requested": "cypher", "view": None, "fallback": None}
     assert answer["stats"]["status"] == "completed" and answer["stats"]["round_trips"] >= 2
     reference = reference_for(demo_group)
     for seed, given in zip(answer["seeds"], seeds, strict=True):
@@ -76,6 +79,10 @@ def test_seeds_and_tags_come_from_the_query(client_for, demo_group: str) -> None
         ({"group": "g", "seeds": [{"id": "a", "score": 1}], "query_tags": "x"}, "query_tags: must be a list"),
         ({"seeds": [{"id": "a", "score": 1}]}, "group: is required"),
         ([], "body: must be a JSON object"),
+        (
+            {"group": "g", "seeds": [{"id": "a", "score": 1}], "engine": "gpu"},
+            "engine: must be one of auto, cypher, view",
+        ),
     ],
 )
 def test_bad_requests_are_400_with_the_field(client_for, body: object, expected: str) -> None:
@@ -89,3 +96,44 @@ def test_access(client_for, demo_group: str, db: None) -> None:
     assert run(APIClient(), body).status_code == 401
     assert run(client_for("viewer", ["other"]), body).status_code == 404
     assert run(client_for("admin", username="boss"), body).status_code == 200
+
+
+def test_the_view_engine_answers_as_cypher_does_and_says_its_version_and_age(client_for, demo_group: str) -> None:
+    client = client_for("viewer", [demo_group])
+    body = {
+        "group": demo_group,
+        "seeds": [{"id": "demo-req-0007", "score": 0.9}, {"id": "demo-ds-003", "score": 0.7}],
+        "query_tags": ["stockout", "safety_stock"],
+        "explain": True,
+    }
+    answers = {engine: run(client, {**body, "engine": engine}) for engine in ("cypher", "view", "auto")}
+    assert all(response.status_code == 200 for response in answers.values())
+    cypher, view, auto = (answers[engine].json() for engine in ("cypher", "view", "auto"))
+    assert view["engine"]["name"] == "view" and view["engine"]["requested"] == "view"
+    assert view["engine"]["view"]["version"] == view["engine"]["view"]["current_version"] > 0
+    assert view["engine"]["view"]["age_seconds"] >= 0 and view["engine"]["fallback"] is None
+    assert auto["engine"]["name"] == "view" and auto["engine"]["requested"] == "auto"  # loaded by the request before
+    assert view["seeds"] == cypher["seeds"] == auto["seeds"]
+    assert view["stats"]["round_trips"] == 0 and cypher["stats"]["round_trips"] > 0
+
+
+def test_a_view_still_loading_is_a_503_when_asked_for_and_a_fallback_for_auto(
+    client_for, demo_group: str, monkeypatch, settings
+) -> None:
+    loader = GatedLoader()
+    loader.gate.clear()
+    monkeypatch.setattr("memoria.retrieval.engines.projection_cache", lambda: cache)
+    cache = ProjectionCache(loader=loader)
+    settings.MEMORIA_PROJECTION_WAIT_SECONDS = 0.2
+    client = client_for("viewer", [demo_group])
+    body = {"group": demo_group, "seeds": [{"id": "demo-req-0007", "score": 0.9}]}
+    try:
+        refused = run(client, {**body, "engine": "view"})
+        assert refused.status_code == 503 and refused.json()["code"] == "projection_loading"
+        assert refused["Retry-After"] == "5"
+        answered = run(client, {**body, "engine": "auto"})
+        assert answered.status_code == 200
+        engine = answered.json()["engine"]
+        assert engine["name"] == "cypher" and engine["requested"] == "auto" and "is loading" in engine["fallback"]
+    finally:
+        loader.gate.set()

@@ -246,3 +246,24 @@ async def test_watch_command_prints_a_retrieval(
         watcher.kill()
     assert watcher.returncode == 0, err
     assert "started by analyst" in out and f"{small_graph[3]} completed" in out and "finished completed" in out
+
+
+async def test_the_run_frame_chooses_the_engine_and_events_say_which_ran(
+    daphne_url: str, group: str, small_graph: list[str], token_for_role
+) -> None:
+    token = await token_for_role("agent", Role.VIEWER, [group])
+    body = {"group": group, "seeds": [{"id": small_graph[0], "score": 0.9}], "query_tags": ["t1"], "explain": True}
+    runs = {}
+    async with connect(daphne_url, "/ws/retrievals/", token) as socket:
+        for engine in ("view", "cypher"):
+            frame = {"type": "retrieve", "algorithm": "activation", "retrieval_id": engine, "engine": engine, **body}
+            await socket.send(json.dumps(frame))
+            runs[engine] = await until_finished(socket, engine)
+        await socket.send(json.dumps({"type": "retrieve", "retrieval_id": "bad", "engine": "gpu", **body}))
+        (refused,) = await until_finished(socket, "bad")
+    assert refused["type"] == "error" and "engine: must be one of auto, cypher, view" in refused["message"]
+    view, cypher = runs["view"], runs["cypher"]
+    assert view[0]["engine"]["name"] == "view" and view[0]["engine"]["view"]["age_seconds"] >= 0
+    assert cypher[0]["engine"] == {"name": "cypher", "requested": "cypher", "view": None, "fallback": None}
+    paths = {engine: [e["paths"] for e in events if e["type"] == "seed_finished"] for engine, events in runs.items()}
+    assert paths["view"] == paths["cypher"] and paths["view"][0]

@@ -145,3 +145,94 @@ def test_mention_roles_and_synonymy_get_their_categories(memory: str) -> None:
     row = slice(projection.indptr[source], projection.indptr[source + 1])
     synonym = (projection.targets[row] == target) & (projection.weights[row] == 0.9)
     assert projection.categories[row][synonym].tolist() == [CATEGORIES.index("ATTRIBUTION")]
+
+
+STORED_FACTS = """
+MATCH (a:Memory {group_id: $g})-[r:RELATES]->(b:Memory {group_id: $g})
+RETURN a.id AS source, b.id AS target, r.id AS id, r.relation AS relation, r.weight AS weight, r.tags AS tags,
+       r.relation_category AS category, r.valid_at AS valid_at, r.invalid_at AS invalid_at,
+       r.created_at AS created_at, r.expired_at AS expired_at
+"""
+STORED_NODES = """
+MATCH (n:Memory {group_id: $g})
+RETURN n.id AS id, n.name AS name, labels(n) AS labels, COUNT { (n)-[:RELATES]-() } AS degree
+"""
+
+
+def test_facts_and_nodes_hold_what_activation_reads(group: str, memory: str) -> None:
+    driver.write(
+        """
+        MATCH (a:Memory {id: $a}), (b:Memory {id: $b})
+        CREATE (a)-[:RELATES {id: $a + '-bare', group_id: $g}]->(b)
+        CREATE (a)-[:RELATES {id: $a + '-dated', group_id: $g, relation: 'r', weight: 0.5, tags: ['x', 'y', 'x'],
+                              valid_at: '2024-01-01T00:00:00Z', expired_at: '2024-02-01T00:00:00Z'}]->(b)
+        CREATE (:Memory:Entity {id: $g + '-unnamed', group_id: $g})
+        """,
+        a=f"{memory}-e1",
+        b=f"{memory}-e2",
+        g=memory,
+    )
+    projection = projection_load(group=memory)
+    facts = projection.facts
+    relates = np.flatnonzero(projection.links == RELATES_LINK)
+    sources = projection.sources
+    projected = Counter(
+        (
+            projection.ids[sources[edge]],
+            projection.ids[projection.targets[edge]],
+            facts.ids[edge],
+            facts.relation(edge),
+            facts.weight(edge),
+            facts.tags(edge),
+            CATEGORIES[projection.categories[edge]] if projection.categories[edge] != NO_CATEGORY else None,
+            *(facts.validity[name].value(edge) for name in ("valid_at", "invalid_at", "created_at", "expired_at")),
+        )
+        for edge in relates.tolist()
+    )
+    stored = Counter(
+        (
+            row["source"],
+            row["target"],
+            row["id"],
+            row["relation"],
+            row["weight"],
+            tuple(row["tags"] or ()),
+            row["category"],
+            row["valid_at"],
+            row["invalid_at"],
+            row["created_at"],
+            row["expired_at"],
+        )
+        for row in driver.read(STORED_FACTS, g=memory)
+    )
+    assert projected == stored
+    assert facts.weight(facts.ids.index(f"{memory}-e1-bare")) is None
+    assert facts.tags(facts.ids.index(f"{memory}-e1-dated")) == ("x", "y", "x")
+    ranks = facts.id_ranks[relates]
+    assert [facts.ids[edge] for edge in relates[np.argsort(ranks)]] == sorted(facts.ids[edge] for edge in relates)
+    for row in driver.read(STORED_NODES, g=memory):
+        position = projection.position(row["id"])
+        assert projection.name(position) == row["name"]
+        assert projection.labels(position) == tuple(row["labels"])
+        assert projection.relates_degrees[position] == row["degree"]
+    assert projection.name(projection.position(f"{memory}-unnamed")) is None
+    assert projection.memory_bytes() > 0
+
+
+def test_incidence_lists_each_fact_from_both_ends(memory: str) -> None:
+    projection = projection_load(group=memory)
+    incidence = projection.incidence()
+    assert projection.incidence() is incidence
+    seen = Counter()
+    for node in range(projection.size):
+        entries = slice(incidence.indptr[node], incidence.indptr[node + 1])
+        for neighbour, edge, outgoing in zip(
+            incidence.neighbours[entries], incidence.edges[entries], incidence.outgoing[entries], strict=True
+        ):
+            source, target = (node, neighbour) if outgoing else (neighbour, node)
+            assert (projection.sources[edge], projection.targets[edge]) == (source, target)
+            assert projection.links[edge] == RELATES_LINK
+            seen[int(edge)] += 1
+    assert seen == Counter({int(edge): 2 for edge in np.flatnonzero(projection.links == RELATES_LINK)})
+    # With no fact into another group, a node's RELATES degree is its incidence.
+    assert np.array_equal(np.diff(incidence.indptr), projection.relates_degrees)

@@ -40,6 +40,12 @@ class Command(BaseCommand):
         activation.add_argument("--runs", type=int, default=100, help="timed explorations per series")
         activation.add_argument("--warmup", type=int, default=10)
         activation.add_argument("--clients", type=int, default=20, help="concurrent clients (0 to skip)")
+        activation.add_argument(
+            "--engine",
+            choices=("auto", "cypher", "view"),
+            default="auto",
+            help="which Activation engine runs (auto and view load the group's view before the clock starts)",
+        )
         search = sub.add_parser("search", help="hybrid search recipes on synthetic sentence-like facts")
         search.add_argument("--facts", type=int, default=10_000)
         search.add_argument("--runs", type=int, default=100, help="timed searches per recipe")
@@ -131,7 +137,9 @@ class Command(BaseCommand):
         say(f"graph view first render, headless Chromium (WebGL through SwiftShader), {runs} page(s) per size")
         render_benchmark(sizes=[(count // 3, count) for count in edges], runs=runs, chromium=chromium, say=say)
 
-    def activation(self, *, nodes: int, edges: int, runs: int, warmup: int, clients: int, **_: object) -> None:
+    def activation(
+        self, *, nodes: int, edges: int, runs: int, warmup: int, clients: int, engine: str, **_: object
+    ) -> None:
         from memoria.bench.activation import activation_benchmark, build_graph
         from memoria.retrieval.params import ActivationParams
 
@@ -147,9 +155,18 @@ class Command(BaseCommand):
                 warmup=warmup,
                 clients=clients,
                 params=ActivationParams(),
+                engine=engine,
             )
         )
         say(f"activation, {nodes} nodes / {edges} edges, 5 seeds per exploration, {runs} timed runs each")
+        ran = sorted({*results["with_tags"]["engines"], *results["without_tags"]["engines"]})
+        say(f"  engine asked: {engine}; ran: {', '.join(ran)}")
+        if "view" in results:
+            v = results["view"]
+            say(
+                f"  view: loaded in {v['load_seconds']:.2f} s ({v['ready_seconds']:.2f} s until ready), holds about "
+                f"{v['memory_bytes'] / 2**20:.0f} MiB; the process grew by {v['resident_growth_bytes'] / 2**20:.0f} MiB"
+            )
         for name in ("with_tags", "without_tags"):
             r = results[name]
             say(

@@ -13,6 +13,8 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from memoria.retrieval.engines import ENGINES
+
 
 class Command(BaseCommand):
     help = "Watch a group's retrievals live over the websocket (or run one with --run-query)."
@@ -22,6 +24,9 @@ class Command(BaseCommand):
         parser.add_argument("--token", required=True, help="an API token (python manage.py memoria_token ...)")
         parser.add_argument("--url", default=None, help="server base URL (default: this instance's host and port)")
         parser.add_argument("--run-query", default=None, help="start an activation retrieval for this text instead")
+        parser.add_argument(
+            "--engine", choices=ENGINES, default=None, help="with --run-query: the engine (default: the server's)"
+        )
         parser.add_argument("--count", type=int, default=0, help="stop after this many retrievals (0: never)")
         parser.add_argument("--json", action="store_true", dest="raw", help="print raw JSON events")
 
@@ -32,6 +37,7 @@ class Command(BaseCommand):
         token: str,
         url: str | None,
         run_query: str | None,
+        engine: str | None,
         count: int,
         raw: bool,
         **options: Any,
@@ -41,13 +47,15 @@ class Command(BaseCommand):
             raise CommandError("--url must start with http:// or https://")
         socket_base = "ws" + base[4:]
         try:
-            asyncio.run(self.watch(socket_base, group, token, run_query, count, raw))
+            asyncio.run(self.watch(socket_base, group, token, run_query, engine, count, raw))
         except KeyboardInterrupt:
             pass
         except OSError as error:
             raise CommandError(f"cannot connect to {socket_base}: {error}") from error
 
-    async def watch(self, base: str, group: str, token: str, run_query: str | None, count: int, raw: bool) -> None:
+    async def watch(
+        self, base: str, group: str, token: str, run_query: str | None, engine: str | None, count: int, raw: bool
+    ) -> None:
         import websockets
 
         headers = {"Authorization": f"Token {token}"}
@@ -55,9 +63,8 @@ class Command(BaseCommand):
         try:
             async with websockets.connect(base + path, additional_headers=headers, max_size=2**24) as socket:
                 if run_query:
-                    await socket.send(
-                        json.dumps({"type": "retrieve", "algorithm": "activation", "group": group, "query": run_query})
-                    )
+                    frame = {"type": "retrieve", "algorithm": "activation", "group": group, "query": run_query}
+                    await socket.send(json.dumps({**frame, **({"engine": engine} if engine else {})}))
                     count = 1
                 finished = 0
                 async for frame in socket:
@@ -79,7 +86,9 @@ def describe(event: dict[str, Any]) -> str:
     rid = event.get("retrieval_id", "")[:8]
     if kind == "retrieval_started":
         seeds = ", ".join(f"{s['id']} ({s['score']:.2f})" for s in event["seeds"])
-        return f"[{rid}] started by {event.get('requested_by')}: seeds {seeds or '-'}; tags {event['query_tags']}"
+        engine = event.get("engine") or {}
+        on = f" on {engine['name']}" if engine else ""
+        return f"[{rid}] started by {event.get('requested_by')}{on}: seeds {seeds or '-'}; tags {event['query_tags']}"
     if kind == "seed_started":
         return f"[{rid}] {event['seed_id']} started (score {event['score']:.2f})"
     if kind == "level_expanded":

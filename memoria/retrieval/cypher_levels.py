@@ -1,0 +1,161 @@
+"""The Cypher level source: each level of a seed's exploration in one batched round trip over Bolt (seed 000).
+
+This is the specification the view source is held to. The transfer energy is computed in Cypher and only
+candidates above MIN_ACTIVATION come back, at most `limit` per parent; pruned parents only say whether they
+have an unvisited neighbour. One session per seed; each read is one `execute_read`, retried on transient
+failures (memoria/graph/retry.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+import neo4j
+
+from memoria.graph.driver import database_name
+from memoria.graph.retry import with_retry_async
+from memoria.observability import cypher_round_trip
+from memoria.retrieval.levels import LevelQuery, LevelRead, LevelRow, SeedNode
+from memoria.retrieval.selection import Candidate
+
+SEED_FETCH = """
+MATCH (n:Memory {id: $seed_id})
+RETURN n.group_id AS group_id, n.name AS name, labels(n) AS labels, COUNT { (n)-[:RELATES]-() } AS degree
+"""
+
+# The seed's section 6.2, with `:Memory` lookups (indexed), neighbours kept inside the group, and rows slimmed:
+# one row per parent with its above-threshold candidates in selection order, cut at $limit.
+EXPAND_LEVEL = """
+UNWIND $frontier AS f
+MATCH (current:Memory {id: f.node_id})
+WITH current, f, COUNT { (current)-[:RELATES]-() } AS degree
+MATCH (current)-[r:RELATES]-(neighbor:Memory)
+WHERE NOT neighbor.id IN $visited_ids AND neighbor.group_id = $group
+WITH current, f, degree, r, neighbor, coalesce(r.tags, []) AS etags
+WITH current, f, degree, r, neighbor, etags, [t IN etags WHERE t IN $query_tags] AS shared
+WITH current, f, degree, r, neighbor, shared,
+     CASE
+         WHEN $query_tags_count = 0 THEN 1.0
+         WHEN size(etags) = 0 THEN $tag_sim_floor
+         ELSE $tag_sim_floor
+              + (1.0 - $tag_sim_floor) * toFloat(size(shared)) / (size(etags) + $query_tags_count - size(shared))
+     END AS tag_sim
+WITH current, f, degree, r, neighbor, shared, tag_sim,
+     (f.activation * coalesce(r.weight, 0.01) / sqrt(toFloat(degree))) * tag_sim AS transfer_energy
+ORDER BY transfer_energy DESC, neighbor.id, r.id
+WITH f.node_id AS parent_id, degree, count(*) AS candidates,
+     collect(CASE WHEN transfer_energy > $min_threshold THEN
+         [neighbor.id, r.id, startNode(r) = current, r.relation, r.weight, tag_sim, shared, transfer_energy,
+          neighbor.name, labels(neighbor), COUNT { (neighbor)-[:RELATES]-() }]
+     END) AS above
+RETURN parent_id, degree, candidates, size(above) AS above_count, above[0..$limit] AS top
+"""
+
+# For frontier nodes that cannot pass the threshold: is there any unvisited neighbour in the group?
+OPEN_NEIGHBOURS = """
+UNWIND $node_ids AS node_id
+MATCH (current:Memory {id: node_id})
+RETURN node_id, EXISTS {
+    (current)-[:RELATES]-(neighbor:Memory) WHERE NOT neighbor.id IN $visited_ids AND neighbor.group_id = $group
+} AS open
+"""
+
+
+def _row_to_level(row: list[Any], neighbour_degrees: dict[str, int]) -> LevelRow:
+    """A row of EXPAND_LEVEL: parent_id, degree, candidates, above_count, top (neighbours' degrees noted aside)."""
+    parent, degree, candidates, above_count, top_rows = row
+    for item in top_rows:
+        neighbour_degrees[item[0]] = item[10]
+    top = tuple(
+        Candidate(
+            parent_id=parent,
+            neighbor_id=item[0],
+            edge_id=item[1],
+            outgoing=bool(item[2]),
+            relation=item[3],
+            weight=item[4],
+            degree=degree,
+            tag_similarity=item[5],
+            shared_tags=tuple(item[6]),
+            transfer_energy=item[7],
+            neighbor_name=item[8],
+            neighbor_labels=tuple(label for label in item[9] if label != "Memory"),
+        )
+        for item in top_rows
+    )
+    return LevelRow(parent, degree, candidates, above_count, top)
+
+
+async def _read_with_retry(session: neo4j.AsyncSession, *statements: tuple[str, dict[str, Any]]) -> list[list[list]]:
+    """Statements in one execute_read, retried on transient failures with the seed's backoff (memoria.graph.retry).
+
+    Permanent errors surface at once; a server still away after the last try is GraphUnavailable. Rows come
+    back as plain value lists: `record.data()` would walk every nested list again.
+    """
+
+    async def work(tx: neo4j.AsyncManagedTransaction) -> list[list[list]]:
+        with cypher_round_trip(statements[0][0], kind="read") as trip:  # one round trip, logged by its first query
+            results = [await (await tx.run(query, parameters)).values() for query, parameters in statements]
+            trip.rows = sum(len(rows) for rows in results)
+        return results
+
+    return await with_retry_async(lambda: session.execute_read(work), what="activation read")
+
+
+class CypherLevelSource:
+    """A seed's levels read over one Bolt session."""
+
+    def __init__(
+        self, session: neo4j.AsyncSession, *, group: str, query_tags: Sequence[str], tag_sim_floor: float
+    ) -> None:
+        self.session = session
+        self.group = group
+        self.query_tags = list(query_tags)
+        self.tag_sim_floor = tag_sim_floor
+        self.round_trips = 0
+
+    async def seed(self, seed_id: str) -> SeedNode | None:
+        (rows,) = await _read_with_retry(self.session, (SEED_FETCH, {"seed_id": seed_id}))
+        self.round_trips += 1
+        if not rows or rows[0][0] != self.group:
+            return None
+        _, name, labels, degree = rows[0]
+        return SeedNode(name, tuple(labels), degree)
+
+    async def read_level(self, query: LevelQuery) -> LevelRead:
+        visited_ids = sorted(query.visited)
+        statements = []
+        if query.expand:
+            frontier = [{"node_id": node_id, "activation": activation} for node_id, activation in query.expand]
+            parameters = {
+                "frontier": frontier,
+                "visited_ids": visited_ids,
+                "group": self.group,
+                "query_tags": self.query_tags,
+                "query_tags_count": len(self.query_tags),
+                "tag_sim_floor": self.tag_sim_floor,
+                "min_threshold": query.min_threshold,
+                "limit": query.limit,
+            }
+            statements.append((EXPAND_LEVEL, parameters))
+        if query.pruned:
+            statements.append(
+                (OPEN_NEIGHBOURS, {"node_ids": list(query.pruned), "visited_ids": visited_ids, "group": self.group})
+            )
+        results = await _read_with_retry(self.session, *statements)
+        self.round_trips += 1
+        neighbour_degrees: dict[str, int] = {}
+        rows = tuple(_row_to_level(row, neighbour_degrees) for row in (results[0] if query.expand else []))
+        open_neighbours = {node_id: bool(has_open) for node_id, has_open in (results[-1] if query.pruned else [])}
+        return LevelRead(rows, open_neighbours, neighbour_degrees)
+
+
+@asynccontextmanager
+async def cypher_level_source(
+    driver: neo4j.AsyncDriver, *, group: str, query_tags: Sequence[str], tag_sim_floor: float
+) -> AsyncIterator[CypherLevelSource]:
+    """A source on a session of its own: sessions are not safe to share between concurrent seeds."""
+    async with driver.session(database=database_name(), default_access_mode=neo4j.READ_ACCESS) as session:
+        yield CypherLevelSource(session, group=group, query_tags=query_tags, tag_sim_floor=tag_sim_floor)
