@@ -71,9 +71,11 @@ def test_a_rest_search_logs_its_queries_with_the_callers_request_id(
     assert response.status_code == 200, response.content
     assert response["X-Request-ID"] == "lb-7f3a.91"
     queries = cypher_of(caplog)
-    # Search runs its methods on a thread pool: the id must have crossed into those threads.
+    # Search loads its groups' views with pages read on worker threads, and runs its methods on a thread pool:
+    # the id must have crossed into those threads.
     threads = {record.threadName for record in queries}
-    assert len(queries) >= 4 and any(name.startswith("memoria-search") for name in threads), threads
+    workers = ("memoria-search", "memoria-view")
+    assert len(queries) >= 4 and any(name.startswith(workers) for name in threads), threads
     assert {record.request_id for record in queries} == {"lb-7f3a.91"}
     for record in queries:
         assert record.duration_ms >= 0 and isinstance(record.rows, int) and record.query and record.kind == "read"
