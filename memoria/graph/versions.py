@@ -33,7 +33,7 @@ COMPACT_AFTER = 64
 MAX_TOUCHED = 5_000
 
 BUMP = f"CREATE (:{GROUP_STAMP} {{group_id: $group, count: 1, at: $at}})"
-BUMP_TOUCHED = f"CREATE (:{GROUP_STAMP} {{group_id: $group, count: 1, at: $at, touched: $touched}})"
+BUMP_TOUCHED = f"CREATE (:{GROUP_STAMP} {{group_id: $group, count: $count, at: $at, touched: $touched}})"
 STAMP_IDS = f"""
 MATCH (s:{GROUP_STAMP} {{group_id: $group}})
 RETURN collect(elementId(s)) AS stamps, collect(s.count) AS counts
@@ -77,7 +77,18 @@ def group_version_bump(tx: neo4j.ManagedTransaction, group: str, *, touched: Ite
     if nodes is None or len(nodes) > MAX_TOUCHED:
         tx.run(BUMP, group=group, at=_now()).consume()
     else:
-        tx.run(BUMP_TOUCHED, group=group, at=_now(), touched=nodes).consume()
+        tx.run(BUMP_TOUCHED, group=group, count=1, at=_now(), touched=nodes).consume()
+
+
+def group_vectors_stamp(tx: neo4j.ManagedTransaction, group: str, *, touched: Iterable[str]) -> None:
+    """Inside a write of vectors only: a stamp of count 0 naming the nodes whose (or whose facts') vectors
+    were stored. The version stays the same, so graph projections (which hold no vectors) are not reloaded,
+    while search views, which compare stamps rather than versions, re-read those items."""
+    nodes = sorted(set(touched))
+    if len(nodes) <= MAX_TOUCHED:
+        tx.run(BUMP_TOUCHED, group=group, count=0, at=_now(), touched=nodes).consume()
+    else:  # too many to name: a view must rebuild, and only a counted stamp tells every copy so
+        tx.run(BUMP, group=group, at=_now()).consume()
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from memoria.accounts.roles import check_group_name
 from memoria.embeddings import Embedder, embedder
 from memoria.errors import EmbeddingModelError, GraphUnavailable
 from memoria.graph import driver, kinds
-from memoria.graph.versions import group_version_bump
+from memoria.graph.versions import group_vectors_stamp
 
 DEFAULT_BATCH_SIZE = 256
 # Ids per backlog query: ArcadeDB checks `IN $list` against every index hit, so long lists cost more than their
@@ -286,13 +286,13 @@ def group_reindex(
 
 
 def _vectors_store(kind: _Kind, group: str, updates: list[dict[str, Any]]) -> int:
-    """Store a batch of vectors and bump the group's version, naming the nodes they belong to (a fact's ends),
-    so in-memory views re-read just those items."""
+    """Store a batch of vectors with a stamp naming the nodes they belong to (a fact's ends), so search views
+    re-read just those items; the version (what graph projections follow) does not change."""
     touched = {end for row in updates for end in ((row["source"], row["target"]) if "source" in row else (row["id"],))}
 
     def work(tx: neo4j.ManagedTransaction) -> int:
         row = tx.run(kind.store, rows=updates).single()
-        group_version_bump(tx, group, touched=touched)
+        group_vectors_stamp(tx, group, touched=touched)
         return int(row["stored"]) if row else 0
 
     return driver.write_transaction(work)

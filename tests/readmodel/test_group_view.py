@@ -9,7 +9,8 @@ import pytest
 from memoria.embeddings import embedder
 from memoria.graph import driver
 from memoria.graph.index_service import edge_remove
-from memoria.graph.versions import COMPACT_AFTER, group_stamps, group_version_bump
+from memoria.graph.versions import COMPACT_AFTER, group_stamps, group_version, group_version_bump
+from memoria.ingest.reindex import group_reindex
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
 from memoria.readmodel.cache import ViewCache, ViewTooLarge, view_cache
@@ -149,3 +150,17 @@ def test_least_recently_used_views_go_first(memory: str, other_memory: str) -> N
     cache.max_bytes = int(one * 1.5)
     read(cache, other_memory)
     assert [size.group for size in cache.sizes()] == [other_memory]
+
+
+def test_stored_vectors_reach_the_view_without_changing_the_version(memory: str) -> None:
+    cache = ViewCache()
+    document = {"nodes": [{"id": node_id(memory, "oslo"), "name": "Oslo depot", "labels": ["Entity"]}], "edges": []}
+    graph_document_import(document=parse_graph_document(document, group=memory), group=memory)
+    entities, _ = read(cache, memory, "entities")
+    assert node_id(memory, "oslo") in entities.items and entities.vectors.vector(node_id(memory, "oslo")) is None
+    version = group_version(group=memory).version
+    group_reindex(group=memory, ids=[node_id(memory, "oslo")])
+    assert group_version(group=memory).version == version  # projections of the graph need not reload
+    entities, state = read(cache, memory, "entities")
+    assert entities.vectors.vector(node_id(memory, "oslo")) is not None
+    assert not state.rebuilt and state.refreshed_items == 1
