@@ -72,7 +72,7 @@ def test_group_list_is_limited_to_memberships(client_for, group: str) -> None:
         {"group": group, "episodes": 1, "entities": 3, "communities": 1, "facts": 2, "view_bytes": None}
     ]
     assert client_for("viewer", ["other"], username="stranger").get("/api/groups").json() == [
-        {"group": "other", "episodes": 0, "entities": 0, "communities": 0, "facts": 0}
+        {"group": "other", "episodes": 0, "entities": 0, "communities": 0, "facts": 0, "view_bytes": None}
     ]
 
 
