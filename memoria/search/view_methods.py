@@ -88,6 +88,28 @@ def _merged(per_group: list[list[Candidate]], limit: int) -> list[Candidate]:
     return sorted((c for hits in per_group for c in hits), key=lambda c: (-c.score, c.id))[:limit]
 
 
+def _search_groups(
+    scope_name: str,
+    ranked: Callable[[ScopeView, int], list[tuple[str, float]]],
+    *,
+    groups: Sequence[str],
+    limit: int,
+    report: ViewReport,
+    valid_at: str | None,
+    with_vectors: bool,
+) -> list[Candidate]:
+    """`ranked` over each group's view of the scope (caught up unless this request did already), merged."""
+    per_group = []
+    for group in groups:
+        with view_cache().reading(group, scope_name, catch_up=group not in report.prepared) as (scopes, state):
+            report.note(state)
+            scope = scopes[scope_name]
+            hits = _kept(scope, lambda depth, scope=scope: ranked(scope, depth), limit=limit, valid_at=valid_at)
+            shown = scope if with_vectors else None
+            per_group.append([_candidate(item, score, with_vector=shown) for item, score in hits])
+    return _merged(per_group, limit)
+
+
 def bm25(
     scope_name: str,
     *,
@@ -101,18 +123,15 @@ def bm25(
     terms = query_terms(text, stop_words=STOP_WORDS, max_terms=MAX_QUERY_WORDS)
     if not terms:
         return []
-    per_group = []
-    for group in groups:
-        with view_cache().reading(group, scope_name, catch_up=group not in report.prepared) as (scopes, state):
-            report.note(state)
-            scope = scopes[scope_name]
-
-            def best(depth: int, scope: ScopeView = scope) -> list[tuple[str, float]]:
-                return scope.text.search(terms, limit=depth)
-
-            hits = _kept(scope, best, limit=limit, valid_at=valid_at)
-            per_group.append([_candidate(item, score) for item, score in hits])
-    return _merged(per_group, limit)
+    return _search_groups(
+        scope_name,
+        lambda scope, depth: scope.text.search(terms, limit=depth),
+        groups=groups,
+        limit=limit,
+        report=report,
+        valid_at=valid_at,
+        with_vectors=False,
+    )
 
 
 def cosine(
@@ -126,18 +145,15 @@ def cosine(
     valid_at: str | None = None,
 ) -> list[Candidate]:
     """Exact cosine against every stored vector of the scope, above min_similarity, best first."""
-    per_group = []
-    for group in groups:
-        with view_cache().reading(group, scope_name, catch_up=group not in report.prepared) as (scopes, state):
-            report.note(state)
-            scope = scopes[scope_name]
-
-            def nearest(depth: int, scope: ScopeView = scope) -> list[tuple[str, float]]:
-                return scope.vectors.nearest(vector, limit=depth, min_similarity=min_similarity)
-
-            hits = _kept(scope, nearest, limit=limit, valid_at=valid_at)
-            per_group.append([_candidate(item, score, with_vector=scope) for item, score in hits])
-    return _merged(per_group, limit)
+    return _search_groups(
+        scope_name,
+        lambda scope, depth: scope.vectors.nearest(vector, limit=depth, min_similarity=min_similarity),
+        groups=groups,
+        limit=limit,
+        report=report,
+        valid_at=valid_at,
+        with_vectors=True,
+    )
 
 
 def stored_vectors(scope_name: str, *, ids: Sequence[str], groups: Sequence[str], report: ViewReport) -> dict:
