@@ -18,6 +18,7 @@ from rest_framework.test import APIClient
 
 from memoria.accounts.roles import Role
 from memoria.accounts.services import token_for, user_grant
+from memoria.bench.tenants import SET_NODE_VECTORS, group_delete
 from memoria.datasets.locomo import locomo_episodes
 from memoria.datasets.musique import musique_document
 from memoria.embeddings import embedder
@@ -30,11 +31,6 @@ from tests.conftest import count_group
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "datasets"
 CONVERSATION = SHARED / "locomo" / "conversation-26.json"
-SET_NAME_VECTORS = """
-UNWIND $rows AS row
-MATCH (n:Memory {id: row.id})
-SET n.name_embedding = row.vector
-"""
 
 
 @pytest.fixture(scope="module")
@@ -52,13 +48,10 @@ def crowd(graph_server: object) -> Iterator[list[str]]:
             vectors = dict(zip(names, embedder().embed(names), strict=True))
         rows = [{"id": node["id"], "vector": vectors[node["name"]]} for node in entities]
         for start in range(0, len(rows), 2000):
-            driver.write(SET_NAME_VECTORS, rows=rows[start : start + 2000])
+            driver.write(SET_NODE_VECTORS, rows=rows[start : start + 2000])
     yield groups
     for group in groups:
-        while driver.write(
-            "MATCH (n:Memory {group_id: $group}) WITH n LIMIT 5000 DETACH DELETE n RETURN count(*) AS c", group=group
-        )[0]["c"]:
-            pass
+        group_delete(group)
 
 
 def test_a_conversation_ingests_beside_two_musique_sized_groups(crowd: list[str], group: str) -> None:
