@@ -27,12 +27,11 @@ from memoria.graph import driver, kinds
 from memoria.graph.dialect import graph_dialect
 from memoria.graph.versions import group_version, group_version_bump
 from memoria.interchange.exporter import GROUP_NODES
-from memoria.interchange.importer import STORED_EDGES_ANYWHERE, STORED_NODES, batched
+from memoria.interchange.importer import batched
 
 RELATIONSHIP_TYPES = (kinds.RELATES, kinds.MENTIONS, kinds.HAS_MEMBER)
 BATCH_SIZE = 1000
 CONSISTENT_READ_ATTEMPTS = 3  # a group written to during the read is read again, then the backup gives up
-SHOWN_CLASHES = 5
 NODE_ID = re.compile(r"^[A-Za-z0-9._:/@#-]{1,200}$")
 
 GROUP_RELATIONSHIPS = """
@@ -44,8 +43,8 @@ DELETE_GROUP = "MATCH (n:Memory {group_id: $group}) DETACH DELETE n"
 CREATE_NODES = "UNWIND $rows AS row CREATE (n:{labels}) SET n = row.props"
 CREATE_RELATIONSHIPS = """
 UNWIND $rows AS row
-MATCH (a:Memory {{id: row.source}})
-MATCH (b:Memory {{id: row.target}})
+MATCH (a:Memory {{group_id: $group, id: row.source}})
+MATCH (b:Memory {{group_id: $group, id: row.target}})
 CREATE (a)-[r:{rel_type}]->(b)
 SET r = row.props
 """
@@ -250,25 +249,6 @@ def _check_target(archive: Archive, group: str, *, replace: bool) -> None:
             f"group {group!r} holds {stored} nodes and {entries} audit entries; restore into an empty group, "
             f"or pass --replace to delete them first"
         )
-    clashes: list[str] = []
-    for ids in batched([node["id"] for node in archive.nodes], BATCH_SIZE):
-        clashes += [
-            f"node {row['id']} (group {row['group_id']})"
-            for row in driver.read(STORED_NODES, ids=ids)
-            if row["group_id"] != group
-        ]
-    edge_ids = [edge["props"]["id"] for edge in archive.edges if isinstance(edge["props"].get("id"), str)]
-    for ids in batched(edge_ids, BATCH_SIZE):
-        clashes += [
-            f"edge {row['id']} (group {row['group_id']})"
-            for row in driver.read(STORED_EDGES_ANYWHERE, ids=ids, group=group)
-        ]
-    if clashes:
-        raise GroupNotEmpty(
-            f"{len(clashes)} ids of the backup are stored in other groups, and ids are global: "
-            f"{', '.join(clashes[:SHOWN_CLASHES])}{' …' if len(clashes) > SHOWN_CLASHES else ''}. "
-            f"Delete the backed-up group first, or restore into it"
-        )
 
 
 def _graph_statements(archive: Archive, group: str) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -336,7 +316,7 @@ def group_restore(*, group: str, source: Path, replace: bool = False) -> Restore
         if replace:
             tx.run(DELETE_GROUP, group=group).consume()
         for query, parameters in statements:
-            tx.run(query, parameters).consume()
+            tx.run(query, {**parameters, "group": group}).consume()
         group_version_bump(tx, group)  # restored data is new to every cache, whatever version it had
 
     with transaction.atomic():

@@ -36,11 +36,11 @@ CREATE_NODES = """
 UNWIND $rows AS row
 CREATE (n:Memory:Entity {id: row.id, group_id: $group, name: row.id, summary: ''})
 """
-ADD_KIND = "UNWIND $ids AS id MATCH (n:Memory {{id: id}}) SET n:{label}"
+ADD_KIND = "UNWIND $ids AS id MATCH (n:Memory {{group_id: $group, id: id}}) SET n:{label}"
 CREATE_EDGES = """
 UNWIND $rows AS row
-MATCH (a:Memory {id: row.source})
-MATCH (b:Memory {id: row.target})
+MATCH (a:Memory {group_id: $group, id: row.source})
+MATCH (b:Memory {group_id: $group, id: row.target})
 CREATE (a)-[:RELATES {id: row.id, group_id: $group, relation: row.relation, weight: row.weight, tags: row.tags}]->(b)
 """
 
@@ -78,7 +78,7 @@ def build_graph(*, nodes: int, edges: int, say: Callable[[str], None]) -> tuple[
             assert label in kinds.entity_labels()  # spliced into Cypher: allow-listed only
             ids = [n.id for n in node_rows if n.kind == label]
             for start in range(0, len(ids), WRITE_BATCH):
-                driver.write(ADD_KIND.format(label=label), ids=ids[start : start + WRITE_BATCH])
+                driver.write(ADD_KIND.format(label=label), ids=ids[start : start + WRITE_BATCH], group=group)
         for start in range(0, edges, WRITE_BATCH):
             batch = edge_rows[start : start + WRITE_BATCH]
             driver.write(

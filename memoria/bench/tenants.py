@@ -44,12 +44,12 @@ DETACH DELETE n RETURN count(*) AS deleted
 """
 SET_FACT_VECTORS = """
 UNWIND $rows AS row
-MATCH (a:Memory {id: row.source})-[r:RELATES]->() WHERE r.id = row.id
+MATCH (a:Memory {group_id: $group, id: row.source})-[r:RELATES]->() WHERE r.id = row.id
 SET r.fact_embedding = row.vector
 """
 SET_NODE_VECTORS = """
 UNWIND $rows AS row
-MATCH (n:Memory {id: row.id})
+MATCH (n:Memory {group_id: $group, id: row.id})
 SET n.name_embedding = row.vector
 """
 
@@ -88,12 +88,12 @@ def crowd_write(*, groups: list[str], facts_each: int, say: Say) -> None:
             vectors = _unit_vectors(rng, len(edges), dimensions)
             rows = [{"id": e["id"], "source": e["source"], "vector": v} for e, v in zip(edges, vectors, strict=True)]
             for part in range(0, len(rows), 1000):
-                driver.write(SET_FACT_VECTORS, rows=rows[part : part + 1000])
+                driver.write(SET_FACT_VECTORS, rows=rows[part : part + 1000], group=group)
         entities = [node for node in document["nodes"] if "Entity" in node["labels"]]
         vectors = _unit_vectors(rng, len(entities), dimensions)
         rows = [{"id": node["id"], "vector": v} for node, v in zip(entities, vectors, strict=True)]
         for part in range(0, len(rows), 1000):
-            driver.write(SET_NODE_VECTORS, rows=rows[part : part + 1000])
+            driver.write(SET_NODE_VECTORS, rows=rows[part : part + 1000], group=group)
         say(f"  crowd group {group}: {facts_each} facts with vectors in {time.perf_counter() - started:.1f} s")
 
 

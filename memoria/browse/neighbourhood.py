@@ -23,8 +23,9 @@ MAX_OFFSET = 100_000
 MAX_CONNECTING_FACTS = 5000
 # The nodes one fact away from any of $ids (either direction, through facts the filter passes), strongest first.
 HOP_NEIGHBOURS = f"""
-MATCH (n:Memory)-[r:RELATES]-(m:Memory)
-WHERE n.id IN $ids AND n.group_id = $group AND NOT m.id IN $seen AND {FACT_PASSES}
+UNWIND $ids AS node_id
+MATCH (n:Memory {{group_id: $group, id: node_id}})-[r:RELATES]-(m:Memory)
+WHERE NOT m.id IN $seen AND {FACT_PASSES}
 WITH m.id AS id, max(r.weight) AS strongest
 ORDER BY strongest DESC, id
 LIMIT $limit
@@ -34,34 +35,32 @@ RETURN id
 LINK_KINDS: tuple[str, ...] = (kinds.RELATES, kinds.MENTIONS, kinds.HAS_MEMBER)
 
 NEIGHBOUR_FACTS = f"""
-MATCH (n:Memory {{id: $id}})-[r:RELATES]-(m:Memory)
-WHERE n.group_id = $group AND {FACT_PASSES}
+MATCH (n:Memory {{group_id: $group, id: $id}})-[r:RELATES]-(m:Memory)
+WHERE {FACT_PASSES}
 WITH r, m ORDER BY r.weight DESC, r.id
 SKIP $offset LIMIT $limit
 RETURN {FACT_COLUMNS}, m.id AS neighbour
 """
 NEIGHBOUR_FACT_COUNT = f"""
-MATCH (n:Memory {{id: $id}})-[r:RELATES]-(m:Memory)
-WHERE n.group_id = $group AND {FACT_PASSES}
+MATCH (n:Memory {{group_id: $group, id: $id}})-[r:RELATES]-(m:Memory)
+WHERE {FACT_PASSES}
 RETURN count(r) AS total
 """
 # {rel_type} is MENTIONS or HAS_MEMBER, from kinds (a type cannot be a parameter).
 NEIGHBOUR_LINKS = """
-MATCH (n:Memory {{id: $id}})-[l:{rel_type}]-(m:Memory)
-WHERE n.group_id = $group
+MATCH (n:Memory {{group_id: $group, id: $id}})-[l:{rel_type}]-(m:Memory)
 WITH l, m ORDER BY coalesce(m.valid_at, '') DESC, m.name, m.id
 SKIP $offset LIMIT $limit
 RETURN startNode(l).id AS source, endNode(l).id AS target, startNode(l).name AS source_name,
   endNode(l).name AS target_name, m.id AS neighbour
 """
 NEIGHBOUR_LINK_COUNT = """
-MATCH (n:Memory {{id: $id}})-[l:{rel_type}]-(m:Memory)
-WHERE n.group_id = $group
+MATCH (n:Memory {{group_id: $group, id: $id}})-[l:{rel_type}]-(m:Memory)
 RETURN count(l) AS total
 """
 CONNECTING_FACTS = f"""
 UNWIND $ids AS id
-MATCH (a:Memory {{id: id}})-[r:RELATES]->(b:Memory)
+MATCH (a:Memory {{group_id: $group, id: id}})-[r:RELATES]->(b:Memory)
 WHERE r.group_id = $group AND b.id IN $ids AND {FACT_PASSES}
 RETURN {FACT_COLUMNS}
 LIMIT $limit

@@ -22,45 +22,38 @@ MAX_CARDS = 500
 
 NODE_CARDS = f"""
 UNWIND $ids AS id
-MATCH (n:Memory {{id: id}})
-WHERE n.group_id = $group
+MATCH (n:Memory {{group_id: $group, id: id}})
 RETURN {NODE_CARD_COLUMNS}
 """
 NODE_DETAIL = f"""
-MATCH (n:Memory {{id: $id}})
-WHERE n.group_id = $group
+MATCH (n:Memory {{group_id: $group, id: $id}})
 RETURN {NODE_CARD_COLUMNS}, n.summary AS summary, n.content AS content, n.attributes AS attributes,
   n.source AS source, n.source_description AS source_description, n.valid_at AS valid_at,
   n.created_at AS created_at
 """
 # A fact's time line runs by its start; facts of unknown start come first, as they may have held all along.
 NODE_FACTS = f"""
-MATCH (n:Memory {{id: $id}})-[r:RELATES]-()
-WHERE n.group_id = $group
+MATCH (n:Memory {{group_id: $group, id: $id}})-[r:RELATES]-()
 WITH r ORDER BY coalesce(r.valid_at, '') , r.id
 LIMIT $limit
 RETURN {FACT_COLUMNS}
 """
 NODE_FACT_COUNT = """
-MATCH (n:Memory {id: $id})-[r:RELATES]-()
-WHERE n.group_id = $group
+MATCH (n:Memory {group_id: $group, id: $id})-[r:RELATES]-()
 RETURN count(r) AS total
 """
 ENTITY_EPISODES = """
-MATCH (ep:Episode)-[:MENTIONS]->(n:Memory {id: $id})
-WHERE n.group_id = $group
+MATCH (ep:Episode)-[:MENTIONS]->(n:Memory {group_id: $group, id: $id})
 RETURN ep.id AS id, ep.name AS name, ep.valid_at AS valid_at, ep.content AS content
 ORDER BY coalesce(ep.valid_at, '') DESC, ep.id
 LIMIT $limit
 """
 ENTITY_EPISODE_COUNT = """
-MATCH (ep:Episode)-[:MENTIONS]->(n:Memory {id: $id})
-WHERE n.group_id = $group
+MATCH (ep:Episode)-[:MENTIONS]->(n:Memory {group_id: $group, id: $id})
 RETURN count(ep) AS total
 """
 EPISODE_ENTITIES = f"""
-MATCH (ep:Memory {{id: $id}})-[:MENTIONS]->(n:Entity)
-WHERE ep.group_id = $group
+MATCH (ep:Memory {{group_id: $group, id: $id}})-[:MENTIONS]->(n:Entity)
 WITH n ORDER BY n.name, n.id
 LIMIT $limit
 RETURN {NODE_CARD_COLUMNS}
@@ -75,21 +68,19 @@ LIMIT $limit
 RETURN {FACT_COLUMNS}
 """
 COMMUNITY_MEMBERS = f"""
-MATCH (c:Memory {{id: $id}})-[:HAS_MEMBER]->(n:Entity)
-WHERE c.group_id = $group
+MATCH (c:Memory {{group_id: $group, id: $id}})-[:HAS_MEMBER]->(n:Entity)
 WITH n ORDER BY COUNT {{ (n)-[:RELATES]-() }} DESC, n.name, n.id
 LIMIT $limit
 RETURN {NODE_CARD_COLUMNS}
 """
 COMMUNITY_MEMBER_COUNT = """
-MATCH (c:Memory {id: $id})-[:HAS_MEMBER]->(n:Entity)
-WHERE c.group_id = $group
+MATCH (c:Memory {group_id: $group, id: $id})-[:HAS_MEMBER]->(n:Entity)
 RETURN count(n) AS total
 """
 # Edges between known ends, found from their source node so the unique id index is used.
 FACTS_BY_ENDS = f"""
 UNWIND $rows AS row
-MATCH (:Memory {{id: row.source}})-[r:RELATES]->(:Memory {{id: row.target}})
+MATCH (:Memory {{group_id: $group, id: row.source}})-[r:RELATES]->(:Memory {{group_id: $group, id: row.target}})
 WHERE r.id = row.id AND r.group_id = $group
 RETURN {FACT_COLUMNS}
 """

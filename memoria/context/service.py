@@ -39,7 +39,7 @@ FACT, ENTITY, EPISODE = "fact", "entity", "episode"
 # is used; the rule of holding is search's own (FACT_HOLDS), not a copy.
 HOLDING_FACTS = f"""
 UNWIND $rows AS row
-MATCH (:Memory {{id: row.source}})-[r:RELATES]->(:Memory {{id: row.target}})
+MATCH (:Memory {{group_id: $group, id: row.source}})-[r:RELATES]->(:Memory {{group_id: $group, id: row.target}})
 WHERE r.id = row.id AND r.group_id = $group AND {FACT_HOLDS}
 RETURN {FACT_COLUMNS}
 """

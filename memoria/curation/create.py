@@ -12,15 +12,16 @@ from memoria.graph import driver, kinds
 from memoria.interchange.document import EdgeRecord
 from memoria.interchange.importer import _edge_props as edge_props
 
-EDGE_GROUPS = f"""
+# Fact ids are keyed by group like node ids: the same id in another group is another fact.
+EDGE_EXISTS = f"""
 MATCH ()-[r:{kinds.RELATES}]->()
-WHERE r.id = $id
-RETURN r.group_id AS group_id
+WHERE r.id = $id AND r.group_id = $group
+RETURN count(r) AS c
 """
 
 
 def _check_ends(group: str, record: EdgeRecord) -> None:
-    """Both ends and every episode must be nodes of this group (ids are global, so others' ids are refused)."""
+    """Both ends and every episode must be nodes of this group (read under its keys, so no other group's node)."""
     wanted = {record.source, record.target, *record.episodes}
     nodes = state_read(group=group, scope=Scope(nodes=frozenset(wanted))).nodes
     problems = []
@@ -39,11 +40,8 @@ def _check_ends(group: str, record: EdgeRecord) -> None:
 def edge_create(*, group: str, record: EdgeRecord, actor: str) -> ChangeOutcome:
     """Create the edge; its id is the record's (derived from group, source, relation and target when not given)."""
     _check_ends(group, record)
-    holders = {row["group_id"] for row in driver.read(EDGE_GROUPS, id=record.id)}
-    if group in holders:
+    if driver.read(EDGE_EXISTS, id=record.id, group=group)[0]["c"]:
         raise CurationConflict(f"edge {record.id!r} already exists: edit it instead")
-    if holders:
-        raise InvalidInput(f"edge.id: {record.id!r} already belongs to another group")
     created = EdgeState.of(record.source, record.target, {**edge_props(record, group), "created_at": timestamp_now()})
     change = edge_change(group=group, action=EDGE_CREATE, edge_id=record.id, before=None, after=created)
     return change_commit(change=change, actor=actor)

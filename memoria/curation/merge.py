@@ -28,13 +28,13 @@ from memoria.ingest.resolve_facts import FactState, NewFact, duplicate_of, sight
 from memoria.interchange.document import MIN_WEIGHT
 
 FACTS_OF = f"""
-MATCH (n:{kinds.MEMORY_LABEL} {{id: $id}})-[r:{kinds.RELATES}]-(m)
+MATCH (n:{kinds.MEMORY_LABEL} {{group_id: $group, id: $id}})-[r:{kinds.RELATES}]-(m)
 WHERE r.group_id = $group
 RETURN r.id AS id, startNode(r).id AS source, endNode(r).id AS target, properties(r) AS props
 """
 # {type} is kinds.MENTIONS or kinds.HAS_MEMBER.
 LINKED_FROM = """
-MATCH (s:Memory)-[:{type}]->(n:Memory {{id: $id}})
+MATCH (s:Memory)-[:{type}]->(n:Memory {{group_id: $group, id: $id}})
 RETURN DISTINCT s.id AS source
 """
 
@@ -125,16 +125,16 @@ def merged_entity(kept: NodeState, duplicate: NodeState) -> NodeState:
     return NodeState.of(kept.labels, props)
 
 
-def _moved_links(entity_id: str, duplicate_id: str) -> tuple[dict[Link, bool], dict[Link, bool]]:
+def _moved_links(group: str, entity_id: str, duplicate_id: str) -> tuple[dict[Link, bool], dict[Link, bool]]:
     """Episodes mentioning B and communities holding B, before and after they point at A instead."""
     before: dict[Link, bool] = {}
     after: dict[Link, bool] = {}
     for link_type in (kinds.MENTIONS, kinds.HAS_MEMBER):
         query = LINKED_FROM.format(type=link_type)
-        sources = [row["source"] for row in driver.read(query, id=duplicate_id)]
+        sources = [row["source"] for row in driver.read(query, id=duplicate_id, group=group)]
         if not sources:
             continue
-        already = {row["source"] for row in driver.read(query, id=entity_id)}
+        already = {row["source"] for row in driver.read(query, id=entity_id, group=group)}
         for source in sources:
             before[Link(link_type, source, duplicate_id)] = True
             after[Link(link_type, source, duplicate_id)] = False
@@ -189,7 +189,7 @@ def entity_merge(*, group: str, entity_id: str, merge: EntityMerge, actor: str) 
     version_check(what=f"entity {entity_id!r}", state=kept, version=merge.version)
     version_check(what=f"entity {merge.source_id!r}", state=duplicate, version=merge.source_version)
     edges_before, edges_after = _moved_facts(group, entity_id, merge.source_id)
-    links_before, links_after = _moved_links(entity_id, merge.source_id)
+    links_before, links_after = _moved_links(group, entity_id, merge.source_id)
     change = Change(
         group=group,
         action=ENTITY_MERGE,

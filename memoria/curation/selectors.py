@@ -19,8 +19,8 @@ RETURN properties(r) AS props, r.fact_embedding IS NOT NULL AS embedded,
 """
 EPISODES = f"""
 UNWIND $ids AS id
-MATCH (e:{kinds.MEMORY_LABEL} {{id: id}})
-WHERE e.group_id = $group AND $episode IN labels(e)
+MATCH (e:{kinds.MEMORY_LABEL} {{group_id: $group, id: id}})
+WHERE $episode IN labels(e)
 RETURN e.id AS id, e.name AS name, e.valid_at AS valid_at, e.source AS source
 """
 

@@ -27,12 +27,12 @@ Runner = neo4j.ManagedTransaction
 
 NODES = f"""
 UNWIND $ids AS id
-MATCH (n:{kinds.MEMORY_LABEL} {{id: id}})
+MATCH (n:{kinds.MEMORY_LABEL} {{group_id: $group, id: id}})
 RETURN n.id AS id, labels(n) AS labels, properties(n) AS props
 """
 NAMES = f"""
 UNWIND $ids AS id
-MATCH (n:{kinds.MEMORY_LABEL} {{id: id}})
+MATCH (n:{kinds.MEMORY_LABEL} {{group_id: $group, id: id}})
 RETURN n.id AS id, n.name AS name
 """
 EDGES = f"""
@@ -45,19 +45,19 @@ RETURN r.id AS id, a.id AS source, b.id AS target, a.name AS source_name, b.name
 # {type} comes from state.LINK_TYPES only.
 LINKS = """
 UNWIND $pairs AS pair
-MATCH (s:Memory {{id: pair.source}})-[:{type}]->(t:Memory {{id: pair.target}})
+MATCH (s:Memory {{group_id: $group, id: pair.source}})-[:{type}]->(t:Memory {{group_id: $group, id: pair.target}})
 RETURN DISTINCT s.id AS source, t.id AS target
 """
 INCIDENT = f"""
 UNWIND $ids AS id
-MATCH (n:{kinds.MEMORY_LABEL} {{id: id}})-[r]-(m)
+MATCH (n:{kinds.MEMORY_LABEL} {{group_id: $group, id: id}})-[r]-(m)
 RETURN n.id AS node, type(r) AS type, r.id AS edge_id, startNode(r).id AS source, endNode(r).id AS target
 """
 # Vectors stay when the embedded text stays (the reindex contract, memoria.ingest.reindex); otherwise they go,
 # and reindex makes new ones after the commit.
 UPDATE_NODES = f"""
 UNWIND $rows AS row
-MATCH (n:{kinds.MEMORY_LABEL} {{id: row.id}})
+MATCH (n:{kinds.MEMORY_LABEL} {{group_id: $group, id: row.id}})
 WITH n, row, {NODE_TEXT} AS old_text, n.name_embedding AS name_vector, n.embedding AS content_vector
 SET n = row.props
 SET n.name_embedding = CASE WHEN {NODE_TEXT} = old_text THEN name_vector ELSE null END,
@@ -67,19 +67,20 @@ RETURN n.id AS unembedded
 """
 DELETE_NODES = f"""
 UNWIND $ids AS id
-MATCH (n:{kinds.MEMORY_LABEL} {{id: id}})
+MATCH (n:{kinds.MEMORY_LABEL} {{group_id: $group, id: id}})
 DETACH DELETE n
 """
 CREATE_EDGES = f"""
 UNWIND $rows AS row
-MATCH (a:{kinds.MEMORY_LABEL} {{id: row.source}})
-MATCH (b:{kinds.MEMORY_LABEL} {{id: row.target}})
+MATCH (a:{kinds.MEMORY_LABEL} {{group_id: $group, id: row.source}})
+MATCH (b:{kinds.MEMORY_LABEL} {{group_id: $group, id: row.target}})
 CREATE (a)-[r:{kinds.RELATES}]->(b)
 SET r = row.props
 """
 UPDATE_EDGES = f"""
 UNWIND $rows AS row
-MATCH (a:{kinds.MEMORY_LABEL} {{id: row.source}})-[r:{kinds.RELATES}]->(b:{kinds.MEMORY_LABEL} {{id: row.target}})
+MATCH (a:{kinds.MEMORY_LABEL} {{group_id: $group, id: row.source}})-[r:{kinds.RELATES}]->
+      (b:{kinds.MEMORY_LABEL} {{group_id: $group, id: row.target}})
 WHERE r.id = row.id
 WITH a, r, b, row, {FACT_TEXT} AS old_text, r.fact_embedding AS vector
 SET r = row.props
@@ -91,12 +92,12 @@ RETURN r.id AS unembedded
 # The vector moves along when the text reads the same from the new ends (a fact-less fact names its ends).
 MOVE_EDGES = f"""
 UNWIND $rows AS row
-MATCH (a:{kinds.MEMORY_LABEL} {{id: row.old_source}})-[r:{kinds.RELATES}]->
-      (b:{kinds.MEMORY_LABEL} {{id: row.old_target}})
+MATCH (a:{kinds.MEMORY_LABEL} {{group_id: $group, id: row.old_source}})-[r:{kinds.RELATES}]->
+      (b:{kinds.MEMORY_LABEL} {{group_id: $group, id: row.old_target}})
 WHERE r.id = row.id
 WITH row, r AS old, {FACT_TEXT} AS old_text, r.fact_embedding AS vector
-MATCH (a:{kinds.MEMORY_LABEL} {{id: row.source}})
-MATCH (b:{kinds.MEMORY_LABEL} {{id: row.target}})
+MATCH (a:{kinds.MEMORY_LABEL} {{group_id: $group, id: row.source}})
+MATCH (b:{kinds.MEMORY_LABEL} {{group_id: $group, id: row.target}})
 CREATE (a)-[r:{kinds.RELATES}]->(b)
 SET r = row.props
 SET r.fact_embedding = CASE WHEN {FACT_TEXT} = old_text THEN vector ELSE null END
@@ -106,13 +107,14 @@ RETURN r.id AS unembedded
 """
 DELETE_EDGES = f"""
 UNWIND $rows AS row
-MATCH (:{kinds.MEMORY_LABEL} {{id: row.source}})-[r:{kinds.RELATES}]->(:{kinds.MEMORY_LABEL} {{id: row.target}})
+MATCH (:{kinds.MEMORY_LABEL} {{group_id: $group, id: row.source}})-[r:{kinds.RELATES}]->
+      (:{kinds.MEMORY_LABEL} {{group_id: $group, id: row.target}})
 WHERE r.id = row.id
 DELETE r
 """
 DELETE_LINKS = """
 UNWIND $rows AS row
-MATCH (:Memory {{id: row.source}})-[x:{type}]->(:Memory {{id: row.target}})
+MATCH (:Memory {{group_id: $group, id: row.source}})-[x:{type}]->(:Memory {{group_id: $group, id: row.target}})
 DELETE x
 """
 
@@ -143,11 +145,11 @@ def _rows(runner: Runner | None, query: str, **parameters: Any) -> list[dict[str
 
 
 def state_read(*, group: str, scope: Scope, runner: Runner | None = None) -> GraphState:
-    """The graph's current state over `scope` (inside `runner`'s transaction when given); nodes of another group
-    count as present, so they can never be overwritten or recreated."""
+    """The graph's current state over `scope` (inside `runner`'s transaction when given), read under the group's
+    keys: another group's node of the same id is another node."""
     nodes: dict[str, NodeState | None] = dict.fromkeys(scope.nodes)
     if scope.nodes:
-        for row in _rows(runner, NODES, ids=sorted(scope.nodes)):
+        for row in _rows(runner, NODES, ids=sorted(scope.nodes), group=group):
             nodes[row["id"]] = NodeState.of(row["labels"], row["props"])
     edges: dict[str, EdgeState | None] = dict.fromkeys(scope.edges)
     if scope.edges:
@@ -161,7 +163,7 @@ def state_read(*, group: str, scope: Scope, runner: Runner | None = None) -> Gra
         by_type[link.type].append(link)
     for link_type, wanted in sorted(by_type.items()):
         pairs = [{"source": link.source, "target": link.target} for link in wanted]
-        for row in _rows(runner, LINKS.format(type=link_type), pairs=pairs):
+        for row in _rows(runner, LINKS.format(type=link_type), pairs=pairs, group=group):
             links[Link(link_type, row["source"], row["target"])] = True
     return GraphState(nodes, edges, links)
 
@@ -189,11 +191,11 @@ def _labels_text(labels: Iterable[str]) -> str:
     return ":".join(sorted(set(labels) | {kinds.MEMORY_LABEL}))
 
 
-def _check_detached(runner: Runner, doomed: Collection[str], scope: Scope) -> None:
+def _check_detached(runner: Runner, group: str, doomed: Collection[str], scope: Scope) -> None:
     """A node the change deletes must have no relationship the scope does not account for (one added meanwhile)."""
     if not doomed:
         return
-    for row in runner.run(INCIDENT, ids=sorted(doomed)):
+    for row in runner.run(INCIDENT, ids=sorted(doomed), group=group):
         known = (
             row["edge_id"] in scope.edges
             if row["type"] == kinds.RELATES
@@ -206,8 +208,8 @@ def _check_detached(runner: Runner, doomed: Collection[str], scope: Scope) -> No
             raise CurationConflict(f"{row['node']!r} gained a {row['type']} relationship meanwhile; reload and retry")
 
 
-def _existing(runner: Runner, ids: Collection[str]) -> set[str]:
-    return {row["id"] for row in runner.run(NAMES, ids=sorted(ids))} if ids else set()
+def _existing(runner: Runner, group: str, ids: Collection[str]) -> set[str]:
+    return {row["id"] for row in runner.run(NAMES, ids=sorted(ids), group=group)} if ids else set()
 
 
 def _node_statements(expected: GraphState, target: GraphState) -> tuple[list, list]:
@@ -271,10 +273,10 @@ def state_apply(runner: Runner, *, group: str, expected: GraphState, target: Gra
     if current != expected:
         raise CurationConflict(_describe_difference(expected, current))
     doomed = sorted(key for key, node in target.nodes.items() if node is None and expected.nodes[key] is not None)
-    _check_detached(runner, doomed, scope)
+    _check_detached(runner, group, doomed, scope)
     ends = {end for edge in target.edges.values() if edge for end in (edge.source, edge.target)}
     kept = {key for key, node in target.nodes.items() if node is not None}
-    missing = sorted(ends - kept - _existing(runner, ends - set(target.nodes)))
+    missing = sorted(ends - kept - _existing(runner, group, ends - set(target.nodes)))
     if missing:
         raise CurationConflict(f"node(s) {', '.join(missing)} no longer exist")
 
@@ -285,7 +287,8 @@ def state_apply(runner: Runner, *, group: str, expected: GraphState, target: Gra
     unembedded = {key for key, node in target.nodes.items() if node is not None and expected.nodes[key] is None}
     unembedded |= {key for key, edge in target.edges.items() if edge is not None and expected.edges[key] is None}
     for query, parameters in statements:
-        unembedded.update(record["unembedded"] for record in runner.run(query, parameters))  # writes return none
+        written = runner.run(query, {**parameters, "group": group})
+        unembedded.update(record["unembedded"] for record in written)  # writes return none
     # In-memory copies of the group see it changed, exactly when it did, and re-read the nodes it touched.
     touched = set(expected.nodes) | set(target.nodes)
     for edges in (expected.edges, target.edges):

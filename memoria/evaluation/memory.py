@@ -27,7 +27,7 @@ FACTS_PER_EPISODE = 3
 # Read through each fact's source node, so the id index finds it (relationship ids are not indexed).
 FACT_EPISODES = f"""
 UNWIND $facts AS fact
-MATCH (:{kinds.MEMORY_LABEL} {{id: fact.source}})-[r:{kinds.RELATES}]->()
+MATCH (:{kinds.MEMORY_LABEL} {{group_id: $group, id: fact.source}})-[r:{kinds.RELATES}]->()
 WHERE r.id = fact.id
 RETURN r.id AS id, coalesce(r.episodes, []) AS episodes
 """
@@ -37,11 +37,11 @@ def fact_limit(episodes: int) -> int:
     return min(MAX_LIMIT, FACTS_PER_EPISODE * episodes)
 
 
-def episodes_of_facts(facts: Sequence[SearchHit]) -> list[str]:
+def episodes_of_facts(group: str, facts: Sequence[SearchHit]) -> list[str]:
     """The episodes the facts came from, in the facts' rank order (within a fact, as stored), each once."""
     if not facts:
         return []
-    rows = driver.read(FACT_EPISODES, facts=[{"id": hit.id, "source": hit.source} for hit in facts])
+    rows = driver.read(FACT_EPISODES, facts=[{"id": hit.id, "source": hit.source} for hit in facts], group=group)
     stored = {row["id"]: row["episodes"] for row in rows}
     return distinct(episode for hit in facts for episode in stored.get(hit.id, ()))
 
@@ -68,7 +68,7 @@ def fact_search(*, group: str, limit: int) -> Retriever:
     config = recipe(FACT_RECIPE, limit=fact_limit(limit))
 
     def retrieve(text: str) -> list[str]:
-        return episodes_of_facts(search(query=text, groups=[group], config=config).facts)[:limit]
+        return episodes_of_facts(group, search(query=text, groups=[group], config=config).facts)[:limit]
 
     return retrieve
 
@@ -83,6 +83,6 @@ def hybrid_search(*, group: str, limit: int) -> Retriever:
 
     def retrieve(text: str) -> list[str]:
         found = search(query=text, groups=[group], config=config)
-        return hybrid_episodes([hit.id for hit in found.episodes], episodes_of_facts(found.facts), limit=limit)
+        return hybrid_episodes([hit.id for hit in found.episodes], episodes_of_facts(group, found.facts), limit=limit)
 
     return retrieve

@@ -10,7 +10,7 @@ STORED_CHUNK = 1000  # ids per read: a large corpus must not become one huge par
 
 
 def stored_count(*, group: str, ids: Sequence[str]) -> int:
-    """How many of these episode ids the group holds; an id held by another group is refused (InvalidInput)."""
+    """How many of these episode ids the group holds; an id it holds as an entity is refused (InvalidInput)."""
     return sum(
         len(stored_episodes(group=group, ids=ids[start : start + STORED_CHUNK]))
         for start in range(0, len(ids), STORED_CHUNK)

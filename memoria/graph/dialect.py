@@ -41,6 +41,22 @@ class IndexSpec:
         return f"()-[e:{self.label}]-()" if self.relationship else f"(e:{self.label})"
 
 
+@dataclass(frozen=True)
+class KeySpec:
+    """A uniqueness constraint over the combination of several properties of one node label: a node's key."""
+
+    label: str
+    props: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if not self.props or not all(_NAME.match(name) for name in (self.label, *self.props)):
+            raise ValueError(f"unsafe key target {self.label}.{self.props}")
+
+    @property
+    def name(self) -> str:
+        return f"memoria_{self.label.lower()}_{'_'.join(prop.lower() for prop in self.props)}_unique"
+
+
 class GraphDialect(Protocol):
     name: str
     # ArcadeDB moves a node's record when its labels change and fails a second move in the same transaction.
@@ -50,7 +66,9 @@ class GraphDialect(Protocol):
 
     def vector_index_name(self, spec: IndexSpec) -> str: ...
 
-    def unique_constraint(self, spec: IndexSpec) -> None: ...
+    def unique_constraint(self, spec: KeySpec) -> None: ...
+
+    def constraint_drop(self, name: str) -> None: ...
 
     def range_index(self, spec: IndexSpec) -> None: ...
 
@@ -71,17 +89,24 @@ def _is_constraint_violation(error: BaseException) -> bool:
 class _CypherDdl:
     """Constraint and range-index DDL that both servers accept from Cypher."""
 
-    def unique_statement(self, spec: IndexSpec) -> str:
-        return (
-            f"CREATE CONSTRAINT memoria_{spec.slug}_unique IF NOT EXISTS "
-            f"FOR {spec.pattern()} REQUIRE e.{spec.prop} IS UNIQUE"
-        )
+    def unique_statement(self, spec: KeySpec) -> str:
+        # Both servers take the parenthesised list for one property as for several.
+        columns = ", ".join(f"e.{prop}" for prop in spec.props)
+        return f"CREATE CONSTRAINT {spec.name} IF NOT EXISTS FOR (e:{spec.label}) REQUIRE ({columns}) IS UNIQUE"
+
+    def drop_statement(self, name: str) -> str:
+        if not _NAME.match(name):
+            raise ValueError(f"unsafe constraint name {name!r}")
+        return f"DROP CONSTRAINT {name} IF EXISTS"
 
     def range_statement(self, spec: IndexSpec) -> str:
         return f"CREATE INDEX memoria_{spec.slug} IF NOT EXISTS FOR {spec.pattern()} ON (e.{spec.prop})"
 
-    def unique_constraint(self, spec: IndexSpec) -> None:
+    def unique_constraint(self, spec: KeySpec) -> None:
         driver.write(self.unique_statement(spec))
+
+    def constraint_drop(self, name: str) -> None:
+        driver.write(self.drop_statement(name))
 
     def range_index(self, spec: IndexSpec) -> None:
         driver.write(self.range_statement(spec))

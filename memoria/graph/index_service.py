@@ -47,24 +47,24 @@ r.relation_category AS category, r.tags AS tags, r.valid_at AS valid_at, r.inval
 r.created_at AS created_at
 """
 OUTGOING = f"""
-MATCH (a:Memory {{id: $id}})-[r:RELATES]->(b:Memory)
+MATCH (a:Memory {{group_id: $group, id: $id}})-[r:RELATES]->(b:Memory)
 WHERE r.group_id = $group
 RETURN {EDGE_FIELDS}
 ORDER BY target, relation
 """
 INCOMING = f"""
-MATCH (b:Memory {{id: $id}})<-[r:RELATES]-(a:Memory)
+MATCH (b:Memory {{group_id: $group, id: $id}})<-[r:RELATES]-(a:Memory)
 WHERE r.group_id = $group
 RETURN {EDGE_FIELDS}
 ORDER BY source, relation
 """
-# The group is compared here, not in a WHERE: with it there, ArcadeDB scanned the group instead of the id index.
-NODE_GROUP = "MATCH (n:Memory {id: $id}) RETURN n.group_id AS group_id"
+# (group_id, id) is the node's key: the pattern names both so the composite unique index answers it.
+NODE_EXISTS = "MATCH (n:Memory {group_id: $group, id: $id}) RETURN count(n) AS c"
 # One hop from a frontier; the direction is chosen among fixed texts, never built from input.
 HOP = {
-    "out": "MATCH (a:Memory {id: id})-[r:RELATES]->(b:Memory)",
-    "in": "MATCH (a:Memory {id: id})<-[r:RELATES]-(b:Memory)",
-    "both": "MATCH (a:Memory {id: id})-[r:RELATES]-(b:Memory)",
+    "out": "MATCH (a:Memory {group_id: $group, id: id})-[r:RELATES]->(b:Memory)",
+    "in": "MATCH (a:Memory {group_id: $group, id: id})<-[r:RELATES]-(b:Memory)",
+    "both": "MATCH (a:Memory {group_id: $group, id: id})-[r:RELATES]-(b:Memory)",
 }
 HOP_RETURN = """
 UNWIND $frontier AS id
@@ -73,18 +73,18 @@ WHERE r.group_id = $group AND r.weight >= $min_weight AND (size($relations) = 0 
 RETURN a.id AS source, b.id AS target, r.relation AS relation, r.weight AS weight
 """
 HAS_EDGE = """
-MATCH (a:Memory {id: $source})-[r:RELATES]->(b:Memory {id: $target})
+MATCH (a:Memory {group_id: $group, id: $source})-[r:RELATES]->(b:Memory {group_id: $group, id: $target})
 WHERE r.group_id = $group AND ($relation = '' OR r.relation = $relation)
 RETURN count(r) AS c
 """
 REMOVE_EDGE = """
-MATCH (a:Memory {id: $source})-[r:RELATES]->(b:Memory {id: $target})
+MATCH (a:Memory {group_id: $group, id: $source})-[r:RELATES]->(b:Memory {group_id: $group, id: $target})
 WHERE r.group_id = $group AND r.relation = $relation
 DELETE r
 RETURN count(*) AS removed
 """
 REMOVE_NODE_EDGES = """
-MATCH (a:Memory {id: $id})-[r:RELATES]-(:Memory)
+MATCH (a:Memory {group_id: $group, id: $id})-[r:RELATES]-(:Memory)
 WHERE r.group_id = $group
 DELETE r
 RETURN count(*) AS removed
@@ -162,7 +162,7 @@ def traversal_options(
 
 def _check_node(group: str, node_id: str) -> None:
     check_group_name(group)
-    if not isinstance(node_id, str) or [row["group_id"] for row in driver.read(NODE_GROUP, id=node_id)] != [group]:
+    if not isinstance(node_id, str) or driver.read(NODE_EXISTS, group=group, id=node_id)[0]["c"] == 0:
         raise NodeNotFound(f"node {node_id!r} is not in group {group!r}")
 
 

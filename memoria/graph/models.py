@@ -1,4 +1,4 @@
-"""The memory model as neomodel classes: every node is a `Memory` with a global unique `id` plus its kind label.
+"""The memory model as neomodel classes: every node is a `Memory` keyed by (`group_id`, `id`) plus its kind label.
 
 Bulk writes go through batched Cypher (memoria.interchange); these classes
 serve single-object reads and writes, and document the shape of the graph.
@@ -45,11 +45,11 @@ class Relates(StructuredRel):
 
 
 class Memory(StructuredNode):
-    """The shared label; look nodes up by `:Memory {id}` so the unique index is used."""
+    """The shared label; look nodes up by `:Memory {group_id, id}` so the key's unique index is used."""
 
     __label__ = kinds.MEMORY_LABEL
 
-    uid = StringProperty(db_property="id", required=True, unique_index=True)  # neomodel reserves `id`
+    uid = StringProperty(db_property="id", required=True, index=True)  # neomodel reserves `id`; unique per group
     group_id = StringProperty(required=True, index=True)
     name = StringProperty(required=True)
     created_at = _timestamp()

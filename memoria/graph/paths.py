@@ -26,15 +26,14 @@ MAX_LEVEL_ROWS = 50_000
 
 EXPAND_LEVEL = f"""
 UNWIND $ids AS id
-MATCH (a:Memory {{id: id}})-[r:RELATES]-(b:Memory)
+MATCH (a:Memory {{group_id: $group, id: id}})-[r:RELATES]-(b:Memory)
 WHERE r.group_id = $group AND {FACT_PASSES}
 RETURN a.id AS node, b.id AS neighbour, r.id AS edge, r.weight AS weight, startNode(r).id AS source
 LIMIT $row_limit
 """
 ENDS_IN_GROUP = """
 UNWIND $ids AS id
-MATCH (n:Memory {id: id})
-WHERE n.group_id = $group
+MATCH (n:Memory {group_id: $group, id: id})
 RETURN n.id AS id
 """
 

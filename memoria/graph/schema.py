@@ -1,6 +1,9 @@
 """The graph schema: which constraints and indexes Memoria needs, installed through the dialect.
 
-Every statement is idempotent, so `python manage.py graph_schema` can run on every start.
+Every statement is idempotent, so `python manage.py graph_schema` can run on every start. A node is keyed by
+(group_id, id): the same id may live in two groups. Stores made before that held a unique constraint on `id`
+alone; installing the schema retires it (after the key constraint exists), which is the whole migration, since
+every stored node already carries both properties.
 """
 
 from __future__ import annotations
@@ -9,13 +12,15 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from memoria.graph import kinds
-from memoria.graph.dialect import GraphDialect, IndexSpec, graph_dialect
+from memoria.graph import driver, kinds
+from memoria.graph.dialect import GraphDialect, IndexSpec, KeySpec, graph_dialect
 from memoria.graph.versions import GROUP_STAMP
 
 EMBEDDING_DIMENSIONS_DEFAULT = 384
 
-UNIQUE = (IndexSpec(kinds.MEMORY_LABEL, "id"),)
+UNIQUE = (KeySpec(kinds.MEMORY_LABEL, ("group_id", "id")),)
+# Uniqueness constraints of earlier schemas, by (label, properties): dropped wherever they are found.
+RETIRED_UNIQUE = ((kinds.MEMORY_LABEL, ("id",)),)
 RANGE = (
     IndexSpec(kinds.MEMORY_LABEL, "group_id"),
     IndexSpec(kinds.EPISODE, "group_id"),
@@ -50,6 +55,7 @@ class SchemaReport:
     range_indexes: int
     fulltext_indexes: int
     vector_indexes: int
+    retired: tuple[str, ...] = ()
 
 
 def embedding_dimensions() -> int:
@@ -61,6 +67,9 @@ def schema_install(*, dialect: GraphDialect | None = None) -> SchemaReport:
     dialect = dialect or graph_dialect()
     for spec in UNIQUE:
         dialect.unique_constraint(spec)
+    retired = retired_constraints()
+    for name in retired:
+        dialect.constraint_drop(name)
     for spec in RANGE:
         dialect.range_index(spec)
     for spec in FULLTEXT:
@@ -68,4 +77,16 @@ def schema_install(*, dialect: GraphDialect | None = None) -> SchemaReport:
     dimensions = embedding_dimensions()
     for spec in VECTOR:
         dialect.vector_index(spec, dimensions)
-    return SchemaReport(dialect.name, len(UNIQUE), len(RANGE), len(FULLTEXT), len(VECTOR))
+    return SchemaReport(dialect.name, len(UNIQUE), len(RANGE), len(FULLTEXT), len(VECTOR), tuple(retired))
+
+
+def retired_constraints() -> list[str]:
+    """Names of the stored uniqueness constraints that RETIRED_UNIQUE lists, whatever they were named."""
+    retired = set(RETIRED_UNIQUE)
+    names = []
+    for row in driver.read("SHOW CONSTRAINTS"):
+        labels = tuple(row.get("labelsOrTypes") or ())
+        shape = (labels[0] if len(labels) == 1 else "", tuple(row.get("properties") or ()))
+        if "UNIQUE" in str(row.get("type") or "") and shape in retired:
+            names.append(row["name"])
+    return sorted(names)

@@ -85,47 +85,47 @@ RETURN c.id AS id LIMIT 1
 # Where each touched entity belongs now: its own community, else the communities of its neighbours.
 OWN_COMMUNITIES = f"""
 UNWIND $ids AS id
-MATCH (n:{kinds.MEMORY_LABEL} {{id: id}})
+MATCH (n:{kinds.MEMORY_LABEL} {{group_id: $group, id: id}})
 MATCH (c:{kinds.COMMUNITY})-[:{kinds.HAS_MEMBER}]->(n)
 WHERE c.group_id = $group
 RETURN n.id AS entity, c.id AS community
 """
 NEIGHBOUR_COMMUNITIES = f"""
 UNWIND $ids AS id
-MATCH (n:{kinds.MEMORY_LABEL} {{id: id}})-[r:{kinds.RELATES}]-(m:{kinds.ENTITY})
+MATCH (n:{kinds.MEMORY_LABEL} {{group_id: $group, id: id}})-[r:{kinds.RELATES}]-(m:{kinds.ENTITY})
 MATCH (c:{kinds.COMMUNITY})-[:{kinds.HAS_MEMBER}]->(m)
-WHERE n.group_id = $group AND $entity IN labels(n) AND c.group_id = $group AND m.id <> n.id
+WHERE $entity IN labels(n) AND c.group_id = $group AND m.id <> n.id
 RETURN n.id AS entity, c.id AS community, count(r) AS facts
 """
 COMMUNITY_STATE = f"""
-MATCH (c:{kinds.MEMORY_LABEL} {{id: $id}})
-WHERE c.group_id = $group AND $community IN labels(c)
+MATCH (c:{kinds.MEMORY_LABEL} {{group_id: $group, id: $id}})
+WHERE $community IN labels(c)
 OPTIONAL MATCH (c)-[:{kinds.HAS_MEMBER}]->(m:{kinds.ENTITY})
 RETURN c.revision AS revision, collect(m.id) AS members
 """
 MEMBERS = f"""
 UNWIND $ids AS id
-MATCH (n:{kinds.MEMORY_LABEL} {{id: id}})
-WHERE n.group_id = $group AND $entity IN labels(n)
+MATCH (n:{kinds.MEMORY_LABEL} {{group_id: $group, id: id}})
+WHERE $entity IN labels(n)
 RETURN n.id AS id, n.name AS name, coalesce(n.summary, '') AS summary
 """
 MEMBER_LINKS = f"""
 UNWIND $ids AS id
-MATCH (a:{kinds.MEMORY_LABEL} {{id: id}})-[r:{kinds.RELATES}]->(b:{kinds.ENTITY})
+MATCH (a:{kinds.MEMORY_LABEL} {{group_id: $group, id: id}})-[r:{kinds.RELATES}]->(b:{kinds.ENTITY})
 WHERE b.id IN $ids AND b.id <> a.id
 RETURN a.id AS source, b.id AS target, count(r) AS facts, collect(r.tags) AS tags
 """
 # Writing a property takes the node's write lock on Neo4j, so the revision read after it is the latest one;
 # ArcadeDB fails the later of two such transactions at commit, and the driver runs it again.
 CLAIM_COMMUNITY = f"""
-MATCH (c:{kinds.MEMORY_LABEL} {{id: $id}})
-WHERE c.group_id = $group AND $community IN labels(c)
+MATCH (c:{kinds.MEMORY_LABEL} {{group_id: $group, id: $id}})
+WHERE $community IN labels(c)
 SET c.claimed = true
 REMOVE c.claimed
 RETURN c.revision AS revision
 """
 REFRESH_COMMUNITY = f"""
-MATCH (c:{kinds.MEMORY_LABEL} {{id: $id}})
+MATCH (c:{kinds.MEMORY_LABEL} {{group_id: $group, id: $id}})
 SET c += $props
 """
 
@@ -464,7 +464,7 @@ def communities_build(
         for batch in batched(rows, DEFAULT_BATCH_SIZE):
             tx.run(CREATE_COMMUNITIES, rows=batch).consume()
         for batch in batched(memberships, DEFAULT_BATCH_SIZE):
-            tx.run(MERGE_MEMBERS, rows=batch).consume()
+            tx.run(MERGE_MEMBERS, rows=batch, group=group).consume()
         return removed
 
     removed = driver.write_transaction(replace)
@@ -521,7 +521,7 @@ def _community_refresh(
     revision, current = state[0]["revision"], state[0]["members"]
     ids = sorted({*current, *joining})
     rows = driver.read(MEMBERS, ids=ids, group=group, entity=kinds.ENTITY)
-    degrees, tags = Links.from_rows(driver.read(MEMBER_LINKS, ids=ids)).among(ids)
+    degrees, tags = Links.from_rows(driver.read(MEMBER_LINKS, ids=ids, group=group)).among(ids)
     text = community_text(_members_with_degrees(rows, degrees), tags, client)
     [vector] = embed_names([text.name])
     props = {
@@ -539,8 +539,8 @@ def _community_refresh(
             return False  # someone else's change landed first: ours was computed from stale members
         group_version_bump(tx, group)
         if links:
-            tx.run(MERGE_MEMBERS, rows=links).consume()
-        tx.run(REFRESH_COMMUNITY, id=community, props=props).consume()
+            tx.run(MERGE_MEMBERS, rows=links, group=group).consume()
+        tx.run(REFRESH_COMMUNITY, id=community, props=props, group=group).consume()
         return True
 
     return driver.write_transaction(commit)

@@ -27,8 +27,8 @@ from memoria.interchange.importer import DEFAULT_BATCH_SIZE, MERGE_LINKS, UPDATE
 
 STORED_IDS = f"""
 UNWIND $ids AS id
-MATCH (n:{kinds.MEMORY_LABEL} {{id: id}})
-RETURN n.id AS id, n.group_id AS group_id, labels(n) AS labels
+MATCH (n:{kinds.MEMORY_LABEL} {{group_id: $group, id: id}})
+RETURN n.id AS id, labels(n) AS labels
 """
 CREATE_EPISODES = f"""
 UNWIND $rows AS row
@@ -43,13 +43,13 @@ SET n = row.props
 """
 UPDATE_ENTITIES = f"""
 UNWIND $rows AS row
-MATCH (n:{kinds.MEMORY_LABEL} {{id: row.id}})
+MATCH (n:{kinds.MEMORY_LABEL} {{group_id: $group, id: row.id}})
 SET n += row.update
 """
 MERGE_FACTS = f"""
 UNWIND $rows AS row
-MATCH (a:{kinds.MEMORY_LABEL} {{id: row.source}})
-MATCH (b:{kinds.MEMORY_LABEL} {{id: row.target}})
+MATCH (a:{kinds.MEMORY_LABEL} {{group_id: $group, id: row.source}})
+MATCH (b:{kinds.MEMORY_LABEL} {{group_id: $group, id: row.target}})
 MERGE (a)-[r:{kinds.RELATES} {{id: row.id}}]->(b)
 ON CREATE SET r += row.props, r.created_at = $now
 """
@@ -130,15 +130,16 @@ def attributes_json(attributes: dict[str, Any]) -> str:
 
 
 def _guard(tx: neo4j.ManagedTransaction, plan: WritePlan) -> None:
-    """Inside the transaction: what the plan creates must not exist, and no id may be another group's or kind's."""
+    """Inside the transaction: what the plan creates must not exist in the group, and no id may be another kind's
+    (ids are keyed by group, so other groups' ids never collide)."""
     created = {row.id for row in plan.episodes} | {row.id for row in plan.entities if row.is_new}
     episode_ids = {row.id for row in plan.episodes}
     ids = sorted(created | {row.id for row in plan.entities})
     problems: list[str] = []
-    for record in tx.run(STORED_IDS, ids=ids):
+    for record in tx.run(STORED_IDS, ids=ids, group=plan.group):
         kind = kinds.EPISODE if record["id"] in episode_ids else kinds.ENTITY
-        if record["group_id"] != plan.group or kind not in record["labels"]:
-            problems.append(f"{kind.lower()} id {record['id']!r} already belongs to another group or kind of node")
+        if kind not in record["labels"]:
+            problems.append(f"{kind.lower()} id {record['id']!r} already belongs to another kind of node")
         elif record["id"] in created:
             raise PlanConflict(f"{kind.lower()} {record['id']!r} was stored meanwhile")
     if problems:
@@ -178,7 +179,7 @@ def plan_persist(*, plan: WritePlan, batch_size: int = DEFAULT_BATCH_SIZE) -> Pe
         _guard(tx, plan)
         group_version_bump(tx, plan.group, touched=plan_touched(plan))
         for query, parameters in statements.items:
-            tx.run(query, parameters).consume()
+            tx.run(query, {**parameters, "group": plan.group}).consume()
 
     driver.write_transaction(work)
     return PersistReport(

@@ -173,14 +173,14 @@ def _now() -> str:
 
 
 def stored_episodes(*, group: str, ids: Sequence[str]) -> set[str]:
-    """Which of these episode ids the group holds already; an id held elsewhere is refused, naming it."""
+    """Which of these episode ids the group holds already; an id the group holds as an entity is refused."""
     stored: set[str] = set()
     problems: list[str] = []
-    for row in driver.read(STORED_IDS, ids=list(ids)) if ids else []:
-        if row["group_id"] == group and kinds.EPISODE in row["labels"]:
+    for row in driver.read(STORED_IDS, ids=list(ids), group=group) if ids else []:
+        if kinds.EPISODE in row["labels"]:
             stored.add(row["id"])
         else:
-            problems.append(f"episode id {row['id']!r} already belongs to another group or kind of node")
+            problems.append(f"episode id {row['id']!r} already belongs to another kind of node")
     if problems:
         raise InvalidInput(problems)
     return stored

@@ -43,7 +43,7 @@ ENTITY_FIELDS = (
 )
 ENTITIES_BY_ID = f"""
 UNWIND $ids AS id
-MATCH (n:{kinds.MEMORY_LABEL} {{id: id}})
+MATCH (n:{kinds.MEMORY_LABEL} {{group_id: $group, id: id}})
 RETURN {{{ENTITY_FIELDS}}} AS entity
 """
 TEXT_CANDIDATES = f"""
@@ -173,15 +173,13 @@ def entity_from_map(row: dict) -> EntityState:
 
 
 def entities_by_id(*, group: str, ids: Sequence[str]) -> dict[str, EntityState]:
-    """Stored entities with these ids; an id held by another group, or by an episode, is refused."""
+    """The group's stored entities with these ids; an id the group holds as an episode is refused."""
     if not ids:
         return {}
     found: dict[str, EntityState] = {}
     problems: list[str] = []
-    for row in (record["entity"] for record in driver.read(ENTITIES_BY_ID, ids=list(ids))):
-        if row["group_id"] != group:
-            problems.append(f"entity id {row['id']!r} already belongs to another group")
-        elif kinds.ENTITY not in row["labels"]:
+    for row in (record["entity"] for record in driver.read(ENTITIES_BY_ID, ids=list(ids), group=group)):
+        if kinds.ENTITY not in row["labels"]:
             problems.append(f"entity id {row['id']!r} is stored as another kind of node")
         else:
             found[row["id"]] = entity_from_map(row)
@@ -224,7 +222,7 @@ def entity_candidates(
     except ViewTooLarge:
         return _indexed_candidates(group=group, names=names, vectors=vectors, limit=limit)
     wanted = sorted({item for lists in rankings.values() for ranking in lists for item in ranking})
-    rows = (record["entity"] for record in driver.read(ENTITIES_BY_ID, ids=wanted)) if wanted else ()
+    rows = (record["entity"] for record in driver.read(ENTITIES_BY_ID, ids=wanted, group=group)) if wanted else ()
     states = {
         row["id"]: entity_from_map(row) for row in rows if row["group_id"] == group and kinds.ENTITY in row["labels"]
     }

@@ -40,14 +40,15 @@ FACT_COLUMNS = """r.id AS id, a.id AS source, b.id AS target, r.relation AS rela
 # Current facts between given pairs, with their vectors (to tell duplicates by meaning).
 FACTS_BETWEEN = f"""
 UNWIND $pairs AS pair
-MATCH (a:{kinds.MEMORY_LABEL} {{id: pair.source}})-[r:{kinds.RELATES}]->(b:{kinds.MEMORY_LABEL} {{id: pair.target}})
+MATCH (a:{kinds.MEMORY_LABEL} {{group_id: $group, id: pair.source}})-[r:{kinds.RELATES}]->
+      (b:{kinds.MEMORY_LABEL} {{group_id: $group, id: pair.target}})
 WHERE r.group_id = $group AND r.invalid_at IS NULL
 RETURN {FACT_COLUMNS}, r.fact_embedding AS vector
 """
 # Current facts of given subjects under given relations (to find what a new fact contradicts).
 FACTS_OF_SUBJECTS = f"""
 UNWIND $subjects AS subject
-MATCH (a:{kinds.MEMORY_LABEL} {{id: subject.source}})-[r:{kinds.RELATES}]->(b:{kinds.MEMORY_LABEL})
+MATCH (a:{kinds.MEMORY_LABEL} {{group_id: $group, id: subject.source}})-[r:{kinds.RELATES}]->(b:{kinds.MEMORY_LABEL})
 WHERE r.group_id = $group AND r.invalid_at IS NULL AND r.relation IN subject.relations
 RETURN {FACT_COLUMNS}, null AS vector
 """

@@ -37,7 +37,6 @@ from memoria.interchange.document import (
     EdgeRecord,
     GraphDocument,
     NodeRecord,
-    derived_edge_id,
 )
 
 DEFAULT_BATCH_SIZE = 2000
@@ -45,26 +44,19 @@ T = TypeVar("T")
 
 STORED_NODES = """
 UNWIND $ids AS id
-MATCH (n:Memory {id: id})
-RETURN n.id AS id, n.group_id AS group_id, labels(n) AS labels
+MATCH (n:Memory {group_id: $group, id: id})
+RETURN n.id AS id, labels(n) AS labels
 """
 STORED_EDGES = """
 UNWIND $sources AS source
-MATCH (a:Memory {id: source})-[r:RELATES]->(b:Memory)
+MATCH (a:Memory {group_id: $group, id: source})-[r:RELATES]->(b:Memory)
 WHERE r.id IN $ids
-RETURN r.id AS id, r.group_id AS group_id, a.id AS source, b.id AS target
-"""
-# The id list alone in the WHERE: ArcadeDB then reads the RELATES id index instead of every relationship.
-STORED_EDGES_ANYWHERE = """
-MATCH ()-[r:RELATES]->()
-WHERE r.id IN $ids
-WITH r WHERE r.group_id <> $group
-RETURN r.id AS id, r.group_id AS group_id
+RETURN r.id AS id, a.id AS source, b.id AS target
 """
 # Texts are compared before and after in the writing transaction itself, so no concurrent write slips between.
 UPDATE_NODES = f"""
 UNWIND $rows AS row
-MATCH (n:Memory {{id: row.id}})
+MATCH (n:Memory {{group_id: $group, id: row.id}})
 WITH n, row, {NODE_TEXT} AS text_before, n.name AS name_before
 SET n += row.props
 WITH n, name_before, {NODE_TEXT} <> text_before AS text_changed
@@ -74,21 +66,21 @@ RETURN n.id AS id, text_changed, n.name <> name_before AS renamed
 # A fact without a fact text is embedded as "source relation target": renaming an end changes its text.
 CLEAR_RENAMED_ENDS_FACTS = f"""
 UNWIND $ids AS id
-MATCH (:Memory {{id: id}})-[r:RELATES]-()
+MATCH (:Memory {{group_id: $group, id: id}})-[r:RELATES]-()
 WHERE coalesce(r.fact, '') = ''
 {CLEAR_FACT_VECTOR}
 RETURN DISTINCT r.id AS id
 """
 CREATE_EDGES = """
 UNWIND $rows AS row
-MATCH (a:Memory {id: row.source})
-MATCH (b:Memory {id: row.target})
+MATCH (a:Memory {group_id: $group, id: row.source})
+MATCH (b:Memory {group_id: $group, id: row.target})
 CREATE (a)-[r:RELATES]->(b)
 SET r = row.props, r.created_at = $now
 """
 UPDATE_EDGES = f"""
 UNWIND $rows AS row
-MATCH (a:Memory {{id: row.source}})-[r:RELATES]->(b:Memory {{id: row.target}})
+MATCH (a:Memory {{group_id: $group, id: row.source}})-[r:RELATES]->(b:Memory {{group_id: $group, id: row.target}})
 WHERE r.id = row.id
 WITH a, r, b, row, {FACT_TEXT} AS text_before
 SET r += row.props
@@ -98,14 +90,14 @@ RETURN r.id AS id, text_changed
 """
 DELETE_MOVED_EDGES = """
 UNWIND $rows AS row
-MATCH (a:Memory {id: row.source})-[r:RELATES]->(:Memory {id: row.target})
+MATCH (a:Memory {group_id: $group, id: row.source})-[r:RELATES]->(:Memory {group_id: $group, id: row.target})
 WHERE r.id = row.id
 DELETE r
 """
 MERGE_LINKS = """
 UNWIND $rows AS row
-MATCH (a:Memory {{id: row.source}})
-MATCH (b:Memory {{id: row.target}})
+MATCH (a:Memory {{group_id: $group, id: row.source}})
+MATCH (b:Memory {{group_id: $group, id: row.target}})
 MERGE (a)-[:{rel_type}]->(b)
 """
 
@@ -178,30 +170,26 @@ def _labels_of(stored: dict[str, Any]) -> tuple[str, set[str]]:
 def _check_against_store(
     document: GraphDocument, group: str
 ) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
-    """Find every conflict with stored data before writing: foreign ids, kind changes, unknown references."""
+    """Find every conflict with stored data before writing: kind changes and unknown references. Ids are keyed by
+    group, so another group's nodes and facts of the same ids are never read, changed or named."""
     problems: list[str] = []
     wanted = document.node_ids() | document.referenced_ids()
-    stored = {row["id"]: row for row in driver.read(STORED_NODES, ids=sorted(wanted))}
+    stored = {row["id"]: row for row in driver.read(STORED_NODES, ids=sorted(wanted), group=group)}
     for index, node in enumerate(document.nodes):
         row = stored.get(node.id)
         if row is None:
-            continue
-        if row["group_id"] != group:
-            problems.append(f"nodes[{index}].id: {node.id!r} already belongs to another group")
             continue
         kind, _ = _labels_of(row)
         if kind != node.kind:
             problems.append(f"nodes[{index}]: {node.id!r} is stored as {kind}, not {node.kind}")
     kind_of = {node.id: node.kind for node in document.nodes}
     for row_id, row in stored.items():
-        if row_id not in kind_of and row["group_id"] == group:
+        if row_id not in kind_of:
             kind_of[row_id] = _labels_of(row)[0]
 
     def need(where: str, node_id: str, expected: str | None) -> None:
         if node_id not in kind_of:
-            owner = stored.get(node_id)
-            reason = "belongs to another group" if owner else "is neither in the document nor stored in this group"
-            problems.append(f"{where}: node {node_id!r} {reason}")
+            problems.append(f"{where}: node {node_id!r} is neither in the document nor stored in this group")
         elif expected and kind_of[node_id] != expected:
             problems.append(f"{where}: {node_id!r} is a {kind_of[node_id]}, expected {expected}")
 
@@ -220,18 +208,10 @@ def _check_against_store(
 
     edge_ids = [edge.id for edge in document.edges]
     stored_edges: dict[str, dict[str, Any]] = {}
-    # Derived ids hash the group in, so only ids the caller chose can collide with another group's.
-    chosen_ids = [
-        edge.id for edge in document.edges if edge.id != derived_edge_id(group, edge.source, edge.relation, edge.target)
-    ]
-    if chosen_ids:
-        for row in driver.read(STORED_EDGES_ANYWHERE, ids=chosen_ids, group=group):
-            index = edge_ids.index(row["id"])
-            problems.append(f"edges[{index}].id: {row['id']!r} already belongs to another group")
     if edge_ids:
         sources = sorted({edge.source for edge in document.edges if edge.source in stored})
         for batch in batched(sources, DEFAULT_BATCH_SIZE):
-            for row in driver.read(STORED_EDGES, sources=batch, ids=edge_ids):
+            for row in driver.read(STORED_EDGES, sources=batch, ids=edge_ids, group=group):
                 stored_edges[row["id"]] = row
     if problems:
         raise InvalidGraphDocument(problems)
@@ -301,7 +281,7 @@ def graph_document_import(
     deferred: list[tuple[str, dict[str, Any], int]] = []
     for (added, removed), ids in relabels.items():
         rows = [{"id": node_id} for node_id in ids]
-        match = "UNWIND $rows AS row MATCH (n:Memory {id: row.id}) "
+        match = "UNWIND $rows AS row MATCH (n:Memory {group_id: $group, id: row.id}) "
         if added:
             add(match + "SET n:" + ":".join(added), rows)
         if removed:
@@ -332,7 +312,7 @@ def graph_document_import(
             changed: set[str] = set()
             renamed: list[str] = []
             for query, parameters, size in todo:
-                for record in tx.run(query, parameters):
+                for record in tx.run(query, {**parameters, "group": group}):
                     if record.get("text_changed"):
                         changed.add(record["id"])
                     if record.get("renamed"):
@@ -341,7 +321,9 @@ def graph_document_import(
                     progress(size)
             # Last, so the facts' final texts decide which are fact-less.
             for batch in batched(renamed, batch_size):
-                changed.update(record["id"] for record in tx.run(CLEAR_RENAMED_ENDS_FACTS, {"ids": batch}))
+                changed.update(
+                    record["id"] for record in tx.run(CLEAR_RENAMED_ENDS_FACTS, {"ids": batch, "group": group})
+                )
             return changed
 
         return work

@@ -47,8 +47,8 @@ METADATA_KEYS = frozenset(EDGE_TEXT_KEYS + EDGE_LIST_KEYS + END_KEYS)
 
 STORED = """
 UNWIND $ids AS id
-MATCH (n:Memory {id: id})
-RETURN n.id AS id, n.group_id AS group_id
+MATCH (n:Memory {group_id: $group, id: id})
+RETURN n.id AS id
 """
 EDGE_CREATED = """
 MATCH (:Memory {group_id: $group})-[r:RELATES]->(:Memory)
@@ -367,8 +367,8 @@ def maig_document(graph: MaigGraph, *, group: str) -> GraphDocument:
     check_group_name(group)
     items = [_edge_item(index, edge) for index, edge in enumerate(graph.edges)]
     ends = {edge.source for edge in graph.edges} | {edge.target for edge in graph.edges}
-    rows = driver.read(STORED, ids=sorted(ends)) if ends else []
-    stored = {row["id"] for row in rows if row["group_id"] == group}
+    rows = driver.read(STORED, ids=sorted(ends), group=group) if ends else []
+    stored = {row["id"] for row in rows}
     nodes: dict[str, dict[str, Any]] = {}
     for edge in graph.edges:
         for end in ("source", "target"):

@@ -68,8 +68,8 @@ LABEL_NODE_IDS = "MATCH (n:{label} {{group_id: $group}}) RETURN collect(n.id) AS
 # Node scopes: one column per stored property a view needs; missing texts read as '' so columns stay aligned.
 NODE_PAGE = """
 UNWIND $ids AS node_id
-MATCH (n:{memory} {{id: node_id}})
-WHERE n.group_id = $group AND '{label}' IN labels(n)
+MATCH (n:{memory} {{group_id: $group, id: node_id}})
+WHERE '{label}' IN labels(n)
 RETURN collect(n.id) AS ids, {text_columns}, collect(coalesce(n.{vector}, [])) AS vectors
 """
 # Facts leaving (or, with $both, touching) the page's nodes; the view keys facts by id, so one seen twice is one.
@@ -79,14 +79,12 @@ FACT_COLUMNS = """collect(r.id) AS ids, collect(startNode(r).id) AS sources, col
        collect(coalesce(r.fact_embedding, [])) AS vectors"""
 FACTS_OUT_PAGE = f"""
 UNWIND $ids AS node_id
-MATCH (a:{kinds.MEMORY_LABEL} {{id: node_id}})-[r:{kinds.RELATES}]->(:{kinds.MEMORY_LABEL})
-WHERE a.group_id = $group
+MATCH (a:{kinds.MEMORY_LABEL} {{group_id: $group, id: node_id}})-[r:{kinds.RELATES}]->(:{kinds.MEMORY_LABEL})
 RETURN {FACT_COLUMNS}
 """
 FACTS_TOUCHING_PAGE = f"""
 UNWIND $ids AS node_id
-MATCH (a:{kinds.MEMORY_LABEL} {{id: node_id}})-[r:{kinds.RELATES}]-(:{kinds.MEMORY_LABEL})
-WHERE a.group_id = $group
+MATCH (a:{kinds.MEMORY_LABEL} {{group_id: $group, id: node_id}})-[r:{kinds.RELATES}]-(:{kinds.MEMORY_LABEL})
 RETURN {FACT_COLUMNS}
 """
 

@@ -21,7 +21,7 @@ from memoria.retrieval.levels import LevelQuery, LevelRead, LevelRow, SeedNode
 from memoria.retrieval.selection import Candidate
 
 SEED_FETCH = """
-MATCH (n:Memory {id: $seed_id})
+MATCH (n:Memory {group_id: $group, id: $seed_id})
 RETURN n.group_id AS group_id, n.name AS name, labels(n) AS labels, COUNT { (n)-[:RELATES]-() } AS degree
 """
 
@@ -29,7 +29,7 @@ RETURN n.group_id AS group_id, n.name AS name, labels(n) AS labels, COUNT { (n)-
 # one row per parent with its above-threshold candidates in selection order, cut at $limit.
 EXPAND_LEVEL = """
 UNWIND $frontier AS f
-MATCH (current:Memory {id: f.node_id})
+MATCH (current:Memory {group_id: $group, id: f.node_id})
 WITH current, f, COUNT { (current)-[:RELATES]-() } AS degree
 MATCH (current)-[r:RELATES]-(neighbor:Memory)
 WHERE NOT neighbor.id IN $visited_ids AND neighbor.group_id = $group
@@ -56,7 +56,7 @@ RETURN parent_id, degree, candidates, size(above) AS above_count, above[0..$limi
 # For frontier nodes that cannot pass the threshold: is there any unvisited neighbour in the group?
 OPEN_NEIGHBOURS = """
 UNWIND $node_ids AS node_id
-MATCH (current:Memory {id: node_id})
+MATCH (current:Memory {group_id: $group, id: node_id})
 RETURN node_id, EXISTS {
     (current)-[:RELATES]-(neighbor:Memory) WHERE NOT neighbor.id IN $visited_ids AND neighbor.group_id = $group
 } AS open
@@ -117,7 +117,7 @@ class CypherLevelSource:
         self.round_trips = 0
 
     async def seed(self, seed_id: str) -> SeedNode | None:
-        (rows,) = await _read_with_retry(self.session, (SEED_FETCH, {"seed_id": seed_id}))
+        (rows,) = await _read_with_retry(self.session, (SEED_FETCH, {"seed_id": seed_id, "group": self.group}))
         self.round_trips += 1
         if not rows or rows[0][0] != self.group:
             return None

@@ -15,25 +15,23 @@ from memoria.search.rerankers import Ranked
 
 LINKS = f"""
 UNWIND $nodes AS node
-MATCH (n:{kinds.MEMORY_LABEL} {{id: node}}) WHERE n.group_id IN $groups
+MATCH (n:{kinds.MEMORY_LABEL} {{group_id: $group, id: node}})
 OPTIONAL MATCH (n)-[:{kinds.RELATES}]-(other:{kinds.MEMORY_LABEL})
 WHERE other.id IN $targets AND other.id <> node
 RETURN node, count(DISTINCT other.id) AS links
 """
 
 
-def node_links(*, nodes: Sequence[str], targets: Sequence[str], groups: Sequence[str]) -> dict[str, int]:
+def node_links(*, nodes: Sequence[str], targets: Sequence[str], group: str) -> dict[str, int]:
     """How many distinct target nodes each node has a RELATES edge with (either direction, itself excluded)."""
     unique = list(dict.fromkeys(nodes))
     if not unique or not targets:
         return {}
-    rows = driver.read(LINKS, nodes=unique, targets=list(dict.fromkeys(targets)), groups=list(groups))
+    rows = driver.read(LINKS, nodes=unique, targets=list(dict.fromkeys(targets)), group=group)
     return {row["node"]: int(row["links"]) for row in rows}
 
 
-def connectivity(
-    *, ends: Mapping[str, tuple[str, ...]], anchors: Sequence[str], groups: Sequence[str]
-) -> dict[str, float]:
+def connectivity(*, ends: Mapping[str, tuple[str, ...]], anchors: Sequence[str], group: str) -> dict[str, float]:
     """Each candidate's connectivity in [0, 1]; `ends` maps a candidate to its nodes (an entity: itself; a fact:
     its two endpoints), and a candidate is as connected as its best-connected node.
 
@@ -41,7 +39,7 @@ def connectivity(
     candidates' nodes, over the best candidate's count (all 0 when no candidate links to another).
     """
     nodes = [node for pair in ends.values() for node in pair if node]
-    links = node_links(nodes=nodes, targets=anchors or nodes, groups=groups)
+    links = node_links(nodes=nodes, targets=anchors or nodes, group=group)
     counts = {item: max((links.get(node, 0) for node in pair if node), default=0) for item, pair in ends.items()}
     if anchors:
         return {item: 1.0 if count else 0.0 for item, count in counts.items()}

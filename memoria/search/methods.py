@@ -96,37 +96,38 @@ RETURN CASE WHEN node.group_id IN $groups THEN {{{NODE_FIELDS}, vector: node[$ve
 # One breadth-first level: every edge of the frontier that stays inside the groups, with what a hit needs.
 BFS_LEVEL = f"""
 UNWIND $frontier AS parent
-MATCH (a:{kinds.MEMORY_LABEL} {{id: parent}})-[r:{kinds.RELATES}|{kinds.MENTIONS}]-(b:{kinds.MEMORY_LABEL})
-WHERE b.group_id IN $groups AND (r.group_id IS NULL OR r.group_id IN $groups)
+MATCH (a:{kinds.MEMORY_LABEL} {{group_id: $group, id: parent}})-[r:{kinds.RELATES}|{kinds.MENTIONS}]-
+      (b:{kinds.MEMORY_LABEL})
+WHERE b.group_id = $group AND (r.group_id IS NULL OR r.group_id = $group)
 RETURN a.id AS parent, b.id AS node, $entity IN labels(b) AS is_entity, b.name AS node_name,
        coalesce(b.summary, '') AS node_text, type(r) = $relates AS is_fact,
        {FACT_COLUMNS}, type(r) = $relates AND {FACT_HOLDS} AS holds
 LIMIT $max_rows
 """
 # Node distance: one shortest-path search per node, bounded; RELATES edges never leave their group, so a center
-# inside the groups keeps every path inside them.
+# inside the group keeps every path inside it.
 NODE_DISTANCE_MAX_HOPS = 4
 SHORTEST_HOPS = f"""
-MATCH (center:{kinds.MEMORY_LABEL} {{id: $center}}) WHERE center.group_id IN $groups
+MATCH (center:{kinds.MEMORY_LABEL} {{group_id: $group, id: $center}})
 UNWIND $nodes AS node
-MATCH (n:{kinds.MEMORY_LABEL} {{id: node}})
+MATCH (n:{kinds.MEMORY_LABEL} {{group_id: $group, id: node}})
 MATCH p = shortestPath((center)-[:{kinds.RELATES}*..{NODE_DISTANCE_MAX_HOPS}]-(n))
 RETURN node, length(p) AS hops
 """
 FACT_VECTORS = f"""
 UNWIND $facts AS fact
-MATCH (:{kinds.MEMORY_LABEL} {{id: fact.source}})-[r:{kinds.RELATES}]->()
+MATCH (:{kinds.MEMORY_LABEL} {{group_id: $group, id: fact.source}})-[r:{kinds.RELATES}]->()
 WHERE r.id = fact.id
 RETURN r.id AS id, r.fact_embedding AS vector
 """
 NODE_VECTORS = f"""
 UNWIND $ids AS id
-MATCH (n:{kinds.MEMORY_LABEL} {{id: id}})
+MATCH (n:{kinds.MEMORY_LABEL} {{group_id: $group, id: id}})
 RETURN n.id AS id, n[$vector_property] AS vector
 """
 ENTITY_MENTIONS = f"""
 UNWIND $ids AS id
-MATCH (n:{kinds.MEMORY_LABEL} {{id: id}})
+MATCH (n:{kinds.MEMORY_LABEL} {{group_id: $group, id: id}})
 RETURN n.id AS id, COUNT {{ (:{kinds.EPISODE})-[:{kinds.MENTIONS}]->(n) }} AS mentions
 """
 
@@ -352,7 +353,7 @@ class Neighbourhood:
 def neighbourhood(
     *,
     origins: Iterable[str],
-    groups: Sequence[str],
+    group: str,
     depth: int,
     valid_at: str | None = None,
 ) -> Neighbourhood:
@@ -369,7 +370,7 @@ def neighbourhood(
         rows = _read(
             BFS_LEVEL,
             frontier=frontier,
-            groups=list(groups),
+            group=group,
             entity=kinds.ENTITY,
             relates=kinds.RELATES,
             valid_at=valid_at,
@@ -394,43 +395,43 @@ def _by_hops(items: dict[str, Candidate], hops: dict[str, int], limit: int) -> l
 
 
 def facts_bfs(
-    *, origin_ids: Sequence[str], groups: Sequence[str], depth: int, limit: int, valid_at: str | None = None
+    *, origin_ids: Sequence[str], group: str, depth: int, limit: int, valid_at: str | None = None
 ) -> list[Candidate]:
     """Facts on walks of up to `depth` hops over RELATES and MENTIONS from the origins, nearest first."""
-    walk = neighbourhood(origins=origin_ids, groups=groups, depth=depth, valid_at=valid_at)
+    walk = neighbourhood(origins=origin_ids, group=group, depth=depth, valid_at=valid_at)
     return _by_hops(walk.facts, walk.fact_hops, limit)
 
 
-def entities_bfs(*, origin_ids: Sequence[str], groups: Sequence[str], depth: int, limit: int) -> list[Candidate]:
+def entities_bfs(*, origin_ids: Sequence[str], group: str, depth: int, limit: int) -> list[Candidate]:
     """Entities within `depth` hops over RELATES and MENTIONS of the origins (the origins excluded), nearest first."""
-    walk = neighbourhood(origins=origin_ids, groups=groups, depth=depth)
+    walk = neighbourhood(origins=origin_ids, group=group, depth=depth)
     return _by_hops(walk.entities, walk.node_hops, limit)
 
 
-def node_hops(*, center: str, nodes: Sequence[str], groups: Sequence[str]) -> dict[str, int]:
+def node_hops(*, center: str, nodes: Sequence[str], group: str) -> dict[str, int]:
     """Hop distance over RELATES from the center to each node it reaches within NODE_DISTANCE_MAX_HOPS."""
     others = [node for node in dict.fromkeys(nodes) if node != center]
-    rows = _read(SHORTEST_HOPS, center=center, nodes=others, groups=list(groups)) if others else []
+    rows = _read(SHORTEST_HOPS, center=center, nodes=others, group=group) if others else []
     hops = {row["node"]: row["hops"] for row in rows}
     if center in nodes:
         hops[center] = 0
     return hops
 
 
-def fact_vectors(*, facts: Sequence[Candidate]) -> dict[str, list[float]]:
+def fact_vectors(*, group: str, facts: Sequence[Candidate]) -> dict[str, list[float]]:
     """Stored fact embeddings, read through the facts' source nodes so the id index is used."""
-    rows = _read(FACT_VECTORS, facts=[{"id": fact.id, "source": fact.source} for fact in facts])
+    rows = _read(FACT_VECTORS, facts=[{"id": fact.id, "source": fact.source} for fact in facts], group=group)
     return {row["id"]: row["vector"] for row in rows if row["vector"]}
 
 
-def node_vectors(*, ids: Sequence[str], vector_property: str) -> dict[str, list[float]]:
-    rows = _read(NODE_VECTORS, ids=list(ids), vector_property=vector_property)
+def node_vectors(*, group: str, ids: Sequence[str], vector_property: str) -> dict[str, list[float]]:
+    rows = _read(NODE_VECTORS, ids=list(ids), vector_property=vector_property, group=group)
     return {row["id"]: row["vector"] for row in rows if row["vector"]}
 
 
-def entity_mentions(*, ids: Sequence[str]) -> dict[str, int]:
+def entity_mentions(*, group: str, ids: Sequence[str]) -> dict[str, int]:
     """How many episodes mention each entity."""
-    return {row["id"]: row["mentions"] for row in _read(ENTITY_MENTIONS, ids=list(dict.fromkeys(ids)))}
+    return {row["id"]: row["mentions"] for row in _read(ENTITY_MENTIONS, ids=list(dict.fromkeys(ids)), group=group)}
 
 
 # Facts' text methods also take `valid_at`; the other scopes have no validity.

@@ -64,9 +64,9 @@ def mmr(query_vector: Sequence[float], vectors: Mapping[str, Sequence[float]], *
     return chosen
 
 
-def node_distances(*, center: str, nodes: Sequence[str], groups: Sequence[str]) -> dict[str, float]:
+def node_distances(*, center: str, nodes: Sequence[str], group: str) -> dict[str, float]:
     """True hop distance over RELATES from the center to each node (math.inf beyond NODE_DISTANCE_MAX_HOPS)."""
-    hops = node_hops(center=center, nodes=nodes, groups=groups)
+    hops = node_hops(center=center, nodes=nodes, group=group)
     return {node: float(hops.get(node, math.inf)) for node in nodes}
 
 

@@ -1,6 +1,8 @@
 """Hybrid search over a memory: run a config's methods per scope, fuse or rerank them, keep the best.
 
-The REST API, the Activation retriever's seeds and the benchmark all come through `search`.
+The REST API, the Activation retriever's seeds and the benchmark all come through `search`. A memory is
+identified by (group, id), so a search of several groups runs in each group on its own (fusion, walks and
+reranking never mix two groups' items) and their hits are merged by score, each naming its group.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ _pool = concurrent.futures.ThreadPoolExecutor(max_workers=16, thread_name_prefix
 class SearchHit:
     """One result: `score` from the scope's reranker, `scores` from each method that found it."""
 
+    group: str
     id: str
     name: str
     text: str
@@ -93,15 +96,19 @@ class SearchResults:
 
 @dataclass(frozen=True)
 class _Request:
-    """What every method of one search shares."""
+    """What every method of one group's search shares."""
 
     query: str
-    groups: tuple[str, ...]
+    group: str
     valid_at: str | None
     vector: concurrent.futures.Future | None
     engine: Engine = Engine.AUTO
     views: view_methods.ViewReport = field(default_factory=view_methods.ViewReport)
     fallbacks: list[str] = field(default_factory=list)  # why a method read the server's indexes instead
+
+    @property
+    def groups(self) -> tuple[str, ...]:
+        return (self.group,)
 
     def query_vector(self) -> list[float]:
         assert self.vector is not None  # the config said it needs one
@@ -209,9 +216,9 @@ def _run_bfs(scope: Scope, config: ScopeConfig, request: _Request, origins: list
     limit = METHOD_DEPTH * config.limit
     if scope is Scope.FACTS:
         return methods.facts_bfs(
-            origin_ids=origins, groups=request.groups, depth=config.bfs_depth, limit=limit, valid_at=request.valid_at
+            origin_ids=origins, group=request.group, depth=config.bfs_depth, limit=limit, valid_at=request.valid_at
         )
-    return methods.entities_bfs(origin_ids=origins, groups=request.groups, depth=config.bfs_depth, limit=limit)
+    return methods.entities_bfs(origin_ids=origins, group=request.group, depth=config.bfs_depth, limit=limit)
 
 
 def _candidate_vectors(scope: Scope, candidates: dict[str, Candidate], request: _Request) -> dict[str, list[float]]:
@@ -222,10 +229,12 @@ def _candidate_vectors(scope: Scope, candidates: dict[str, Candidate], request: 
         vectors.update(view_methods.stored_vectors(scope.value, ids=unknown, groups=request.groups, report=views))
     missing = [candidate for item, candidate in candidates.items() if item not in vectors]
     if missing and scope is Scope.FACTS:
-        vectors.update(methods.fact_vectors(facts=missing))
+        vectors.update(methods.fact_vectors(group=request.group, facts=missing))
     elif missing:
         prop = methods.NODE_SCOPES[scope].vector_property
-        vectors.update(methods.node_vectors(ids=[candidate.id for candidate in missing], vector_property=prop))
+        vectors.update(
+            methods.node_vectors(group=request.group, ids=[candidate.id for candidate in missing], vector_property=prop)
+        )
     return vectors
 
 
@@ -260,11 +269,11 @@ def _rerank(
         nodes = order
     if config.reranker is Reranker.NODE_DISTANCE:
         assert config.center_node_id is not None  # checked with the config
-        hops = rerankers.node_distances(center=config.center_node_id, nodes=nodes, groups=request.groups)
+        hops = rerankers.node_distances(center=config.center_node_id, nodes=nodes, group=request.group)
         if scope is Scope.FACTS:
             hops = {item: min(hops[end] for end in ends[item]) for item in order}
         return rerankers.by_node_distance(order, hops)
-    mentions = methods.entity_mentions(ids=nodes)
+    mentions = methods.entity_mentions(group=request.group, ids=nodes)
     if scope is Scope.FACTS:
         mentions = {item: sum(mentions.get(end, 0) for end in ends[item]) for item in order}
     return rerankers.by_mentions(order, mentions)
@@ -284,7 +293,7 @@ def _blend_graph(
     else:
         ends = {item: (item,) for item, _ in ranked}
     anchors = list(dict.fromkeys([*([config.center_node_id] if config.center_node_id else []), *config.bfs_origin_ids]))
-    graph = connectivity.connectivity(ends=ends, anchors=anchors, groups=request.groups)
+    graph = connectivity.connectivity(ends=ends, anchors=anchors, group=request.group)
     for item, value in graph.items():
         scores[item]["graph"] = value
     return connectivity.blend(ranked, graph, graph_weight=config.graph_weight)
@@ -322,6 +331,7 @@ def _finish_scope(
         candidate = candidates[item]
         hits.append(
             SearchHit(
+                group=request.group,
                 id=item,
                 name=candidate.name,
                 text=candidate.text,
@@ -355,9 +365,35 @@ def search(
         if scope_config.reranker is Reranker.CROSS_ENCODER:
             rerankers.cross_encoder_model(where=f"{scope.value}.reranker")  # unavailable: say so before searching
     vector: concurrent.futures.Future | None = concurrent.futures.Future() if config.needs_query_vector() else None
-    request = _Request(query, request_groups, moment, vector, Engine(engine))
     if vector is not None:  # the query's embedding runs while the views catch up
         _pool.submit(in_context(_embed_into), vector, query)
+    answers = [
+        _search_group(_Request(query, group, moment, vector, Engine(engine)), scoped) for group in request_groups
+    ]
+    return answers[0] if len(answers) == 1 else _merged(answers, scoped)
+
+
+def _merged(answers: list[SearchResults], scoped: dict[Scope, ScopeConfig]) -> SearchResults:
+    """Several groups' answers as one: each scope's hits by score (group and id break ties), cut at its limit."""
+    found = {
+        scope.value: tuple(
+            sorted(
+                (hit for answer in answers for hit in getattr(answer, scope.value)),
+                key=lambda hit: (-hit.score, hit.group, hit.id),
+            )[: config.limit]
+        )
+        for scope, config in scoped.items()
+    }
+    views = {group: state for answer in answers for group, state in answer.engine.get("views", {}).items()}
+    engine = {**answers[0].engine, **({"views": views} if views else {})}
+    fallback = next((answer.engine["fallback"] for answer in answers if "fallback" in answer.engine), None)
+    if fallback:
+        engine["fallback"] = fallback
+    return SearchResults(**found, engine=engine)
+
+
+def _search_group(request: _Request, scoped: dict[Scope, ScopeConfig]) -> SearchResults:
+    """One group's search: its scopes' methods run side by side on the shared pool."""
     indexed = {SearchMethod.BM25, SearchMethod.COSINE}
     _views_prepare(request, [scope for scope, scope_config in scoped.items() if indexed & set(scope_config.methods)])
     # A task only ever waits for tasks submitted before it, so the shared pool's FIFO queue cannot deadlock.

@@ -71,15 +71,19 @@ def test_request_size_and_shape_are_bounded(client_for, group: str) -> None:
     assert count_group(group) == {"nodes": 0, "edges": 0}
 
 
-def test_an_id_of_another_group_is_a_400(client_for, group: str) -> None:
+def test_an_id_another_group_holds_is_a_new_episode_here(client_for, group: str) -> None:
+    """Ids are keyed by group: the same episode id lands in both groups, and neither changes the other."""
     other = f"{group}-other"
     curator = client_for("curator", [group, other])
     try:
         assert post(curator, other, ONE).status_code == 201
+        theirs = driver.read("MATCH (n:Memory {group_id: $g, id: 'api-1'}) RETURN properties(n) AS p", g=other)
         response = post(curator, group, [TWO, ONE])
-        assert response.status_code == 400
-        assert "'api-1' already belongs to another group" in response.json()["detail"]
-        assert count_group(group) == {"nodes": 0, "edges": 0}
+        assert response.status_code == 201, response.content
+        for holder in (group, other):
+            stored = driver.read("MATCH (n:Episode {group_id: $g, id: 'api-1'}) RETURN count(n) AS c", g=holder)
+            assert stored == [{"c": 1}]
+        assert driver.read("MATCH (n:Memory {group_id: $g, id: 'api-1'}) RETURN properties(n) AS p", g=other) == theirs
     finally:
         driver.write("MATCH (n:Memory {group_id: $g}) DETACH DELETE n", g=other)
 

@@ -83,10 +83,6 @@ CASES: dict[str, tuple[Callable[[str, str], bytes], str]] = {
     "relation newline": (lambda g, o: nodes_and_edge(g, relation="a\nb"), "edges[0].relation: holds U+000A"),
     "relation lookalike": (lambda g, o: nodes_and_edge(g, relation="ｕｓｅｓ"), "not in Unicode NFKC form"),
     "name null byte": (lambda g, o: one_node(g, name="N\x00"), "nodes[0].name: holds U+0000"),
-    "id of another group": (
-        lambda g, o: json.dumps({"nodes": [{"id": f"{o}-req", "name": "x"}], "edges": []}).encode(),
-        "already belongs to another group",
-    ),
     "edge into another group": (
         lambda g, o: json.dumps(
             {

@@ -60,6 +60,8 @@ class Call:
 
 SHOWS_NOTHING = frozenset({200})  # answers with B's ids marked missing, or empty lists
 REFUSED_INPUT = frozenset({400, 404})
+# Ids are keyed by group: B's id written under A makes A's own item of that id, and B's stays as it was.
+OWN_ITEM = frozenset({200, 201, 202})
 
 API_CALLS = [
     Call("api-health", "get", "/api/health"),
@@ -70,8 +72,8 @@ API_CALLS = [
         "api-group-import",
         "post",
         "/api/groups/{g}/import",
-        {"nodes": [{"id": "{node}", "name": "taken over"}]},
-        REFUSED_INPUT,
+        {"nodes": [{"id": "{node}", "name": "taken over"}], "edges": []},
+        OWN_ITEM,
     ),
     Call("api-group-export", "get", "/api/groups/{g}/export"),
     Call(
@@ -79,7 +81,7 @@ API_CALLS = [
         "post",
         "/api/groups/{g}/episodes",
         {"id": "{episode}", "content": "Liv moved."},
-        REFUSED_INPUT,  # "already belongs to another group": ids are unique across groups
+        OWN_ITEM,
     ),
     Call("api-group-communities", "post", "/api/groups/{g}/communities", {}),
     Call("api-group-edge-invalidate", "post", "/api/groups/{g}/edges/{edge}/invalidate", {}),
@@ -347,7 +349,7 @@ def test_naming_another_group_is_404_and_changes_nothing(call: Call, world: Worl
     assert graph_snapshot(world.b) == before
 
 
-@pytest.mark.parametrize("call", ID_CALLS, ids=call_id)
+@pytest.mark.parametrize("call", [call for call in ID_CALLS if call.guessed != OWN_ITEM], ids=call_id)
 def test_guessing_the_other_groups_ids_under_ones_own_group_shows_and_changes_nothing(
     call: Call, world: World, client_for
 ) -> None:
@@ -358,6 +360,53 @@ def test_guessing_the_other_groups_ids_under_ones_own_group_shows_and_changes_no
     assert response.status_code in call.guessed, (response.status_code, response.content[:300])
     shows_nothing_of_b(response, world)
     assert graph_snapshot(world.b) == before
+
+
+@pytest.mark.parametrize("call", [call for call in ID_CALLS if call.guessed == OWN_ITEM], ids=call_id)
+def test_writing_the_other_groups_ids_makes_ones_own_items(call: Call, world: World, client_for) -> None:
+    """An id B holds, written under a group of one's own, is a new item there; B's item of that id is untouched."""
+    own = f"t-{uuid.uuid4().hex[:12]}"
+    graph_document_import(document=parse_graph_document(curation_document(own), group=own), group=own)
+    try:
+        alice = client_for("curator", [own], username="alice-own")
+        before = graph_snapshot(world.b)
+        written = {**world.b_ids, "g": own, "mine": node_id(own, "liv")}
+        response = send(alice, call, written)
+        assert response.status_code in OWN_ITEM, (response.status_code, response.content[:300])
+        shows_nothing_of_b(response, world)
+        assert graph_snapshot(world.b) == before
+        held = driver.read("MATCH (n:Memory {group_id: $g}) RETURN collect(n.id) AS ids", g=own)[0]["ids"]
+        assert {written["node"], written["episode"]} & set(held)
+    finally:
+        driver.write("MATCH (n:Memory {group_id: $g}) DETACH DELETE n", g=own)
+
+
+@pytest.fixture
+def twins(graph_server: object, client_for: Callable[..., APIClient]) -> Iterator[World]:
+    """A, and a twin group holding the very same ids with every text SECRET; each with an audit entry."""
+    a, twin = (f"t-{uuid.uuid4().hex[:12]}" for _ in range(2))
+    graph_document_import(document=parse_graph_document(curation_document(a), group=a), group=a)
+    graph_document_import(document=parse_graph_document(secret_document(a), group=twin), group=twin)
+    entries = {}
+    for name, target in (("alice-owner", a), ("tim", twin)):
+        owner = client_for("curator", [target], username=name)
+        url = f"/api/groups/{target}/edges/{quote(edge_id(a, 'maren-lives'))}"
+        edited = owner.patch(url, data=json.dumps({"weight": 0.41}), content_type="application/json")
+        assert edited.status_code == 200, edited.content
+        entries[target] = edited.json()["entry"]["id"]
+    yield World(a, twin, ids_of(a, entries[a]), {**ids_of(a, entries[twin]), "g": twin})
+    driver.write("MATCH (n:Memory) WHERE n.group_id IN $groups DETACH DELETE n", groups=[a, twin])
+
+
+@pytest.mark.parametrize("call", ID_CALLS, ids=call_id)
+def test_the_same_ids_in_another_group_are_never_read_or_changed(call: Call, twins: World, client_for) -> None:
+    """Every call a curator of A makes with A's ids acts on A alone, though the twin group holds each id too."""
+    alice = client_for("curator", [twins.a], username="alice")
+    before = graph_snapshot(twins.b)
+    response = send(alice, call, twins.a_ids)
+    assert response.status_code < 500, (response.status_code, response.content[:300])
+    shows_nothing_of_b(response, twins)
+    assert graph_snapshot(twins.b) == before
 
 
 @pytest.mark.parametrize("call", [call for call in GROUP_CALLS if call.writes], ids=call_id)

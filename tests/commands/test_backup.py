@@ -165,10 +165,10 @@ def test_a_non_empty_group_is_kept_unless_replace(curated: str, other_group: str
     with pytest.raises(CommandError, match=r"holds \d+ nodes and 6 audit entries.*--replace"):
         restore(curated, out)
     assert snapshot(curated) == changed
-    # Ids are global: the backup cannot land in another group while the backed-up one still holds them.
-    with pytest.raises(CommandError, match=rf"ids of the backup are stored in other groups.*group {curated}"):
-        restore(other_group, out)
-    assert count_group(other_group)["nodes"] == 0 and not AuditEntry.objects.filter(group=other_group).exists()
+    # Ids are keyed by group: the backup lands beside the group it came from, which stays as it is.
+    restore(other_group, out)
+    assert snapshot(other_group) == renamed(before, curated, other_group)
+    assert snapshot(curated) == changed
 
     restore(curated, out, replace=True)
     assert snapshot(curated) == before

@@ -186,14 +186,9 @@ JSON_CASES: dict[str, tuple[Callable[[Groups], bytes], str]] = {
         "nodes[0].summary: holds U+001B",
     ),
     "id with newline": (lambda g: document([node(f"{g.target}-n\n")]), "nodes[0].id: holds U+000A"),
-    "id of another group": (lambda g: document([node(f"{g.other}-req")]), "already belongs to another group"),
-    "edge id of another group": (
-        lambda g: two_nodes(g, id=g.other_edge_id),
-        "edges[0].id: '{edge_id}' already belongs to another group",
-    ),
     "edge to another group": (
         lambda g: document([node(f"{g.target}-n")], [edge(f"{g.target}-n", f"{g.other}-ds")]),
-        "belongs to another group",
+        "is neither in the document nor stored in this group",
     ),
     "good nodes, one bad edge": (
         lambda g: document(
@@ -280,11 +275,6 @@ MAIG_CASES: dict[str, tuple[Callable[[Groups], bytes], str]] = {
         "label 'Event`}) DETACH DELETE n //' is not allowed",
     ),
     "unknown metadata": (lambda g: fresh_maig(g, **{"k" * 60_000: "v"}), "edges[0].metadata: unknown key(s) 'kkkk"),
-    "end of another group": (
-        lambda g: maig(maig_edge(f"{g.target}-m-a", f"{g.other}-ds")),
-        "already belongs to another group",
-    ),
-    "edge id of another group": (lambda g: fresh_maig(g, id=g.other_edge_id), "already belongs to another group"),
 }
 
 
@@ -364,15 +354,10 @@ INGEST_CASES: dict[str, tuple[str, Callable[[Groups], bytes], str]] = {
         lambda g: jsonl({"content": "x", "id": f"ep`{CYPHER}"}),
         "episodes.jsonl:1.id: 'ep`}) DETACH DELETE n //' may hold only",
     ),
-    "id of another group": (
+    "id of an entity of the group": (
         "episodes.jsonl",
-        lambda g: jsonl({"content": "ok"}, {"content": "x", "id": f"{g.other}-ep"}),
+        lambda g: jsonl({"content": "ok"}, {"content": "x", "id": f"{g.target}-req"}),
         "episodes.jsonl episode 2: episode id 't-",
-    ),
-    "entity id of another group": (
-        "episodes.jsonl",
-        lambda g: jsonl({"content": "x", "id": f"{g.other}-req"}),
-        "episodes.jsonl episode 1: episode id 't-",
     ),
     "100k bad lines": ("episodes.jsonl", lambda g: b"{]\n" * 100_000, "episodes.jsonl:1: malformed JSON"),
     "markdown heading null": ("notes.md", lambda g: b"# a\x00b\nbody\n", "notes.md:1 (section 1).name: holds U+0000"),

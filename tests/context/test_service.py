@@ -59,7 +59,7 @@ def test_the_text_is_deterministic(memory: str) -> None:
 
 def test_facts_met_by_activation_hold_at_the_moment(memory: str) -> None:
     """From Bob, activation walks both his facts; only the one that holds at the moment is kept."""
-    bob = [SearchHit(node_id(memory, "bob"), "Bob Novak", "Truck driver", 1.0)]
+    bob = [SearchHit(memory, node_id(memory, "bob"), "Bob Novak", "Truck driver", 1.0)]
     drove, drives = node_id(memory, "drove"), node_id(memory, "drives")
     now = {
         card.id: energy for card, energy in activation_facts(group=memory, entities=bob, moment="2026-01-01T00:00:00Z")

@@ -63,16 +63,18 @@ def memory(group: str) -> str:
 
 def hit(group: str, key: str) -> SearchHit:
     source = FACTS[key][0]
-    return SearchHit(id=f"{group}-{key}", name="", text="", score=1.0, source=f"{group}-{source}", target=None)
+    return SearchHit(
+        group=group, id=f"{group}-{key}", name="", text="", score=1.0, source=f"{group}-{source}", target=None
+    )
 
 
 def test_episodes_of_facts_follow_the_facts_rank(memory: str) -> None:
     order = [hit(memory, "f-bergen"), hit(memory, "f-harmonium"), hit(memory, "f-museum")]
-    assert episodes_of_facts(order) == ids(memory, "e3", "e1", "e4", "e2")
-    assert episodes_of_facts(order[1:]) == ids(memory, "e1", "e4", "e2")
-    stranger = SearchHit(id=f"{memory}-nope", name="", text="", score=1.0, source=f"{memory}-oren")
-    assert episodes_of_facts([stranger, order[2]]) == ids(memory, "e2")
-    assert episodes_of_facts([]) == []
+    assert episodes_of_facts(memory, order) == ids(memory, "e3", "e1", "e4", "e2")
+    assert episodes_of_facts(memory, order[1:]) == ids(memory, "e1", "e4", "e2")
+    stranger = SearchHit(group=memory, id=f"{memory}-nope", name="", text="", score=1.0, source=f"{memory}-oren")
+    assert episodes_of_facts(memory, [stranger, order[2]]) == ids(memory, "e2")
+    assert episodes_of_facts(memory, []) == []
 
 
 def test_hybrid_fusion_by_hand() -> None:

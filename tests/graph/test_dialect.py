@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memoria.graph.dialect import ArcadeDialect, IndexSpec, Neo4jDialect, dialect_for_agent, graph_dialect
+from memoria.graph.dialect import ArcadeDialect, IndexSpec, KeySpec, Neo4jDialect, dialect_for_agent, graph_dialect
 
 
 def test_detection() -> None:
@@ -31,12 +31,18 @@ def test_neo4j_ddl_statements() -> None:
         "ON (e.name_embedding) OPTIONS {indexConfig: {`vector.dimensions`: 384, "
         "`vector.similarity_function`: 'cosine'}}"
     )
-    assert dialect.unique_statement(IndexSpec("Memory", "id")) == (
-        "CREATE CONSTRAINT memoria_memory_id_unique IF NOT EXISTS FOR (e:Memory) REQUIRE e.id IS UNIQUE"
+    assert dialect.unique_statement(KeySpec("Memory", ("group_id", "id"))) == (
+        "CREATE CONSTRAINT memoria_memory_group_id_id_unique IF NOT EXISTS FOR (e:Memory) "
+        "REQUIRE (e.group_id, e.id) IS UNIQUE"
     )
+    assert dialect.drop_statement("memoria_memory_id_unique") == "DROP CONSTRAINT memoria_memory_id_unique IF EXISTS"
+    with pytest.raises(ValueError, match="unsafe constraint name"):
+        dialect.drop_statement("x IF EXISTS; DROP INDEX y")
 
 
 @pytest.mark.parametrize("label", ["Entity)-[:X]->(", "a b", "", "1abc"])
 def test_unsafe_names_never_reach_ddl(label: str) -> None:
     with pytest.raises(ValueError, match="unsafe index target"):
         IndexSpec(label, "name")
+    with pytest.raises(ValueError, match="unsafe key target"):
+        KeySpec(label, ("group_id", "id"))

@@ -1,13 +1,20 @@
-"""Schema install on the real server: idempotent, and the unique id constraint really holds."""
+"""Schema install on the real server: idempotent, the (group, id) key really holds, and old stores migrate."""
 
 from __future__ import annotations
 
+import io
+from pathlib import Path
+from typing import Any
+
 import pytest
+from django.core.management import call_command
 from neo4j.exceptions import Neo4jError
 
 from memoria.graph import driver
 from memoria.graph.dialect import graph_dialect
-from memoria.graph.schema import FULLTEXT, RANGE, UNIQUE, VECTOR, schema_install
+from memoria.graph.embedded import EmbeddedServer
+from memoria.graph.schema import FULLTEXT, RANGE, UNIQUE, VECTOR, retired_constraints, schema_install
+from tests.conftest import dedicated_graph_server
 
 
 def test_schema_install_twice_is_harmless() -> None:
@@ -26,11 +33,43 @@ def test_schema_install_twice_is_harmless() -> None:
     assert len(indexes) >= len(RANGE) + len(FULLTEXT) + len(VECTOR)
 
 
-def test_memory_ids_are_unique(group: str) -> None:
-    driver.write("CREATE (:Memory:Entity {id: $id, group_id: $g, name: 'one'})", id=f"{group}-x", g=group)
-    with pytest.raises(Neo4jError) as caught:
-        driver.write("CREATE (:Memory:Episode {id: $id, group_id: $g, name: 'two'})", id=f"{group}-x", g=group)
-    assert graph_dialect().is_constraint_violation(caught.value)
+def test_a_node_is_keyed_by_group_and_id(group: str) -> None:
+    """The same id lives in two groups as two nodes; twice in one group, it is refused."""
+    other = f"{group}-b"
+    try:
+        driver.write("CREATE (:Memory:Entity {id: 'x', group_id: $g, name: 'one'})", g=group)
+        driver.write("CREATE (:Memory:Entity {id: 'x', group_id: $g, name: 'two'})", g=other)
+        with pytest.raises(Neo4jError) as caught:
+            driver.write("CREATE (:Memory:Episode {id: 'x', group_id: $g, name: 'three'})", g=group)
+        assert graph_dialect().is_constraint_violation(caught.value)
+        names = driver.read(
+            "MATCH (n:Memory {id: 'x'}) WHERE n.group_id IN $gs RETURN n.name AS name", gs=[group, other]
+        )
+        assert sorted(row["name"] for row in names) == ["one", "two"]
+    finally:
+        driver.write("MATCH (n:Memory {group_id: $g}) DETACH DELETE n", g=other)
+
+
+def test_schema_install_migrates_a_store_of_global_ids(
+    graph_server: EmbeddedServer, settings: Any, tmp_path: Path
+) -> None:
+    """A store made when ids were unique across groups: `graph_schema` retires that constraint, once."""
+    with dedicated_graph_server(graph_server, settings, tmp_path / "graphdb"):
+        driver.write("CREATE CONSTRAINT memoria_memory_id_unique IF NOT EXISTS FOR (e:Memory) REQUIRE e.id IS UNIQUE")
+        driver.write("CREATE (:Memory:Entity {id: 'n1', group_id: 'a', name: 'one'})")
+        with pytest.raises(Neo4jError):
+            driver.write("CREATE (:Memory:Entity {id: 'n1', group_id: 'b', name: 'two'})")
+        assert retired_constraints() == ["memoria_memory_id_unique"]
+        out = io.StringIO()
+        call_command("graph_schema", stdout=out)
+        assert "retired memoria_memory_id_unique" in out.getvalue()
+        assert retired_constraints() == []
+        driver.write("CREATE (:Memory:Entity {id: 'n1', group_id: 'b', name: 'two'})")
+        with pytest.raises(Neo4jError):
+            driver.write("CREATE (:Memory:Entity {id: 'n1', group_id: 'a', name: 'again'})")
+        again = io.StringIO()
+        call_command("graph_schema", stdout=again)
+        assert "retired" not in again.getvalue()
 
 
 def test_fulltext_and_vector_indexes_answer(group: str) -> None:

@@ -48,7 +48,7 @@ def crowd(graph_server: object) -> Iterator[list[str]]:
             vectors = dict(zip(names, embedder().embed(names), strict=True))
         rows = [{"id": node["id"], "vector": vectors[node["name"]]} for node in entities]
         for start in range(0, len(rows), 2000):
-            driver.write(SET_NODE_VECTORS, rows=rows[start : start + 2000])
+            driver.write(SET_NODE_VECTORS, rows=rows[start : start + 2000], group=group)
     yield groups
     for group in groups:
         group_delete(group)

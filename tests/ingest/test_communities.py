@@ -317,7 +317,7 @@ def current_text(group: str, community: str) -> communities.CommunityText:
     """What a community's name and summary should be, computed from scratch from its members now."""
     members = next(row["members"] for row in stored(group) if row["id"] == community)
     rows = driver.read(communities.MEMBERS, ids=members, group=group, entity=kinds.ENTITY)
-    degrees, tags = Links.from_rows(driver.read(communities.MEMBER_LINKS, ids=members)).among(members)
+    degrees, tags = Links.from_rows(driver.read(communities.MEMBER_LINKS, ids=members, group=group)).among(members)
     return community_text(communities._members_with_degrees(rows, degrees), tags, None)
 
 

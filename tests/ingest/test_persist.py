@@ -71,17 +71,16 @@ def test_a_label_off_the_allow_list_writes_nothing(group: str) -> None:
     assert count_group(group) == {"nodes": 0, "edges": 0}
 
 
-def test_an_entity_id_of_another_group_writes_nothing(group: str) -> None:
+def test_an_entity_id_of_another_group_is_a_new_entity_here(group: str) -> None:
     other = f"{group}-other"
     taken = {"nodes": [{"id": f"{other}-regatta", "name": "Regatta"}], "edges": []}
     graph_document_import(document=parse_graph_document(taken, group=other), group=other)
     try:
-        with pytest.raises(InvalidInput, match="already belongs to another group"):
-            plan_persist(plan=plan(group, entity=f"{other}-regatta"))
-        assert count_group(group) == {"nodes": 0, "edges": 0}
-        assert driver.read("MATCH (n:Memory {id: $id}) RETURN n.name AS name", id=f"{other}-regatta") == [
-            {"name": "Regatta"}
-        ]
+        plan_persist(plan=plan(group, entity=f"{other}-regatta"))
+        assert count_group(group) == {"nodes": 3, "edges": 3}  # the fact and two mentions
+        named = "MATCH (n:Memory {group_id: $g, id: $id}) RETURN n.name AS name"
+        assert driver.read(named, g=group, id=f"{other}-regatta") == [{"name": "regatta"}]
+        assert driver.read(named, g=other, id=f"{other}-regatta") == [{"name": "Regatta"}]
     finally:
         driver.write("MATCH (n:Memory {group_id: $group}) DETACH DELETE n", group=other)
 

@@ -160,12 +160,15 @@ def test_a_bad_episode_writes_nothing_not_even_its_batch(group: str) -> None:
     assert count_group(group) == {"nodes": 0, "edges": 0}
 
 
-def test_an_episode_id_of_another_group_is_refused(group: str) -> None:
+def test_an_episode_id_of_another_group_is_this_groups_own_episode(group: str) -> None:
+    """Ids are keyed by group: the other group's episode of the same id is neither read nor changed."""
     other = f"{group}-other"
     try:
         episode_add(group=other, episode=CONVERSATION[0])
-        with pytest.raises(InvalidInput, match="'c1' already belongs to another group"):
-            episodes_add(group=group, episodes=CONVERSATION)
-        assert count_group(group) == {"nodes": 0, "edges": 0}
+        theirs = driver.read("MATCH (n:Episode {group_id: $g}) RETURN n.id AS id, properties(n) AS p", g=other)
+        episodes_add(group=group, episodes=CONVERSATION)
+        ours = driver.read("MATCH (n:Episode {group_id: $g}) RETURN n.id AS id", g=group)
+        assert {row["id"] for row in ours} == {episode.id for episode in CONVERSATION}
+        assert driver.read("MATCH (n:Episode {group_id: $g}) RETURN n.id AS id, properties(n) AS p", g=other) == theirs
     finally:
         driver.write("MATCH (n:Memory {group_id: $g}) DETACH DELETE n", g=other)

@@ -8,7 +8,6 @@ from collections.abc import Iterator
 import pytest
 
 from memoria.embeddings import embedder
-from memoria.errors import InvalidInput
 from memoria.graph import driver
 from memoria.ingest.extract_entities import PHRASE, PROPER, ExtractedEntity
 from memoria.ingest.reindex import group_reindex
@@ -106,13 +105,14 @@ def test_names_already_met_are_not_embedded_again(group: str) -> None:
     assert again.resolved == first.resolved
 
 
-def test_a_derived_id_held_by_another_group_is_refused(group: str) -> None:
+def test_a_derived_id_held_by_another_group_is_a_new_entity_here(group: str) -> None:
     other = f"{group}-other"
     taken = {"nodes": [{"id": entity_id(group, name_key("Kestrel Foods")), "name": "Kestrel Foods"}], "edges": []}
     graph_document_import(document=parse_graph_document(taken, group=other), group=other)
     try:
-        with pytest.raises(InvalidInput, match="already belongs to another group"):
-            entities_resolve(request=ResolveEntitiesInput(group, (mention("Kestrel Foods"),), embed))
+        resolution = entities_resolve(request=ResolveEntitiesInput(group, (mention("Kestrel Foods"),), embed))
+        (entity,) = resolution.entities.by_id.values()
+        assert entity.is_new and entity.id == entity_id(group, name_key("Kestrel Foods"))
     finally:
         driver.write("MATCH (n:Memory {group_id: $group}) DETACH DELETE n", group=other)
 

@@ -223,12 +223,14 @@ def test_the_document_rules_apply_to_maig_edges(group: str, metadata: dict, weig
         load_maig_document(data, group=group)
 
 
-def test_ends_of_another_group_are_refused(group: str, other_group: str) -> None:
+def test_a_save_loads_into_another_group_as_its_own_copy(group: str, other_group: str) -> None:
+    """Ids are keyed by group: the same ends and edges land in the other group, and the first is untouched."""
     load(graph(group), group)
     data, _ = maig_export(group=group)
-    with pytest.raises(InvalidGraphDocument, match="already belongs to another group"):
-        graph_document_import(document=load_maig_document(data, group=other_group), group=other_group)
-    assert count_group(other_group) == {"nodes": 0, "edges": 0}
+    graph_document_import(document=load_maig_document(data, group=other_group), group=other_group)
+    assert count_group(other_group)["edges"] == count_group(group)["edges"]
+    again, _ = maig_export(group=other_group)
+    assert maig_decode(again).edges == maig_decode(data).edges
 
 
 def test_fields_too_long_for_two_bytes_are_refused_on_save() -> None:

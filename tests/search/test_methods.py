@@ -127,29 +127,29 @@ def test_cosine_drops_candidates_at_or_below_the_minimum(searched: str) -> None:
 
 def test_bfs_walks_relates_and_mentions_nearest_first(searched: str) -> None:
     origin = [node_id(searched, "alice")]
-    one = methods.facts_bfs(origin_ids=origin, groups=[searched], depth=1, limit=50)
+    one = methods.facts_bfs(origin_ids=origin, group=searched, depth=1, limit=50)
     assert sorted(ids(one, searched)) == ["party", "works"] and all(c.score == 1.0 for c in one)
-    two = methods.facts_bfs(origin_ids=origin, groups=[searched], depth=2, limit=50)
+    two = methods.facts_bfs(origin_ids=origin, group=searched, depth=2, limit=50)
     assert ids(two, searched)[:2] == ["party", "works"]
     # hop 2: the facts leaving lyon (the episodes alice is mentioned in hold no facts)
     assert set(ids(two, searched)[2:]) == {"stocks", "ran-out", "stockout"}
     assert all(c.score == 0.5 for c in two[2:])
-    entities = methods.entities_bfs(origin_ids=origin, groups=[searched], depth=1, limit=50)
+    entities = methods.entities_bfs(origin_ids=origin, group=searched, depth=1, limit=50)
     assert sorted(ids(entities, searched)) == ["lyon", "party"]  # episodes are walked through, never returned
-    entities = methods.entities_bfs(origin_ids=origin, groups=[searched], depth=2, limit=50)
+    entities = methods.entities_bfs(origin_ids=origin, group=searched, depth=2, limit=50)
     assert sorted(ids(entities, searched)) == ["gloves", "lyon", "party", "rotterdam"]
 
 
 def test_bfs_keeps_to_facts_that_hold(searched: str) -> None:
     origin = [node_id(searched, "bob")]
-    then = methods.facts_bfs(origin_ids=origin, groups=[searched], depth=1, limit=10, valid_at="2021-01-01T00:00:00Z")
+    then = methods.facts_bfs(origin_ids=origin, group=searched, depth=1, limit=10, valid_at="2021-01-01T00:00:00Z")
     assert ids(then, searched) == ["drove"]
 
 
 def test_node_hops_are_true_shortest_distances(searched: str) -> None:
     keys = ("alice", "lyon", "party", "gloves", "rotterdam", "bolts", "bob", "nordbalt")
     hops = methods.node_hops(
-        center=node_id(searched, "alice"), nodes=[node_id(searched, k) for k in keys], groups=[searched]
+        center=node_id(searched, "alice"), nodes=[node_id(searched, k) for k in keys], group=searched
     )
     found = {key: hops.get(node_id(searched, key)) for key in keys}
     assert found == {
@@ -165,12 +165,12 @@ def test_node_hops_are_true_shortest_distances(searched: str) -> None:
 
 
 def test_mentions_and_vectors_are_read_for_candidates(searched: str) -> None:
-    mentions = methods.entity_mentions(ids=[node_id(searched, k) for k in ("alice", "lyon", "party")])
+    mentions = methods.entity_mentions(group=searched, ids=[node_id(searched, k) for k in ("alice", "lyon", "party")])
     assert mentions == {node_id(searched, "alice"): 2, node_id(searched, "lyon"): 1, node_id(searched, "party"): 0}
     facts = methods.facts_bm25(text="Nordbalt", groups=[searched], limit=5)
-    vectors = methods.fact_vectors(facts=facts)
+    vectors = methods.fact_vectors(group=searched, facts=facts)
     assert set(vectors) == {c.id for c in facts} and all(len(v) == 384 for v in vectors.values())
-    nodes = methods.node_vectors(ids=[node_id(searched, "ep1")], vector_property="embedding")
+    nodes = methods.node_vectors(group=searched, ids=[node_id(searched, "ep1")], vector_property="embedding")
     assert len(nodes[node_id(searched, "ep1")]) == 384
 
 
@@ -181,10 +181,10 @@ def test_no_method_ever_returns_another_group(searched: str, other: str) -> None
     found = [
         *methods.facts_bm25(text=text, groups=[searched], limit=100),
         *methods.facts_cosine(vector=vector, groups=[searched], limit=100, min_similarity=-1.0),
-        *methods.facts_bfs(origin_ids=[node_id(searched, "lyon")], groups=[searched], depth=3, limit=100),
+        *methods.facts_bfs(origin_ids=[node_id(searched, "lyon")], group=searched, depth=3, limit=100),
         *methods.entities_bm25(text=text, groups=[searched], limit=100),
         *methods.entities_cosine(vector=vector, groups=[searched], limit=100, min_similarity=-1.0),
-        *methods.entities_bfs(origin_ids=[node_id(searched, "lyon")], groups=[searched], depth=3, limit=100),
+        *methods.entities_bfs(origin_ids=[node_id(searched, "lyon")], group=searched, depth=3, limit=100),
         *methods.episodes_bm25(text=text, groups=[searched], limit=100),
         *methods.episodes_cosine(vector=vector, groups=[searched], limit=100, min_similarity=-1.0),
         *methods.communities_bm25(text=text, groups=[searched], limit=100),
@@ -193,7 +193,7 @@ def test_no_method_ever_returns_another_group(searched: str, other: str) -> None
     assert len(found) > 40
     assert all(c.id.startswith(f"{searched}-") for c in found)
     # a walk started in the other group finds nothing of ours
-    assert methods.facts_bfs(origin_ids=[node_id(other, "lyon")], groups=[searched], depth=3, limit=100) == []
+    assert methods.facts_bfs(origin_ids=[node_id(other, "lyon")], group=searched, depth=3, limit=100) == []
     both = methods.entities_bm25(text="Lyon", groups=[searched, other], limit=10)
     assert {c.id for c in both} == {node_id(g, k) for g in (searched, other) for k in ("lyon", "alice")}
 

@@ -55,7 +55,7 @@ def test_ordering_by_distance_and_by_mentions_keeps_ties_in_the_fused_order() ->
 
 def test_node_distances_are_hops_from_the_center(searched: str) -> None:
     nodes = [node_id(searched, key) for key in ("rotterdam", "lyon", "nordbalt")]
-    distances = rerankers.node_distances(center=node_id(searched, "alice"), nodes=nodes, groups=[searched])
+    distances = rerankers.node_distances(center=node_id(searched, "alice"), nodes=nodes, group=searched)
     assert distances == {nodes[0]: 3.0, nodes[1]: 1.0, nodes[2]: math.inf}
 
 

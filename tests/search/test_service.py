@@ -27,8 +27,9 @@ def test_combined_search_answers_every_scope(searched: str) -> None:
     assert all(answer[scope] for scope in answer)
     assert answer["engine"]["name"] == "view" and set(answer["engine"]["views"]) == {searched}
     fact = answer["facts"][0]
-    assert set(fact) == {"id", "name", "text", "score", "scores", "source", "target", "valid_at", "invalid_at"}
-    assert set(answer["entities"][0]) == {"id", "name", "text", "score", "scores"}
+    assert set(fact) == {"group", "id", "name", "text", "score", "scores", "source", "target", "valid_at", "invalid_at"}
+    assert set(answer["entities"][0]) == {"group", "id", "name", "text", "score", "scores"}
+    assert {hit["group"] for scope in ("facts", "entities", "episodes") for hit in answer[scope]} == {searched}
     assert keys(found.episodes, searched)[0] == "ep1"
     assert keys(found.communities, searched)[0] == "safety"
     assert {"lyon", "gloves"} <= set(keys(found.entities, searched)[:3])

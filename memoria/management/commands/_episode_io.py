@@ -118,7 +118,7 @@ def episodes_read(
 ) -> list[EpisodeInput]:
     """Every file is read and checked before anything is written: one bad file, and nothing is.
 
-    `origins`, when given, gains each episode's file and position, for problems found later (an id of another group).
+    `origins`, when given, gains each episode's file and position, for later problems (an id held as an entity).
     """
     episodes: list[EpisodeInput] = []
     try:
@@ -133,7 +133,7 @@ def episodes_read(
 
 
 def _stored_in_group(group: str, ids: list[str], origins: Sequence[str] | None) -> set[str]:
-    """The ids the group holds already; an id of another group is refused, named with the file it came from."""
+    """The ids the group holds already; an id it holds as an entity is refused, named with the file it came from."""
     stored: set[str] = set()
     for start in range(0, len(ids), STORED_CHECK_CHUNK):
         chunk = ids[start : start + STORED_CHECK_CHUNK]

@@ -9,7 +9,10 @@ from memoria.graph.schema import schema_install
 
 
 class Command(BaseCommand):
-    help = "Install the graph schema: unique ids, range, full-text and vector indexes. Safe to run again."
+    help = (
+        "Install the graph schema: (group, id) keys, range, full-text and vector indexes; retire constraints of "
+        "earlier schemas (the migration to group-scoped ids). Safe to run again."
+    )
 
     def handle(self, *args: object, **options: object) -> None:
         try:
@@ -21,3 +24,5 @@ class Command(BaseCommand):
             f"{report.range_indexes} range, {report.fulltext_indexes} full-text and "
             f"{report.vector_indexes} vector index(es)"
         )
+        for name in report.retired:
+            self.stdout.write(f"retired {name}: ids are unique per group now, keyed by (group_id, id)")
