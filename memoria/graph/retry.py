@@ -62,6 +62,16 @@ ARCADEDB_SIZE_REFUSALS: tuple[tuple[re.Pattern[str], str], ...] = (
         "arcadedb.queryMaxHeapElementsAllowedPerOp",
     ),
 )
+# ArcadeDB checks a connection's user again at every transaction, and a server shutting down (SIGTERM) fails that
+# check before its sockets close: the transaction is answered with Neo.ClientError.Security.Unauthorized ("The
+# credentials of this connection are no longer valid") and the connection is put back to AUTHENTICATION, so its
+# next one is refused with Neo.ClientError.Request.Invalid ("BEGIN not expected in state: AUTHENTICATION").
+# Neither is about the query: the server is going away, and the next try meets it as it is then (gone, or back).
+# Refused credentials at a log-in come with another message and stay permanent.
+ARCADEDB_LOST_LOGINS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("Neo.ClientError.Security.Unauthorized", re.compile(r"credentials of this connection are no longer valid")),
+    ("Neo.ClientError.Request.Invalid", re.compile(r"not expected in state: AUTHENTICATION")),
+)
 # Neo4j's per-transaction limit (db.memory.transaction.max) is a ClientError; its pool-wide limit
 # (Neo.TransientError.General.MemoryPoolOutOfMemoryError) is contention, so it stays transient.
 NEO4J_TRANSACTION_MEMORY = "Neo.ClientError.General.TransactionOutOfMemoryError"
@@ -82,15 +92,25 @@ def query_too_large(error: BaseException) -> QueryTooLarge | None:
     return None
 
 
+def login_lost(error: BaseException) -> bool:
+    """Whether the server dropped the log-in of the connection a transaction ran on (ARCADEDB_LOST_LOGINS)."""
+    if not isinstance(error, neo4j_errors.Neo4jError):
+        return False
+    return any(error.code == code and pattern.search(error.message or "") for code, pattern in ARCADEDB_LOST_LOGINS)
+
+
 def is_transient(error: BaseException) -> bool:
     """Whether the same work may succeed if tried again unchanged: the server was away, or failed by itself.
 
     A client error (bad syntax, a broken constraint, refused credentials) fails the same way every time, and so
     does a query too large for the server's memory budget. IncompleteCommit is a lost connection during COMMIT:
-    the write may have landed, so trying again could write it twice; it is reported, not retried.
+    the write may have landed, so trying again could write it twice; it is reported, not retried. A client error
+    that only says the connection lost its log-in is the server going away (login_lost): tried again.
     """
     if isinstance(error, neo4j_errors.IncompleteCommit) or query_too_large(error) is not None:
         return False
+    if login_lost(error):
+        return True
     if isinstance(error, neo4j_errors.ServiceUnavailable | neo4j_errors.SessionExpired):
         return True
     if isinstance(error, neo4j_errors.TransientError):
