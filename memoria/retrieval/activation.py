@@ -441,6 +441,16 @@ async def activation_events(
             except GraphUnavailable as error:
                 outage.append(error)
                 result = exploration._finished("error", error=str(error))
+                # The retrieval fails with the first outage, so the other seeds stop now rather than each at its
+                # own read's deadline: one begun just after the server went would hold the error frame up to a
+                # whole deadline past the first give-up (docs/operations.md, "How fast an outage shows").
+                for task in tasks:
+                    if task is not asyncio.current_task():
+                        task.cancel()
+            except asyncio.CancelledError:
+                if not outage:  # the consumer went away, or cancelled the retrieval
+                    raise
+                result = exploration._finished("error", error=str(outage[0]))
             except QueryTooLarge as error:  # final, not an outage: raised after the stream like one, with its own type
                 refused.append(error)
                 result = exploration._finished("error", error=str(error))
