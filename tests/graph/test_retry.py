@@ -94,6 +94,8 @@ def test_classification() -> None:
     assert is_transient(neo4j_errors.SessionExpired("gone"))
     assert is_transient(ConnectionRefusedError())
     assert not is_transient(neo4j_errors.IncompleteCommit("commit may have landed"))
+    # A read's COMMIT lost with its connection wrote nothing: the server went away (seen as a server stopped).
+    assert is_transient(neo4j_errors.IncompleteCommit("Failed to read from defunct connection"), read=True)
     assert not is_transient(ValueError("not a graph failure"))
 
 
