@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 
 from neo4j import exceptions as neo4j_errors
 
-from memoria.errors import GraphUnavailable, QueryTooLarge
+from memoria.errors import GraphUnavailable, QueryTooLarge, without_addresses
 from memoria.graph.driver import async_driver_for_work
 from memoria.interchange.document import MAX_WEIGHT
 from memoria.retrieval.budget import STATUS as BUDGET_EXHAUSTED
@@ -455,8 +455,11 @@ async def activation_events(
                 refused.append(error)
                 result = exploration._finished("error", error=str(error))
             except (neo4j_errors.Neo4jError, neo4j_errors.DriverError, OSError) as error:
-                # Permanent (transient ones end as GraphUnavailable), and logged once already by the retry helper.
-                result = exploration._finished("error", error=f"graph server refused a read: {error}")
+                # Permanent (transient ones end as GraphUnavailable), and logged once already by the retry helper; the
+                # driver's text may name the server's address, which a client's frame must not.
+                result = exploration._finished(
+                    "error", error=f"graph server refused a read: {without_addresses(str(error))}"
+                )
             except Exception:  # a bug must end this seed, not leave the stream waiting for it forever
                 logger.exception("exploration of seed %s failed", seed.id)
                 result = exploration._finished("error", error="internal error while exploring this seed")
