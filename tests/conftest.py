@@ -148,8 +148,13 @@ def running_daphne(log_path: Path, *, wait_seconds: float, **env: str) -> Iterat
         process.wait(timeout=20)
 
 
+def daphne_log() -> Path:
+    """Where the session's daphne (daphne_url) writes its log: tests read what it did from there."""
+    return settings.VAR_DIR / "daphne.log"
+
+
 @pytest.fixture(scope="session")
 def daphne_url(django_db_setup: None, django_db_blocker: object) -> Iterator[str]:
     """A daphne process on a free loopback port, on the test database and the session's graph server."""
-    with running_daphne(settings.VAR_DIR / "daphne.log", wait_seconds=30) as port:
+    with running_daphne(daphne_log(), wait_seconds=30) as port:
         yield f"http://127.0.0.1:{port}"

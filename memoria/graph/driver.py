@@ -171,7 +171,7 @@ def _records(query: str, parameters: dict[str, Any], routing: neo4j.RoutingContr
         return records
 
     with graph_errors():
-        return with_retry(work, what=f"graph {kind}")
+        return with_retry(work, what=f"graph {kind}", read=routing == neo4j.RoutingControl.READ)
 
 
 def read_records(query: str, **parameters: Any) -> list[neo4j.Record]:

@@ -62,6 +62,16 @@ ARCADEDB_SIZE_REFUSALS: tuple[tuple[re.Pattern[str], str], ...] = (
         "arcadedb.queryMaxHeapElementsAllowedPerOp",
     ),
 )
+# ArcadeDB checks a connection's user again at every transaction, and a server shutting down (SIGTERM) fails that
+# check before its sockets close: the transaction is answered with Neo.ClientError.Security.Unauthorized ("The
+# credentials of this connection are no longer valid") and the connection is put back to AUTHENTICATION, so its
+# next one is refused with Neo.ClientError.Request.Invalid ("BEGIN not expected in state: AUTHENTICATION").
+# Neither is about the query: the server is going away, and the next try meets it as it is then (gone, or back).
+# Refused credentials at a log-in come with another message and stay permanent.
+ARCADEDB_LOST_LOGINS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("Neo.ClientError.Security.Unauthorized", re.compile(r"credentials of this connection are no longer valid")),
+    ("Neo.ClientError.Request.Invalid", re.compile(r"not expected in state: AUTHENTICATION")),
+)
 # Neo4j's per-transaction limit (db.memory.transaction.max) is a ClientError; its pool-wide limit
 # (Neo.TransientError.General.MemoryPoolOutOfMemoryError) is contention, so it stays transient.
 NEO4J_TRANSACTION_MEMORY = "Neo.ClientError.General.TransactionOutOfMemoryError"
@@ -82,15 +92,28 @@ def query_too_large(error: BaseException) -> QueryTooLarge | None:
     return None
 
 
-def is_transient(error: BaseException) -> bool:
+def login_lost(error: BaseException) -> bool:
+    """Whether the server dropped the log-in of the connection a transaction ran on (ARCADEDB_LOST_LOGINS)."""
+    if not isinstance(error, neo4j_errors.Neo4jError):
+        return False
+    return any(error.code == code and pattern.search(error.message or "") for code, pattern in ARCADEDB_LOST_LOGINS)
+
+
+def is_transient(error: BaseException, *, read: bool = False) -> bool:
     """Whether the same work may succeed if tried again unchanged: the server was away, or failed by itself.
 
     A client error (bad syntax, a broken constraint, refused credentials) fails the same way every time, and so
     does a query too large for the server's memory budget. IncompleteCommit is a lost connection during COMMIT:
-    the write may have landed, so trying again could write it twice; it is reported, not retried.
+    a write may have landed, so trying it again could write it twice; it is reported, not retried. A `read`
+    wrote nothing, so its lost COMMIT is the server going away like any lost connection. A client error that
+    only says the connection lost its log-in is the server going away too (login_lost): tried again.
     """
-    if isinstance(error, neo4j_errors.IncompleteCommit) or query_too_large(error) is not None:
+    if isinstance(error, neo4j_errors.IncompleteCommit):
+        return read
+    if query_too_large(error) is not None:
         return False
+    if login_lost(error):
+        return True
     if isinstance(error, neo4j_errors.ServiceUnavailable | neo4j_errors.SessionExpired):
         return True
     if isinstance(error, neo4j_errors.TransientError):
@@ -130,8 +153,9 @@ def retry_policy() -> RetryPolicy:
 class _Tries:
     """The bookkeeping both loops share: which attempt this is, and what a failure leads to."""
 
-    def __init__(self, what: str, policy: RetryPolicy | None) -> None:
+    def __init__(self, what: str, policy: RetryPolicy | None, *, read: bool) -> None:
         self.what = what
+        self.read = read
         self.policy = policy or retry_policy()
         self.attempt = 0
 
@@ -149,7 +173,7 @@ class _Tries:
 
         Only the log gets the driver's text: it names the server's host and port, which clients must not see.
         """
-        if not is_transient(error):
+        if not is_transient(error, read=self.read):
             message = "%s failed with a permanent error, not retried: %s: %s"
             self._log(logging.WARNING, PERMANENT, message, self.what, type(error).__name__, error)
             refusal = query_too_large(error)
@@ -193,9 +217,10 @@ class _Tries:
             self._log(logging.INFO, RECOVERED, "%s succeeded on attempt %d", self.what, self.attempt)
 
 
-def with_retry(work: Callable[[], T], *, what: str, policy: RetryPolicy | None = None) -> T:
-    """`work()`, tried again after transient graph failures; `work` must be safe to repeat (one transaction)."""
-    tries = _Tries(what, policy)
+def with_retry(work: Callable[[], T], *, what: str, policy: RetryPolicy | None = None, read: bool = False) -> T:
+    """`work()`, tried again after transient graph failures; `work` must be safe to repeat (one transaction).
+    `read`: it writes nothing, so even a connection lost during its COMMIT is tried again."""
+    tries = _Tries(what, policy, read=read)
     while True:
         tries.next()
         try:
@@ -207,12 +232,14 @@ def with_retry(work: Callable[[], T], *, what: str, policy: RetryPolicy | None =
         return result
 
 
-async def with_retry_async(work: Callable[[], Awaitable[T]], *, what: str, policy: RetryPolicy | None = None) -> T:
+async def with_retry_async(
+    work: Callable[[], Awaitable[T]], *, what: str, policy: RetryPolicy | None = None, read: bool = False
+) -> T:
     """The async twin of with_retry: the same policy and log, waiting without blocking the event loop, and all of
     it within the policy's deadline, so a server that stops answering without closing its sockets is an outage
     within seconds instead of a read that waits forever. A try cut off by the deadline is cancelled (the driver
     drops its connection) and GraphUnavailable is raised."""
-    tries = _Tries(what, policy)
+    tries = _Tries(what, policy, read=read)
     loop = asyncio.get_running_loop()
     deadline = tries.policy.deadline
     ends = None if deadline is None else loop.time() + deadline

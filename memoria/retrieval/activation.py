@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 
 from neo4j import exceptions as neo4j_errors
 
-from memoria.errors import GraphUnavailable, QueryTooLarge
+from memoria.errors import GraphUnavailable, QueryTooLarge, without_addresses
 from memoria.graph.driver import async_driver_for_work
 from memoria.interchange.document import MAX_WEIGHT
 from memoria.retrieval.budget import STATUS as BUDGET_EXHAUSTED
@@ -441,12 +441,25 @@ async def activation_events(
             except GraphUnavailable as error:
                 outage.append(error)
                 result = exploration._finished("error", error=str(error))
+                # The retrieval fails with the first outage, so the other seeds stop now rather than each at its
+                # own read's deadline: one begun just after the server went would hold the error frame up to a
+                # whole deadline past the first give-up (docs/operations.md, "How fast an outage shows").
+                for task in tasks:
+                    if task is not asyncio.current_task():
+                        task.cancel()
+            except asyncio.CancelledError:
+                if not outage:  # the consumer went away, or cancelled the retrieval
+                    raise
+                result = exploration._finished("error", error=str(outage[0]))
             except QueryTooLarge as error:  # final, not an outage: raised after the stream like one, with its own type
                 refused.append(error)
                 result = exploration._finished("error", error=str(error))
             except (neo4j_errors.Neo4jError, neo4j_errors.DriverError, OSError) as error:
-                # Permanent (transient ones end as GraphUnavailable), and logged once already by the retry helper.
-                result = exploration._finished("error", error=f"graph server refused a read: {error}")
+                # Permanent (transient ones end as GraphUnavailable), and logged once already by the retry helper; the
+                # driver's text may name the server's address, which a client's frame must not.
+                result = exploration._finished(
+                    "error", error=f"graph server refused a read: {without_addresses(str(error))}"
+                )
             except Exception:  # a bug must end this seed, not leave the stream waiting for it forever
                 logger.exception("exploration of seed %s failed", seed.id)
                 result = exploration._finished("error", error="internal error while exploring this seed")

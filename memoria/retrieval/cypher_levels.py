@@ -101,7 +101,7 @@ async def _read_with_retry(session: neo4j.AsyncSession, *statements: tuple[str, 
             trip.rows = sum(len(rows) for rows in results)
         return results
 
-    return await with_retry_async(lambda: session.execute_read(work), what="activation read")
+    return await with_retry_async(lambda: session.execute_read(work), what="activation read", read=True)
 
 
 class CypherLevelSource:

@@ -5,7 +5,9 @@ choice is about cost and freshness only. `auto` takes the view when the group's 
 version or becomes so within a short wait (a missing one starts loading in the background), and otherwise
 runs Cypher and says why: a view still loading, a load that failed or a server that cannot tell its version
 never fails a retrieval that Cypher can answer. An explicit `view` waits as long as the projection cache lets
-requests wait, then raises ProjectionLoading (or GraphUnavailable for a failed load): a 503, never a 500.
+requests wait, then raises ProjectionLoading (or GraphUnavailable for a failed load): a 503, never a 500. The
+version read on the loop is under the read deadline (memoria.graph.retry): a server that gave it no answer, or
+failed every try, is away for Cypher too, so the retrieval ends with GraphUnavailable there and runs nothing.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from neo4j import exceptions as neo4j_errors
 
 from memoria.errors import GraphUnavailable, MemoriaError
 from memoria.graph.driver import async_driver_for_work, database_name
+from memoria.graph.retry import with_retry_async
 from memoria.graph.versions import VERSION
 from memoria.graphindex.cache import Freshness, ProjectionCache, projection_cache, request_wait_seconds
 from memoria.graphindex.projection import Projection
@@ -77,19 +80,24 @@ def default_engine() -> str:
 
 async def _version_read(group: str) -> int:
     """The group's version, read on the event loop with the shared driver: an auto-commit run is one pipelined
-    round trip (execute_query's managed transaction took twice as long), and no thread hop is paid."""
-    async with (
-        async_driver_for_work() as driver,
-        driver.session(database=database_name(), default_access_mode=neo4j.READ_ACCESS) as session,
-    ):
-        return int((await (await session.run(VERSION, group=group)).single(strict=True))["version"] or 0)
+    round trip (execute_query's managed transaction took twice as long), and no thread hop is paid. Retried and
+    bounded as the activation reads are: Bolt has no read timeout, and a frozen server would hold it forever."""
+
+    async with async_driver_for_work() as driver:
+
+        async def once() -> int:
+            async with driver.session(database=database_name(), default_access_mode=neo4j.READ_ACCESS) as session:
+                return int((await (await session.run(VERSION, group=group)).single(strict=True))["version"] or 0)
+
+        return await with_retry_async(once, what="version read", read=True)
 
 
 async def engine_choose_async(
     *, group: str, requested: str = AUTO, cache: ProjectionCache | None = None, max_wait: float | None = None
 ) -> EngineChoice:
     """engine_choose for the event loop: a loaded view's version is checked with one async read; anything else —
-    no view, a stale one, a failed read — goes to engine_choose in a thread."""
+    no view, a stale one, a read refused for good — goes to engine_choose in a thread. An outage (GraphUnavailable)
+    ends the choice: every engine would need the server."""
     if requested == CYPHER:
         return CYPHER_ENGINE
     cache = cache or projection_cache()

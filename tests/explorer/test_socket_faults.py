@@ -4,9 +4,12 @@ The retrieval must still be running when the server goes, so it explores a dense
 memory in explain mode (every candidate row shipped, several seconds of work);
 the test checks that it had not finished before the stop rather than assuming it.
 
-The stop runs beside the socket, not before reading it: the time from the stop's
-first signal to the error frame is what a client waits, and it must stay within
-memoria.graph.retry.OUTAGE_BOUND_SECONDS however long the server takes to exit.
+The clock starts at the stop's signal, sent from the test's own loop, and waiting for
+the server to exit runs beside the socket: the time from the signal to the error
+frame is what a client waits, and it must stay within
+memoria.graph.retry.OUTAGE_BOUND_SECONDS however long the server takes to exit. A
+wait past the bound fails naming what was still waiting: the retrieval's frames, its
+unfinished seeds, and what daphne's log says its graph reads did.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ import os
 import signal
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from django.conf import settings
@@ -26,7 +31,7 @@ from memoria.accounts.roles import Role
 from memoria.graph.embedded import EmbeddedServer
 from memoria.graph.retry import OUTAGE_BOUND_SECONDS, PERMANENT
 from tests.api.test_errors import HUB_EDGES
-from tests.conftest import running_daphne
+from tests.conftest import daphne_log, running_daphne
 from tests.explorer.test_retrieval_socket import connect, post_json, receive, token_for_role
 from tests.graphindex.graphs import random_memory, store
 from tests.retrieval.test_activation import load
@@ -72,13 +77,37 @@ def rest_body(frame: dict) -> dict:
     return {key: value for key, value in frame.items() if key not in ("type", "algorithm", "retrieval_id")}
 
 
-async def events_until_end(socket, retrieval_id: str, *, within: float = FRAME_TIMEOUT) -> list[dict]:
+@dataclass(frozen=True)
+class LogPart:
+    """The part of a daphne log written from `offset` on: what one step of a test made daphne log."""
+
+    path: Path
+    offset: int
+
+    @classmethod
+    def from_now(cls, path: Path) -> LogPart:
+        return cls(path, path.stat().st_size if path.exists() else 0)
+
+    def records(self) -> list[dict]:
+        with open(self.path, "rb") as log:
+            log.seek(self.offset)
+            lines = log.read().decode(errors="replace").splitlines()
+        return [json.loads(line) for line in lines if line.startswith("{")]
+
+
+async def events_until_end(
+    socket, retrieval_id: str, *, within: float = FRAME_TIMEOUT, since: float | None = None, log: LogPart | None = None
+) -> list[dict]:
     """This retrieval's frames up to its error frame, or its retrieval_finished when no error frame follows it;
-    the end must come within `within` seconds of this call."""
+    the end must come within `within` seconds of `since` (a time.monotonic(); this call when None), or the test
+    fails saying what was still waiting, with the graph reads of the retrieval that `log` (daphne's) recorded."""
     events: list[dict] = []
-    ends = time.monotonic() + within
+    started = time.monotonic() if since is None else since
     while True:
-        event = await receive(socket, max(0.0, ends - time.monotonic()))
+        try:
+            event = await receive(socket, max(0.0, started + within - time.monotonic()))
+        except TimeoutError:
+            pytest.fail(still_waiting(retrieval_id, events, waited=time.monotonic() - started, log=log))
         if event.get("retrieval_id") != retrieval_id:
             continue
         events.append(event)
@@ -86,6 +115,25 @@ async def events_until_end(socket, retrieval_id: str, *, within: float = FRAME_T
             return events
         if event["type"] == "retrieval_finished" and event["status"] != "failed":
             return events
+
+
+def still_waiting(retrieval_id: str, events: list[dict], *, waited: float, log: LogPart | None) -> str:
+    """Why a retrieval's end did not come: its frames so far, the seeds that had not finished, and each graph
+    read daphne logged for it (attempt and outcome), so a failure names what was waiting instead of a bare
+    TimeoutError."""
+    started = {e["seed_id"] for e in events if e["type"] == "seed_started"}
+    finished = {e["seed_id"]: e for e in events if e["type"] == "seed_finished"}
+    lines = [f"retrieval {retrieval_id!r}: no end frame {waited:.2f} s after the clock started"]
+    lines.append("frames: " + ", ".join(f"{e['type']}({e.get('status', '')})" for e in events[-12:]))
+    lines.append(f"seeds still running: {sorted(started - set(finished)) or 'none'}")
+    lines += [f"seed {seed} ended {e['status']}: {e.get('error')}" for seed, e in finished.items()]
+    ended = [e for e in events if e["type"] == "retrieval_finished"]
+    if ended:
+        lines.append(f"retrieval_finished came {ended[-1]['status']!r} ({ended[-1].get('error')}) but no error frame")
+    for record in log.records() if log is not None else []:
+        if record.get("retrieval_id") == retrieval_id and record.get("graph_work"):
+            lines.append(f"  log {record['time'][11:23]} {record['logger']}: {record['message'][:160]}")
+    return "\n".join(lines)
 
 
 def assert_no_address(answer: object, server: EmbeddedServer) -> None:
@@ -111,11 +159,13 @@ async def outage_mid_retrieval(
     token: str,
     *,
     go_away: Callable[[], object],
+    gone: Callable[[], object] = lambda: None,
     come_back: Callable[[], object],
 ) -> float:
-    """The server goes away (go_away, run beside the socket) while a retrieval reads; checks the error frames and
-    503s, brings it back and checks that the same socket and daphne work again. Returns the seconds from going
-    away to the retrieval's error frame."""
+    """The server goes away (go_away: a signal, sent when the clock starts; then `gone`, which may block until the
+    process has exited, runs beside the socket) while a retrieval reads; checks the error frames and 503s, brings
+    it back and checks that the same socket and daphne work again. Returns the seconds from the signal to the
+    retrieval's error frame."""
     async with connect(daphne_url, "/ws/retrievals/", token) as socket:
         await socket.send(json.dumps(ppr(group, "p-before")))  # loads the projection PPR runs on
         before = await events_until_end(socket, "p-before")
@@ -125,10 +175,12 @@ async def outage_mid_retrieval(
         seen: list[dict] = []
         while not any(event["type"] == "level_expanded" for event in seen):  # reads are under way
             seen.append(await receive(socket, FRAME_TIMEOUT))
+        log = LogPart.from_now(daphne_log())
         went_at = time.monotonic()
-        going = asyncio.create_task(asyncio.to_thread(go_away))
+        go_away()
+        going = asyncio.create_task(asyncio.to_thread(gone))
         try:
-            cut = seen + await events_until_end(socket, "a-cut", within=OUTAGE_BOUND_SECONDS)
+            cut = seen + await events_until_end(socket, "a-cut", within=OUTAGE_BOUND_SECONDS, since=went_at, log=log)
             waited = time.monotonic() - went_at
             print(f"server gone -> error frame: {waited:.2f} s")  # the measurement docs/operations.md quotes
             await going
@@ -140,7 +192,7 @@ async def outage_mid_retrieval(
             assert_no_address(cut, server)
 
             await socket.send(json.dumps(ppr(group, "p-down")))
-            down = await events_until_end(socket, "p-down", within=OUTAGE_BOUND_SECONDS)
+            down = await events_until_end(socket, "p-down", within=OUTAGE_BOUND_SECONDS, log=log)
             assert_graph_unavailable_frame(down, "p-down")
             assert_no_address(down, server)
 
@@ -183,10 +235,20 @@ async def outage_mid_retrieval(
 async def test_outage_mid_retrieval_gives_error_frames_and_503s_then_recovers(
     daphne_url: str, dense_memory: str, graph_server: EmbeddedServer, token_for_role
 ) -> None:
-    """The server is stopped (SIGTERM, as an operator or an orchestrator does): its sockets close as it exits."""
+    """The server is stopped (SIGTERM, as an operator or an orchestrator does): as it shuts down it refuses the
+    reads in flight (an unknown error, then "the credentials of this connection are no longer valid"), and its
+    sockets close as it exits."""
+    pid = graph_server.recorded_pid()
+    assert pid is not None
     token = await token_for_role("agent", Role.VIEWER, [dense_memory])
     await outage_mid_retrieval(
-        daphne_url, dense_memory, graph_server, token, go_away=graph_server.stop, come_back=graph_server.start
+        daphne_url,
+        dense_memory,
+        graph_server,
+        token,
+        go_away=lambda: os.killpg(pid, signal.SIGTERM),  # what graph_server.stop sends first
+        gone=graph_server.stop,  # waits for the exit (the SIGTERM again is a no-op)
+        come_back=graph_server.start,
     )
 
 

@@ -94,7 +94,31 @@ def test_classification() -> None:
     assert is_transient(neo4j_errors.SessionExpired("gone"))
     assert is_transient(ConnectionRefusedError())
     assert not is_transient(neo4j_errors.IncompleteCommit("commit may have landed"))
+    # A read's COMMIT lost with its connection wrote nothing: the server went away (seen as a server stopped).
+    assert is_transient(neo4j_errors.IncompleteCommit("Failed to read from defunct connection"), read=True)
     assert not is_transient(ValueError("not a graph failure"))
+
+
+def test_a_connection_that_lost_its_log_in_is_tried_again() -> None:
+    """ArcadeDB's answers on an open connection while it shuts down (seen in tests/explorer/test_socket_faults.py's
+    daphne log; a test cannot time the shutdown to meet them): the server going away, not a bad query. Refused
+    credentials at a log-in stay permanent."""
+    revoked = neo4j_errors.Neo4jError._hydrate_neo4j(
+        code="Neo.ClientError.Security.Unauthorized", message="The credentials of this connection are no longer valid"
+    )
+    assert isinstance(revoked, neo4j_errors.AuthError) and is_transient(revoked)
+    logged_out = neo4j_errors.Neo4jError._hydrate_neo4j(
+        code="Neo.ClientError.Request.Invalid", message="BEGIN not expected in state: AUTHENTICATION"
+    )
+    assert is_transient(logged_out)
+    refused = neo4j_errors.Neo4jError._hydrate_neo4j(
+        code="Neo.ClientError.Security.Unauthorized", message="Authentication failed"
+    )
+    assert not is_transient(refused)
+    out_of_order = neo4j_errors.Neo4jError._hydrate_neo4j(
+        code="Neo.ClientError.Request.Invalid", message="PULL not expected in state: READY"
+    )
+    assert not is_transient(out_of_order)
 
 
 def test_classification_of_memory_refusals() -> None:

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import time
+
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from memoria.errors import GraphUnavailable, ProjectionLoading
+from memoria.graph.embedded import EmbeddedServer
 from memoria.graphindex.cache import ProjectionCache
 from memoria.graphindex.projection import Projection
 from memoria.retrieval.budget import BudgetLimits, RetrievalBudget
@@ -104,7 +109,9 @@ async def collected(memory: str, requested: str, cache: ProjectionCache) -> tupl
         yield {"type": "retrieval_started", "engine": choice.as_dict()}
         yield {"type": "retrieval_finished", "rows": budget.rows_read}
 
-    events = [event async for event in engine_events(group=memory, requested=requested, budget=budget, run=run)]
+    events = [
+        event async for event in engine_events(group=memory, requested=requested, budget=budget, run=run, cache=cache)
+    ]
     return ran, events
 
 
@@ -122,6 +129,31 @@ async def test_a_view_is_checked_while_it_runs_and_a_stale_one_is_never_shown(me
     engine = events[0]["engine"]
     assert engine["view"]["version"] > before if ran[1] == "view" else engine["fallback"]
     assert (await collected(memory, CYPHER, cache))[0] == ["cypher"]
+
+
+async def test_a_frozen_server_ends_the_version_check_as_an_outage_at_the_read_deadline(
+    memory: str, graph_server: EmbeddedServer, settings
+) -> None:
+    """A loaded view's version is read on the loop, where Bolt has no read timeout: a server that stops answering
+    without closing its sockets (SIGSTOP) ends the check at the read deadline, as an outage that no other engine
+    could answer either, instead of holding the retrieval until the server comes back."""
+    settings.MEMORIA_GRAPH = {**settings.MEMORIA_GRAPH, "READ_DEADLINE": 1.0}
+    cache = ProjectionCache()
+    assert (await engine_choose_async(group=memory, requested=VIEW, cache=cache)).name == VIEW  # loaded, current
+    pid = graph_server.recorded_pid()
+    assert pid is not None
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        for check in (
+            lambda: engine_choose_async(group=memory, requested=AUTO, cache=cache),
+            lambda: collected(memory, AUTO, cache),  # the check made while the view's exploration runs
+        ):
+            started = time.monotonic()
+            with pytest.raises(GraphUnavailable, match="version read got no answer"):
+                await check()
+            assert time.monotonic() - started < 3.0  # the 1 s deadline, with room for a loaded machine
+    finally:
+        os.kill(pid, signal.SIGCONT)
 
 
 def test_the_servers_default_engine_comes_from_settings(settings) -> None:
