@@ -21,8 +21,13 @@ from typing import Any
 import numpy as np
 
 from memoria.bench.activation import percentile
-from memoria.bench.search import SyntheticMemory, build_memory, search_benchmark, synthetic_memory
-from memoria.embeddings import embedder
+from memoria.bench.search import (
+    SyntheticMemory,
+    build_memory,
+    query_vectors_known,
+    search_benchmark,
+    synthetic_memory,
+)
 from memoria.graph import driver
 from memoria.graph.schema import embedding_dimensions
 from memoria.ingest.episodes import EpisodeInput
@@ -154,22 +159,8 @@ def _phase(group: str, memory: SyntheticMemory, *, runs: int, warmup: int, episo
     view_seconds = time.perf_counter() - build
     size = next(s for s in view_cache().sizes() if s.group == group)
     search = search_benchmark(group=group, memory=memory, runs=runs, warmup=warmup, names=TENANT_RECIPES)
-    cached: dict[str, list[float]] = {}
-    model = embedder()
-    original = model.embed_one
-
-    def embed_once(text: str) -> list[float]:
-        if text not in cached:
-            cached[text] = original(text)
-        return cached[text]
-
-    model.embed_one = embed_once  # type: ignore[method-assign]  # the same searches, their vectors known already
-    try:
-        for query in memory.queries:
-            embed_once(query)
+    with query_vectors_known(memory.queries):
         without = search_benchmark(group=group, memory=memory, runs=runs, warmup=warmup, names=TENANT_RECIPES[:1])
-    finally:
-        model.embed_one = original  # type: ignore[method-assign]
     search[f"{TENANT_RECIPES[0]} (query vector known)"] = without[TENANT_RECIPES[0]]
     return {
         "view": {"seconds": view_seconds, "bytes": size.bytes, "items": size.items},

@@ -19,7 +19,7 @@ from typing import Any
 
 from memoria.graph.versions import COMPACT_AFTER, group_stamps, group_stamps_compact, stamp_details
 from memoria.readmodel.scope_view import ScopeView
-from memoria.readmodel.scopes import SCOPES, items_touching, scope_items
+from memoria.readmodel.scopes import SCOPES, pages_touching, scope_pages
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,8 @@ class GroupView:
 
     def _load(self, name: str) -> None:
         scope = ScopeView(SCOPES[name], dimensions=self.dimensions)
-        scope.put(scope_items(SCOPES[name], group=self.group))
+        scope.put(scope_pages(SCOPES[name], group=self.group))
+        scope.vectors.trim()
         scope.commit()
         self.scopes[name] = scope
         self.loaded_at[name] = time.time()
@@ -108,8 +109,8 @@ class GroupView:
             nodes = sorted(caught.touched)
             for scope in self.scopes.values():
                 before = scope.ids_touching(nodes)
-                fresh = list(items_touching(scope.spec, group=self.group, node_ids=nodes))
-                scope.remove(before - {item.id for item in fresh})
+                fresh = list(pages_touching(scope.spec, group=self.group, node_ids=nodes))
+                scope.remove(before - {item.id for page in fresh for item in page.items})
                 refreshed += scope.put(fresh)
                 scope.commit()
         self.stamps = current

@@ -38,18 +38,36 @@ class VectorIndex:
         if vector is None or len(vector) != self.dimensions:
             self.remove(key)
             return
-        values = np.asarray(vector, dtype=np.float32)
-        norm = float(np.linalg.norm(values))
-        if not np.isfinite(norm) or norm == 0.0:
-            self.remove(key)
+        self.put_rows([key], np.asarray(vector, dtype=np.float32)[None, :])
+
+    def put_rows(self, keys: Sequence[str], vectors: np.ndarray) -> None:
+        """Store (or replace) many keys' vectors at once, one row each: what a view's build does, page by page,
+        without a Python step per vector. Rows of the wrong size, zero or not finite remove their key, as `put`."""
+        if len(keys) != len(vectors):
+            raise ValueError(f"{len(keys)} keys for {len(vectors)} vectors")
+        if vectors.ndim != 2 or vectors.shape[1] != self.dimensions:
+            for key in keys:
+                self.remove(key)
             return
-        row = self._rows.get(key)
-        if row is None:
-            row = self._free.pop() if self._free else self._grow()
-            self._rows[key] = row
-            self._keys[row] = key
-        self._matrix[row] = values / norm
-        self._alive[row] = True
+        vectors = vectors.astype(np.float32, copy=False)
+        # One way of normalising for a build and a single put alike, so a re-read item scores as it did.
+        norms = np.linalg.norm(vectors, axis=1)
+        usable = np.isfinite(norms) & (norms > 0.0)
+        rows = np.empty(len(keys), dtype=np.intp)
+        for position, key in enumerate(keys):
+            if not usable[position]:
+                self.remove(key)
+                rows[position] = -1
+                continue
+            row = self._rows.get(key)
+            if row is None:
+                row = self._free.pop() if self._free else self._grow()
+                self._rows[key] = row
+                self._keys[row] = key
+            rows[position] = row
+        placed = rows >= 0
+        self._matrix[rows[placed]] = vectors[placed] / norms[placed, None]
+        self._alive[rows[placed]] = True
 
     def remove(self, key: str) -> None:
         row = self._rows.pop(key, None)
@@ -72,8 +90,9 @@ class VectorIndex:
         norm = float(np.linalg.norm(target))
         if norm == 0.0 or len(target) != self.dimensions:
             return []
-        scores = self._matrix @ (target / norm)
-        usable = self._alive & (scores > min_similarity)
+        used = len(self._keys)  # rows past it are spare room: reading them would only cost time
+        scores = self._matrix[:used] @ (target / norm)
+        usable = self._alive[:used] & (scores > min_similarity)
         if keep is not None:
             usable &= np.fromiter((key in keep for key in self._keys), dtype=bool, count=len(self._keys))
         candidates = np.flatnonzero(usable)
@@ -84,14 +103,23 @@ class VectorIndex:
         ranked = sorted(((self._keys[row], float(scores[row])) for row in candidates), key=lambda h: (-h[1], h[0]))
         return ranked[:limit]  # type: ignore[return-value]
 
+    def trim(self) -> None:
+        """Drop the spare rows growth left (up to half the matrix): once a view is built, they would only take
+        memory."""
+        if len(self._matrix) > len(self._keys):
+            self._resize(len(self._keys))
+
     def _grow(self) -> int:
         row = len(self._keys)
         if row == len(self._matrix):
-            capacity = max(INITIAL_ROWS, 2 * len(self._matrix))
-            matrix = np.zeros((capacity, self.dimensions), dtype=np.float32)
-            matrix[:row] = self._matrix
-            alive = np.zeros(capacity, dtype=bool)
-            alive[:row] = self._alive
-            self._matrix, self._alive = matrix, alive
+            self._resize(max(INITIAL_ROWS, 2 * len(self._matrix)))
         self._keys.append(None)
         return row
+
+    def _resize(self, capacity: int) -> None:
+        row = len(self._keys)
+        matrix = np.zeros((capacity, self.dimensions), dtype=np.float32)
+        matrix[:row] = self._matrix[:row]
+        alive = np.zeros(capacity, dtype=bool)
+        alive[:row] = self._alive[:row]
+        self._matrix, self._alive = matrix, alive
