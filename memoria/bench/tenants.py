@@ -71,7 +71,7 @@ def group_delete(group: str) -> int:
             return total
 
 
-def _unit_vectors(rng: np.random.Generator, count: int, dimensions: int) -> list[list[float]]:
+def unit_vectors(rng: np.random.Generator, count: int, dimensions: int) -> list[list[float]]:
     vectors = rng.normal(size=(count, dimensions)).astype(np.float32)
     return (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).tolist()
 
@@ -90,12 +90,12 @@ def crowd_write(*, groups: list[str], facts_each: int, say: Say) -> None:
             chunk = {"nodes": [], "edges": document["edges"][start : start + WRITE_CHUNK]}
             graph_document_import(document=parse_graph_document(chunk, group=group), group=group)
             edges = chunk["edges"]
-            vectors = _unit_vectors(rng, len(edges), dimensions)
+            vectors = unit_vectors(rng, len(edges), dimensions)
             rows = [{"id": e["id"], "source": e["source"], "vector": v} for e, v in zip(edges, vectors, strict=True)]
             for part in range(0, len(rows), 1000):
                 driver.write(SET_FACT_VECTORS, rows=rows[part : part + 1000])
         entities = [node for node in document["nodes"] if "Entity" in node["labels"]]
-        vectors = _unit_vectors(rng, len(entities), dimensions)
+        vectors = unit_vectors(rng, len(entities), dimensions)
         rows = [{"id": node["id"], "vector": v} for node, v in zip(entities, vectors, strict=True)]
         for part in range(0, len(rows), 1000):
             driver.write(SET_NODE_VECTORS, rows=rows[part : part + 1000])

@@ -36,8 +36,11 @@ class ScopeView:
         return self.vectors.nbytes + texts + ITEM_OVERHEAD_BYTES * len(self.items)
 
     def put(self, pages: Iterable[ItemPage]) -> int:
-        """Add or replace items, page by page as they stream in; searchable after `commit`."""
+        """Add or replace items, page by page as they stream in; searchable after `commit`. A build (an empty
+        scope) holds its pages' vector matrices to the end, then copies them once into a matrix of their size."""
         count = 0
+        building = not self.items
+        held: list[tuple[list[str], np.ndarray]] = []
         for page in pages:
             for item in page.items:
                 self._forget(item.id)
@@ -47,13 +50,19 @@ class ScopeView:
                     self._by_node[item.source].add(item.id)
                     self._by_node[item.target].add(item.id)
             keys = [item.id for item in page.items]
-            if isinstance(page.vectors, np.ndarray):
+            if isinstance(page.vectors, np.ndarray) and building:
+                held.append((keys, page.vectors))
+            elif isinstance(page.vectors, np.ndarray):
                 self.vectors.put_rows(keys, page.vectors)
             else:
                 for key, vector in zip(keys, page.vectors, strict=True):
                     self.vectors.put(key, vector)
             self.text.put((item.id, item.texts) for item in page.items)
             count += len(page)
+        self.vectors.reserve(sum(len(keys) for keys, _ in held))
+        while held:
+            keys, matrix = held.pop(0)  # each page's matrix is freed once copied
+            self.vectors.put_rows(keys, matrix)
         return count
 
     def remove(self, ids: Iterable[str]) -> int:

@@ -21,7 +21,7 @@ import numpy as np
 from memoria.graph import driver, kinds
 from memoria.observability import in_context
 
-PAGE_ITEMS = 5_000
+PAGE_ITEMS = 2_000
 PAGE_WORKERS = 2
 
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 INITIAL_ROWS = 1024
+GROWTH_DIVISOR = 4
 
 
 class VectorIndex:
@@ -95,24 +96,28 @@ class VectorIndex:
         usable = self._alive[:used] & (scores > min_similarity)
         if keep is not None:
             usable &= np.fromiter((key in keep for key in self._keys), dtype=bool, count=len(self._keys))
+        if int(np.count_nonzero(usable)) > limit:
+            # One partition over all rows, unusable ones sunk: no copies of the (often half the rows) usable
+            # scores. Everything tied with the limit-th score stays, so ties are broken by key, not by row order.
+            np.copyto(scores, -np.inf, where=~usable)
+            cut = np.partition(scores, used - limit)[used - limit]
+            usable &= scores >= cut
         candidates = np.flatnonzero(usable)
-        if len(candidates) > limit:
-            # Everything tied with the limit-th score stays, so ties are broken by key, not by row order.
-            cut = np.partition(scores[candidates], len(candidates) - limit)[len(candidates) - limit]
-            candidates = candidates[scores[candidates] >= cut]
         ranked = sorted(((self._keys[row], float(scores[row])) for row in candidates), key=lambda h: (-h[1], h[0]))
         return ranked[:limit]  # type: ignore[return-value]
 
-    def trim(self) -> None:
-        """Drop the spare rows growth left (up to half the matrix): once a view is built, they would only take
-        memory."""
-        if len(self._matrix) > len(self._keys):
-            self._resize(len(self._keys))
+    def reserve(self, rows: int) -> None:
+        """Room for `rows` more keys, allocated once and exactly: a build that knows its size copies its
+        vectors once instead of at every growth, and keeps no spare rows."""
+        needed = len(self._keys) + rows - len(self._free)
+        if needed > len(self._matrix):
+            self._resize(needed)
 
     def _grow(self) -> int:
         row = len(self._keys)
         if row == len(self._matrix):
-            self._resize(max(INITIAL_ROWS, 2 * len(self._matrix)))
+            # By a quarter: a built view that takes one more item must not double its largest allocation.
+            self._resize(max(INITIAL_ROWS, row + row // GROWTH_DIVISOR))
         self._keys.append(None)
         return row
 

@@ -68,9 +68,7 @@ def test_group_list_is_limited_to_memberships(client_for, group: str) -> None:
     admin = client_for("admin")
     post_import(admin, group, sample(group))
     listed = client_for("viewer", [group]).get("/api/groups").json()
-    assert listed == [
-        {"group": group, "episodes": 1, "entities": 3, "communities": 1, "facts": 2, "view_bytes": None}
-    ]
+    assert listed == [{"group": group, "episodes": 1, "entities": 3, "communities": 1, "facts": 2, "view_bytes": None}]
     assert client_for("viewer", ["other"], username="stranger").get("/api/groups").json() == [
         {"group": "other", "episodes": 0, "entities": 0, "communities": 0, "facts": 0, "view_bytes": None}
     ]

@@ -99,8 +99,12 @@ def test_an_import_is_caught_up_by_rereading_only_what_it_touched(memory: str) -
 def test_a_removed_fact_leaves_the_view(memory: str) -> None:
     cache = ViewCache()
     read(cache, memory)
-    assert edge_remove(group=memory, source=node_id(memory, "bob"), target=node_id(memory, "rotterdam"),
-                       relation="drives_to") == 1
+    assert (
+        edge_remove(
+            group=memory, source=node_id(memory, "bob"), target=node_id(memory, "rotterdam"), relation="drives_to"
+        )
+        == 1
+    )
     facts, state = read(cache, memory)
     assert node_id(memory, "drives") not in facts.items
     assert facts.text.search(["trucks"], limit=5) == []

@@ -103,15 +103,16 @@ def test_rows_put_at_once_match_rows_put_one_by_one() -> None:
     assert at_once.vector("k07") is None and at_once.vector("k09") is None
 
 
-def test_trim_keeps_every_row_and_frees_the_spare_ones() -> None:
+def test_a_reserved_build_keeps_no_spare_rows_and_grows_by_a_quarter() -> None:
     index = VectorIndex(4)
+    index.reserve(1500)
     index.put_rows([f"k{n}" for n in range(1500)], np.eye(4, dtype=np.float32)[np.arange(1500) % 4])
-    grown = index.nbytes
-    index.trim()
-    assert index.nbytes < grown
+    exact = index.nbytes
+    assert exact == 1500 * (4 * 4 + 1) + 100 * 1500
     assert [key for key, _ in index.nearest([0.0, 0.0, 0.0, 1.0], limit=2)] == ["k1003", "k1007"]
-    index.put("k1500", [1.0, 0.0, 0.0, 0.0])  # room grows again after a trim
+    index.put("k1500", [1.0, 0.0, 0.0, 0.0])
     assert index.vector("k1500") == [1.0, 0.0, 0.0, 0.0]
+    assert index.nbytes < 1.3 * exact + 100 * 4
 
 
 def test_a_first_commit_keeps_the_last_change_of_each_key() -> None:

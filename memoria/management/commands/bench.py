@@ -87,6 +87,9 @@ class Command(BaseCommand):
         view.add_argument("--facts", type=int, default=100_000)
         view.add_argument("--runs", type=int, default=100, help="timed searches per recipe")
         view.add_argument("--warmup", type=int, default=10)
+        view.add_argument(
+            "--random-vectors", action="store_true", help="random unit vectors instead of embedding every text"
+        )
         mcp.add_argument("--group", default=MCP_BENCH_GROUP, help="seeded with the demo memory when it is empty")
         mcp.add_argument("--runs", type=int, default=50, help="timed calls per face and tool")
         mcp.add_argument("--warmup", type=int, default=5)
@@ -253,12 +256,12 @@ class Command(BaseCommand):
         for line in tenants_report(results, facts=facts, crowd=crowd):
             say(line)
 
-    def view(self, *, facts: int, runs: int, warmup: int, **_: object) -> None:
+    def view(self, *, facts: int, runs: int, warmup: int, random_vectors: bool, **_: object) -> None:
         from memoria.bench.view import view_benchmark, view_report
 
         say = self.stdout.write
         say(machine_line())
-        results = view_benchmark(facts=facts, runs=runs, warmup=warmup, say=say)
+        results = view_benchmark(facts=facts, runs=runs, warmup=warmup, random_vectors=random_vectors, say=say)
         for line in view_report(results, facts=facts, load=load_line()):
             say(line)
 
