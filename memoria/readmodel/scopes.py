@@ -116,7 +116,8 @@ def _node_page_query(spec: ScopeSpec) -> str:
 NODE_PAGES = {spec.name: _node_page_query(spec) for spec in SCOPES.values() if not spec.is_fact}
 
 
-def _pages(ids: Sequence[str], size: int = PAGE_ITEMS) -> Iterator[list[str]]:
+def _pages(ids: Sequence[str]) -> Iterator[list[str]]:
+    size = PAGE_ITEMS  # read at each call, so a test can make a small group span many pages
     for start in range(0, len(ids), size):
         yield list(ids[start : start + size])
 
