@@ -1,9 +1,11 @@
 """Exact cosine over one scope's embeddings, in a float32 matrix that grows in place.
 
-Exact search with numpy (BLAS) is measured at a few milliseconds for 100k × 384
-vectors on this machine, so no approximate index is needed at these sizes; an
-approximate one would also bring back the recall loss the server's index had
-(0.6 at k=10, memoria/search/methods.py).
+Exact search with numpy (BLAS) reads the whole matrix once a query: at 100k × 384
+vectors that is 154 MB, 20 ms at p50 on the shared 2-core machine (`bench view`,
+docs/benchmarks.md) and most of a search at that size. An approximate index would
+bring back the recall loss the server's index had (0.6 at k=10,
+memoria/search/methods.py); fewer bytes a query with the same answers (a compact
+copy scanned first, its candidates rescored exactly) is the way left open.
 """
 
 from __future__ import annotations
