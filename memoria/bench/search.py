@@ -9,7 +9,8 @@ from __future__ import annotations
 import random
 import statistics
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -206,8 +207,8 @@ def bench_group(facts: int) -> str:
     return f"bench-search-{facts}"
 
 
-def build_memory(*, facts: int, say: Callable[[str], None]) -> tuple[str, SyntheticMemory]:
-    """Write and embed the synthetic memory unless the group already holds it whole."""
+def build_memory(*, facts: int, say: Callable[[str], None], embed: bool = True) -> tuple[str, SyntheticMemory]:
+    """Write and (unless told not to) embed the synthetic memory unless the group already holds it whole."""
     group = bench_group(facts)
     memory = synthetic_memory(group=group, facts=facts)
     stored = driver.read(COUNT_FACTS, group=group)[0]["c"]
@@ -225,14 +226,32 @@ def build_memory(*, facts: int, say: Callable[[str], None]) -> tuple[str, Synthe
         links = {"nodes": [], "edges": [], "mentions": document["mentions"], "memberships": document["memberships"]}
         graph_document_import(document=parse_graph_document(links, group=group), group=group)
         say(f"wrote group {group} in {time.perf_counter() - started:.1f} s")
-    backlog = reindex_backlog(group=group)
+    backlog = reindex_backlog(group=group) if embed else 0
     if backlog:
         say(f"embedding {backlog} texts (about {backlog / 300:.0f} s at 300 texts/s)")
         report = group_reindex(group=group)
         say(f"embedded {report.texts} texts in {report.seconds:.1f} s ({report.texts_per_second:.0f}/s)")
-    else:
+    elif embed:
         say(f"reusing group {group} ({facts} facts, every text embedded)")
     return group, memory
+
+
+@contextmanager
+def query_vectors_known(queries: Sequence[str]) -> Iterator[None]:
+    """The embedder answers these queries from vectors made beforehand: searches timed inside show what they
+    cost when the caller already holds the query's vector."""
+    model = embedder()
+    original = model.embed_one
+    known = {query: original(query) for query in dict.fromkeys(queries)}
+
+    def embed_known(text: str) -> list[float]:
+        return known[text] if text in known else original(text)
+
+    model.embed_one = embed_known  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        model.embed_one = original  # type: ignore[method-assign]
 
 
 def _timed(queries: list[str], warmup: int, run: Callable[[str], int]) -> dict[str, float]:

@@ -21,8 +21,13 @@ from typing import Any
 import numpy as np
 
 from memoria.bench.activation import percentile
-from memoria.bench.search import SyntheticMemory, build_memory, search_benchmark, synthetic_memory
-from memoria.embeddings import embedder
+from memoria.bench.search import (
+    SyntheticMemory,
+    build_memory,
+    query_vectors_known,
+    search_benchmark,
+    synthetic_memory,
+)
 from memoria.graph import driver
 from memoria.graph.schema import embedding_dimensions
 from memoria.ingest.episodes import EpisodeInput
@@ -66,7 +71,7 @@ def group_delete(group: str) -> int:
             return total
 
 
-def _unit_vectors(rng: np.random.Generator, count: int, dimensions: int) -> list[list[float]]:
+def unit_vectors(rng: np.random.Generator, count: int, dimensions: int) -> list[list[float]]:
     vectors = rng.normal(size=(count, dimensions)).astype(np.float32)
     return (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).tolist()
 
@@ -85,12 +90,12 @@ def crowd_write(*, groups: list[str], facts_each: int, say: Say) -> None:
             chunk = {"nodes": [], "edges": document["edges"][start : start + WRITE_CHUNK]}
             graph_document_import(document=parse_graph_document(chunk, group=group), group=group)
             edges = chunk["edges"]
-            vectors = _unit_vectors(rng, len(edges), dimensions)
+            vectors = unit_vectors(rng, len(edges), dimensions)
             rows = [{"id": e["id"], "source": e["source"], "vector": v} for e, v in zip(edges, vectors, strict=True)]
             for part in range(0, len(rows), 1000):
                 driver.write(SET_FACT_VECTORS, rows=rows[part : part + 1000], group=group)
         entities = [node for node in document["nodes"] if "Entity" in node["labels"]]
-        vectors = _unit_vectors(rng, len(entities), dimensions)
+        vectors = unit_vectors(rng, len(entities), dimensions)
         rows = [{"id": node["id"], "vector": v} for node, v in zip(entities, vectors, strict=True)]
         for part in range(0, len(rows), 1000):
             driver.write(SET_NODE_VECTORS, rows=rows[part : part + 1000], group=group)
@@ -154,22 +159,8 @@ def _phase(group: str, memory: SyntheticMemory, *, runs: int, warmup: int, episo
     view_seconds = time.perf_counter() - build
     size = next(s for s in view_cache().sizes() if s.group == group)
     search = search_benchmark(group=group, memory=memory, runs=runs, warmup=warmup, names=TENANT_RECIPES)
-    cached: dict[str, list[float]] = {}
-    model = embedder()
-    original = model.embed_one
-
-    def embed_once(text: str) -> list[float]:
-        if text not in cached:
-            cached[text] = original(text)
-        return cached[text]
-
-    model.embed_one = embed_once  # type: ignore[method-assign]  # the same searches, their vectors known already
-    try:
-        for query in memory.queries:
-            embed_once(query)
+    with query_vectors_known(memory.queries):
         without = search_benchmark(group=group, memory=memory, runs=runs, warmup=warmup, names=TENANT_RECIPES[:1])
-    finally:
-        model.embed_one = original  # type: ignore[method-assign]
     search[f"{TENANT_RECIPES[0]} (query vector known)"] = without[TENANT_RECIPES[0]]
     return {
         "view": {"seconds": view_seconds, "bytes": size.bytes, "items": size.items},

@@ -10,6 +10,7 @@ in this process and in every other one: the lag is one stamp read.
 
 from __future__ import annotations
 
+import ctypes
 import threading
 import time
 from collections.abc import Iterator
@@ -19,7 +20,13 @@ from typing import Any
 
 from memoria.graph.versions import COMPACT_AFTER, group_stamps, group_stamps_compact, stamp_details
 from memoria.readmodel.scope_view import ScopeView
-from memoria.readmodel.scopes import SCOPES, items_touching, scope_items
+from memoria.readmodel.scopes import SCOPES, pages_touching, scope_pages
+
+try:
+    _LIBC: ctypes.CDLL | None = ctypes.CDLL("libc.so.6")
+    _LIBC.malloc_trim  # noqa: B018 - glibc only
+except (OSError, AttributeError):
+    _LIBC = None
 
 
 @dataclass(frozen=True)
@@ -42,6 +49,13 @@ class ViewState:
 class _Caught:
     stamps: dict[str, int]
     touched: set[str] | None  # None: rebuild
+
+
+def _heap_release() -> None:
+    """Hand the heap that a build's decoded pages freed back to the system (glibc keeps it otherwise: measured
+    80 MiB of a 100k-fact build's resident memory); elsewhere there is nothing to do."""
+    if _LIBC is not None:
+        _LIBC.malloc_trim(0)
 
 
 class GroupView:
@@ -86,8 +100,9 @@ class GroupView:
 
     def _load(self, name: str) -> None:
         scope = ScopeView(SCOPES[name], dimensions=self.dimensions)
-        scope.put(scope_items(SCOPES[name], group=self.group))
+        scope.put(scope_pages(SCOPES[name], group=self.group))
         scope.commit()
+        _heap_release()
         self.scopes[name] = scope
         self.loaded_at[name] = time.time()
 
@@ -108,8 +123,8 @@ class GroupView:
             nodes = sorted(caught.touched)
             for scope in self.scopes.values():
                 before = scope.ids_touching(nodes)
-                fresh = list(items_touching(scope.spec, group=self.group, node_ids=nodes))
-                scope.remove(before - {item.id for item in fresh})
+                fresh = list(pages_touching(scope.spec, group=self.group, node_ids=nodes))
+                scope.remove(before - {item.id for page in fresh for item in page.items})
                 refreshed += scope.put(fresh)
                 scope.commit()
         self.stamps = current

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
-from itertools import islice
 
-from memoria.readmodel.scopes import Item, ScopeSpec
+import numpy as np
+
+from memoria.readmodel.scopes import Item, ItemPage, ScopeSpec
 from memoria.readmodel.text_index import TextIndex
 from memoria.readmodel.vector_index import VectorIndex
 
 ITEM_OVERHEAD_BYTES = 400  # the Item, its dict and strings' headers, the id maps (measured order of magnitude)
-PUT_CHUNK = 2_000
 TEXT_INDEX_FACTOR = 2  # a RAM tantivy index holds about twice its texts' bytes (postings, positions, store)
 INDEX_OVERHEAD_BYTES = 2 * 1024**2  # an empty RAM tantivy index, once a writer has been and gone (measured 1.8 MiB)
 
@@ -36,25 +35,34 @@ class ScopeView:
         texts = (TEXT_INDEX_FACTOR + 1) * self._text_bytes + INDEX_OVERHEAD_BYTES
         return self.vectors.nbytes + texts + ITEM_OVERHEAD_BYTES * len(self.items)
 
-    def put(self, items: Iterable[Item]) -> int:
-        """Add or replace items, as they stream in; searchable after `commit`."""
+    def put(self, pages: Iterable[ItemPage]) -> int:
+        """Add or replace items, page by page as they stream in; searchable after `commit`. A build (an empty
+        scope) holds its pages' vector matrices to the end, then copies them once into a matrix of their size."""
         count = 0
-        stream = iter(items)
-        while chunk := list(islice(stream, PUT_CHUNK)):
-            kept = []
-            for item in chunk:
+        building = not self.items
+        held: list[tuple[list[str], np.ndarray]] = []
+        for page in pages:
+            for item in page.items:
                 self._forget(item.id)
-                self.vectors.put(item.id, item.vector)
-                # The vector lives in the matrix only: as a list of Python floats it would take 9 KB an item.
-                stored = replace(item, vector=None)
-                self.items[item.id] = stored
-                self._text_bytes += stored.text_bytes
-                if stored.source is not None and stored.target is not None:
-                    self._by_node[stored.source].add(stored.id)
-                    self._by_node[stored.target].add(stored.id)
-                kept.append(stored)
-            self.text.put((item.id, item.texts) for item in kept)
-            count += len(kept)
+                self.items[item.id] = item
+                self._text_bytes += item.text_bytes
+                if item.source is not None and item.target is not None:
+                    self._by_node[item.source].add(item.id)
+                    self._by_node[item.target].add(item.id)
+            keys = [item.id for item in page.items]
+            if isinstance(page.vectors, np.ndarray) and building:
+                held.append((keys, page.vectors))
+            elif isinstance(page.vectors, np.ndarray):
+                self.vectors.put_rows(keys, page.vectors)
+            else:
+                for key, vector in zip(keys, page.vectors, strict=True):
+                    self.vectors.put(key, vector)
+            self.text.put((item.id, item.texts) for item in page.items)
+            count += len(page)
+        self.vectors.reserve(sum(len(keys) for keys, _ in held))
+        while held:
+            keys, matrix = held.pop(0)  # each page's matrix is freed once copied
+            self.vectors.put_rows(keys, matrix)
         return count
 
     def remove(self, ids: Iterable[str]) -> int:

@@ -8,10 +8,12 @@ per item on ArcadeDB), pages named by explicit node-id lists.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
+from itertools import islice
 from typing import Any
 
 import numpy as np
@@ -19,7 +21,7 @@ import numpy as np
 from memoria.graph import driver, kinds
 from memoria.observability import in_context
 
-PAGE_ITEMS = 5_000
+PAGE_ITEMS = 2_000
 PAGE_WORKERS = 2
 
 
@@ -44,15 +46,15 @@ COMMUNITIES = ScopeSpec("communities", kinds.COMMUNITY, ("name", "summary"), "na
 SCOPES: dict[str, ScopeSpec] = {spec.name: spec for spec in (FACTS, ENTITIES, EPISODES, COMMUNITIES)}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Item:
-    """One searchable item as a hit shows it; facts also carry their ends and validity."""
+    """One searchable item as a hit shows it; facts also carry their ends and validity. Its vector travels
+    beside it in an ItemPage and lives in the view's matrix only (as Python floats it would take 9 KB an item)."""
 
     id: str
     name: str
     text: str
     texts: dict[str, str]
-    vector: np.ndarray | None  # float32; dropped once the view's matrix holds it
     source: str | None = None
     target: str | None = None
     valid_at: str | None = None
@@ -61,6 +63,18 @@ class Item:
     @property
     def text_bytes(self) -> int:
         return sum(len(value) for value in self.texts.values()) + len(self.name) + len(self.text)
+
+
+@dataclass(frozen=True)
+class ItemPage:
+    """Items as one read returned them, with their vectors apart: a float32 matrix (one row an item) when every
+    item has a vector of one size, so a view copies the page in one step; else one entry an item, None for none."""
+
+    items: list[Item]
+    vectors: np.ndarray | list[np.ndarray | None]
+
+    def __len__(self) -> int:
+        return len(self.items)
 
 
 GROUP_NODE_IDS = f"MATCH (n:{kinds.MEMORY_LABEL} {{group_id: $group}}) RETURN collect(n.id) AS ids"
@@ -100,7 +114,8 @@ def _node_page_query(spec: ScopeSpec) -> str:
 NODE_PAGES = {spec.name: _node_page_query(spec) for spec in SCOPES.values() if not spec.is_fact}
 
 
-def _pages(ids: Sequence[str], size: int = PAGE_ITEMS) -> Iterator[list[str]]:
+def _pages(ids: Sequence[str]) -> Iterator[list[str]]:
+    size = PAGE_ITEMS  # read at each call, so a test can make a small group span many pages
     for start in range(0, len(ids), size):
         yield list(ids[start : start + size])
 
@@ -113,62 +128,85 @@ def _optional(value: str) -> str | None:
     return value or None
 
 
-def _vectors(raw: list[list[float]]) -> list[np.ndarray | None]:
-    """A page's vectors as float32 rows: one conversion for the page when every item has one of the same size."""
+def _vectors(raw: list[list[float]]) -> np.ndarray | list[np.ndarray | None]:
+    """A page's vectors as float32: one matrix, converted in one call, when every item has one of the same size."""
     if raw and all(raw) and len({len(vector) for vector in raw}) == 1:
-        return list(np.asarray(raw, dtype=np.float32))
+        return np.asarray(raw, dtype=np.float32)
     return [np.asarray(vector, dtype=np.float32) if vector else None for vector in raw]
 
 
-def _node_items(spec: ScopeSpec, record: Any) -> Iterator[Item]:
-    vectors = _vectors(record["vectors"])
-    for position, item_id in enumerate(record["ids"]):
-        texts = {name: str(record[f"text_{name}"][position]) for name in spec.text_fields}
-        yield Item(
+def _node_page(spec: ScopeSpec, record: Any) -> ItemPage:
+    names, shown = record[f"text_{spec.name_field}"], record[f"text_{spec.shown_field}"]
+    columns = [record[f"text_{name}"] for name in spec.text_fields]
+    items = [
+        Item(
             id=item_id,
-            name=str(record[f"text_{spec.name_field}"][position]),
-            text=str(record[f"text_{spec.shown_field}"][position]),
-            texts=texts,
-            vector=vectors[position],
+            name=str(names[position]),
+            text=str(shown[position]),
+            texts={name: str(column[position]) for name, column in zip(spec.text_fields, columns, strict=True)},
         )
+        for position, item_id in enumerate(record["ids"])
+    ]
+    return ItemPage(items, _vectors(record["vectors"]))
 
 
-def _fact_items(record: Any) -> Iterator[Item]:
-    vectors = _vectors(record["vectors"])
-    for position, fact_id in enumerate(record["ids"]):
-        fact = str(record["facts"][position])
-        yield Item(
+def _fact_page(record: Any) -> ItemPage:
+    columns = zip(
+        record["ids"],
+        record["relations"],
+        record["facts"],
+        record["sources"],
+        record["targets"],
+        record["valid_ats"],
+        record["invalid_ats"],
+        strict=True,
+    )
+    items = [
+        Item(
             id=fact_id,
-            name=str(record["relations"][position]),
-            text=fact,
-            texts={"fact": fact},
-            vector=vectors[position],
-            source=record["sources"][position],
-            target=record["targets"][position],
-            valid_at=_optional(record["valid_ats"][position]),
-            invalid_at=_optional(record["invalid_ats"][position]),
+            name=str(relation),
+            text=str(fact),
+            texts={"fact": str(fact)},
+            source=source,
+            target=target,
+            valid_at=_optional(valid_at),
+            invalid_at=_optional(invalid_at),
         )
+        for fact_id, relation, fact, source, target, valid_at, invalid_at in columns
+    ]
+    return ItemPage(items, _vectors(record["vectors"]))
 
 
-def scope_items(spec: ScopeSpec, *, group: str) -> Iterator[Item]:
-    """Every item of the scope in the group; pages are read two at a time, so the server streams the next
-    while this process decodes one."""
+def _page_reader(spec: ScopeSpec, query: str, group: str) -> Callable[[list[str]], ItemPage]:
+    """Read and convert one page: the conversion runs in the reading thread, so a page's Python floats are
+    freed there and then, and only float32 matrices wait for the view."""
+    to_page = _fact_page if spec.is_fact else partial(_node_page, spec)
+    return in_context(lambda ids: to_page(_columns(query, ids=ids, group=group)))
+
+
+def scope_pages(spec: ScopeSpec, *, group: str) -> Iterator[ItemPage]:
+    """Every item of the scope in the group, page by page; PAGE_WORKERS pages are in flight at once (the
+    server streams the next while this process decodes one), never more, so memory holds a few pages only."""
     if spec.is_fact:
         node_ids = _columns(GROUP_NODE_IDS, group=group)["ids"]
-        query, items = FACTS_OUT_PAGE, _fact_items
+        read = _page_reader(spec, FACTS_OUT_PAGE, group)
     else:
         node_ids = _columns(LABEL_NODE_IDS.format(label=spec.label), group=group)["ids"]
-        query, items = NODE_PAGES[spec.name], partial(_node_items, spec)
+        read = _page_reader(spec, NODE_PAGES[spec.name], group)
+    pages = _pages(node_ids)
     with ThreadPoolExecutor(max_workers=PAGE_WORKERS, thread_name_prefix="memoria-view") as pool:
-        read = in_context(lambda page: _columns(query, ids=page, group=group))
-        for record in pool.map(read, _pages(node_ids)):
-            yield from items(record)
+        in_flight = deque(pool.submit(read, ids) for ids in islice(pages, PAGE_WORKERS))
+        while in_flight:
+            page = in_flight.popleft().result()
+            ids = next(pages, None)
+            if ids is not None:
+                in_flight.append(pool.submit(read, ids))
+            yield page
 
 
-def items_touching(spec: ScopeSpec, *, group: str, node_ids: Sequence[str]) -> Iterator[Item]:
+def pages_touching(spec: ScopeSpec, *, group: str, node_ids: Sequence[str]) -> Iterator[ItemPage]:
     """The scope's items as stored now among `node_ids` (node scopes) or touching them (facts)."""
-    for page in _pages(sorted(set(node_ids))):
-        if spec.is_fact:
-            yield from _fact_items(_columns(FACTS_TOUCHING_PAGE, ids=page, group=group))
-        else:
-            yield from _node_items(spec, _columns(NODE_PAGES[spec.name], ids=page, group=group))
+    query = FACTS_TOUCHING_PAGE if spec.is_fact else NODE_PAGES[spec.name]
+    read = _page_reader(spec, query, group)
+    for ids in _pages(sorted(set(node_ids))):
+        yield read(ids)

@@ -69,10 +69,17 @@ class TextIndex:
         with self._lock:
             if self._pending:
                 writer = self._index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=1)
-                for key, texts in self._pending:
-                    writer.delete_documents_by_term(KEY_FIELD, key)
-                    if texts is not None:
-                        writer.add_document(tantivy.Document(**{KEY_FIELD: key}, **texts))
+                if self._searcher.num_docs == 0:
+                    # A build into an empty index: nothing to delete, only the last change of each key counts.
+                    latest = dict(self._pending)
+                    for key, texts in latest.items():
+                        if texts is not None:
+                            writer.add_document(tantivy.Document(**{KEY_FIELD: key}, **texts))
+                else:
+                    for key, texts in self._pending:
+                        writer.delete_documents_by_term(KEY_FIELD, key)
+                        if texts is not None:
+                            writer.add_document(tantivy.Document(**{KEY_FIELD: key}, **texts))
                 writer.commit()
                 writer.wait_merging_threads()  # also releases the writer's threads and memory
                 self._pending.clear()

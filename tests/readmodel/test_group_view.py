@@ -13,6 +13,7 @@ from memoria.graph.versions import COMPACT_AFTER, group_stamps, group_version, g
 from memoria.ingest.reindex import group_reindex
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
+from memoria.readmodel import scopes
 from memoria.readmodel.cache import ViewCache, ViewTooLarge, view_cache
 from memoria.search import view_methods
 from memoria.search.recipes import recipe
@@ -59,6 +60,20 @@ def test_the_view_and_the_server_indexes_find_the_same_best_facts(memory: str) -
     by_server = search(query="Lyon warehouse gloves", groups=[memory], config=config, engine=Engine.CYPHER)
     assert by_server.engine == {"name": "cypher"}
     assert [hit.id for hit in by_view.facts][:3] == [hit.id for hit in by_server.facts][:3]
+
+
+def test_a_view_read_in_many_small_pages_is_the_view_read_in_one(memory: str, monkeypatch) -> None:
+    whole = {name: read(ViewCache(), memory, name)[0] for name in ("facts", "entities")}
+    monkeypatch.setattr(scopes, "PAGE_ITEMS", 2)  # pages stream two at a time into one matrix reserved at the end
+    paged = {name: read(ViewCache(), memory, name)[0] for name in ("facts", "entities")}
+    query = embedder().embed_one("trucks to the port")
+    for name, scope in whole.items():
+        assert paged[name].items == scope.items
+        assert paged[name].nbytes == scope.nbytes
+        for key in scope.items:
+            assert paged[name].vectors.vector(key) == scope.vectors.vector(key)
+        assert paged[name].vectors.nearest(query, limit=50) == scope.vectors.nearest(query, limit=50)
+        assert paged[name].text.search(["port", "gloves"], limit=50) == scope.text.search(["port", "gloves"], limit=50)
 
 
 def test_cosine_is_exact_over_the_stored_vectors(memory: str) -> None:

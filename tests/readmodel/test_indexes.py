@@ -84,3 +84,43 @@ def test_min_similarity_and_wrong_sizes() -> None:
     assert [key for key, _ in index.nearest([1.0, 0.0], limit=5, min_similarity=0.0)] == ["a"]
     assert index.nearest([0.0, 0.0], limit=5) == []
     assert index.vector("bad") is None
+
+
+def test_rows_put_at_once_match_rows_put_one_by_one() -> None:
+    rng = np.random.default_rng(3)
+    vectors = rng.normal(size=(50, 8)).astype(np.float32)
+    vectors[7] = 0.0  # no direction: not stored
+    vectors[9, 2] = np.nan  # not finite: not stored
+    keys = [f"k{position:02d}" for position in range(50)]
+    one_by_one, at_once = VectorIndex(8), VectorIndex(8)
+    for key, vector in zip(keys, vectors, strict=True):
+        one_by_one.put(key, vector)
+    at_once.put("k09", [1.0] * 8)  # a stored key whose new row is unusable leaves
+    at_once.put_rows(keys, vectors)
+    assert len(at_once) == len(one_by_one) == 48
+    query = rng.normal(size=8).tolist()
+    assert at_once.nearest(query, limit=10) == one_by_one.nearest(query, limit=10)
+    assert at_once.vector("k07") is None and at_once.vector("k09") is None
+
+
+def test_a_reserved_build_keeps_no_spare_rows_and_grows_by_a_quarter() -> None:
+    index = VectorIndex(4)
+    index.reserve(1500)
+    index.put_rows([f"k{n}" for n in range(1500)], np.eye(4, dtype=np.float32)[np.arange(1500) % 4])
+    exact = index.nbytes
+    assert exact == 1500 * (4 * 4 + 1) + 100 * 1500
+    assert [key for key, _ in index.nearest([0.0, 0.0, 0.0, 1.0], limit=2)] == ["k1003", "k1007"]
+    index.put("k1500", [1.0, 0.0, 0.0, 0.0])
+    assert index.vector("k1500") == [1.0, 0.0, 0.0, 0.0]
+    assert index.nbytes < 1.3 * exact + 100 * 4
+
+
+def test_a_first_commit_keeps_the_last_change_of_each_key() -> None:
+    index = TextIndex(("name",))
+    index.put([("a", {"name": "gloves"}), ("b", {"name": "gloves"})])
+    index.put([("a", {"name": "drill"})])
+    index.remove(["b"])
+    index.commit()
+    assert index.size == 1
+    assert index.search(["gloves"], limit=5) == []
+    assert [key for key, _ in index.search(["drill"], limit=5)] == ["a"]

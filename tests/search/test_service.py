@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
 
 from memoria.errors import InvalidInput
-from memoria.search import rerankers
+from memoria.search import rerankers, view_methods
 from memoria.search.config import Reranker, ScopeConfig, SearchConfig, SearchMethod
 from memoria.search.recipes import recipe
 from memoria.search.service import search, search_seeds
@@ -160,3 +161,21 @@ def test_a_config_built_in_code_is_checked_too() -> None:
     config = SearchConfig(facts=ScopeConfig(methods=(SearchMethod.BM25,), reranker=Reranker.NODE_DISTANCE))
     with pytest.raises(InvalidInput, match="center_node_id"):
         search(query="gloves", groups=["g"], config=config)
+
+
+def test_a_search_on_views_alone_runs_in_the_callers_thread(searched: str, monkeypatch) -> None:
+    threads: list[str] = []
+    bm25 = view_methods.bm25
+
+    def bm25_noting_thread(*args, **kwargs):
+        threads.append(threading.current_thread().name)
+        return bm25(*args, **kwargs)
+
+    monkeypatch.setattr(view_methods, "bm25", bm25_noting_thread)
+    query = "Nordbalt Metals steel bolt kit"
+    here = search(query=query, groups=[searched], config=recipe("facts_hybrid_rrf"))
+    walking = recipe("facts_node_distance", center_node_id=node_id(searched, "lyon"))  # reads the server
+    search(query=query, groups=[searched], config=walking)
+    assert threads[0] == threading.current_thread().name
+    assert threads[1].startswith("memoria-search")
+    assert keys(here.facts, searched)[0] == "supplies"

@@ -1,5 +1,6 @@
 """`bench activation --nodes N --edges E`, `bench search --facts N`, `bench ppr --nodes N --edges E` and
-`bench render`, `bench maig --edges E`, `bench index --edges E`, `bench tenants --facts N --crowd M`, `bench mcp`:
+`bench render`, `bench maig --edges E`, `bench index --edges E`, `bench tenants --facts N --crowd M`,
+`bench view --facts N`, `bench mcp`:
 measured speed, printed as medians, p95 and ratios (docs/benchmarks.md).
 """
 
@@ -27,6 +28,12 @@ def machine_line() -> str:
     models = [line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name")]
     cpu = models[0] if models else platform.processor() or "unknown CPU"
     return f"machine: {platform.machine()}, {cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def load_line() -> str:
+    """The machine's load when a figure was taken: these machines are shared, and figures move with it."""
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f}"
 
 
 class Command(BaseCommand):
@@ -76,6 +83,13 @@ class Command(BaseCommand):
         tenants.add_argument("--warmup", type=int, default=5)
         tenants.add_argument("--episodes", type=int, default=200, help="episodes ingested per phase")
         mcp = sub.add_parser("mcp", help="an MCP tool call beside the REST call it wraps, on a daphne of its own")
+        view = sub.add_parser("view", help="one big group's search view: build time, memory, search latency")
+        view.add_argument("--facts", type=int, default=100_000)
+        view.add_argument("--runs", type=int, default=100, help="timed searches per recipe")
+        view.add_argument("--warmup", type=int, default=10)
+        view.add_argument(
+            "--random-vectors", action="store_true", help="random unit vectors instead of embedding every text"
+        )
         mcp.add_argument("--group", default=MCP_BENCH_GROUP, help="seeded with the demo memory when it is empty")
         mcp.add_argument("--runs", type=int, default=50, help="timed calls per face and tool")
         mcp.add_argument("--warmup", type=int, default=5)
@@ -96,6 +110,9 @@ class Command(BaseCommand):
                 raise CommandError("--facts, --crowd, --crowd-groups, --runs and --episodes must be positive")
             if options["warmup"] < 0:
                 raise CommandError("--warmup must not be negative")
+        elif suite == "view":
+            if min(options["facts"], options["runs"]) < 1 or options["warmup"] < 0:
+                raise CommandError("--facts and --runs must be positive and --warmup not negative")
         elif suite == "mcp":
             if options["runs"] < 1 or options["warmup"] < 0:
                 raise CommandError("--runs must be positive and --warmup not negative")
@@ -237,6 +254,15 @@ class Command(BaseCommand):
             facts=facts, crowd=crowd, crowd_groups=crowd_groups, runs=runs, warmup=warmup, episodes=episodes, say=say
         )
         for line in tenants_report(results, facts=facts, crowd=crowd):
+            say(line)
+
+    def view(self, *, facts: int, runs: int, warmup: int, random_vectors: bool, **_: object) -> None:
+        from memoria.bench.view import view_benchmark, view_report
+
+        say = self.stdout.write
+        say(machine_line())
+        results = view_benchmark(facts=facts, runs=runs, warmup=warmup, random_vectors=random_vectors, say=say)
+        for line in view_report(results, facts=facts, load=load_line()):
             say(line)
 
     def index(self, *, edges: int, runs: int, **_: object) -> None:
