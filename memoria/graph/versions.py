@@ -17,7 +17,7 @@ catch up by re-reading only what changed (memoria/readmodel/group_view.py).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -116,6 +116,31 @@ def stamp_details(*, group: str, stamps: Iterable[str]) -> list[StampDetail]:
         )
         for row in rows
     ]
+
+
+def stamps_touched(*, group: str, seen: Mapping[str, int], current: Mapping[str, int]) -> frozenset[str] | None:
+    """What the writes behind `current` touched beyond the stamps a view has `seen`: the node ids to re-read,
+    or None when some write cannot say (an unnamed stamp, a fold of stamps the view never saw, stamps deleted
+    without a fold when a group is emptied) and the view must be built again. Search views and graph
+    projections both catch up through this one reading of the stamps."""
+    new = set(current) - set(seen)
+    gone = set(seen) - set(current)
+    if not new and not gone:
+        return frozenset()
+    touched: set[str] = set()
+    replaced: set[str] = set()
+    for detail in stamp_details(group=group, stamps=new):
+        if detail.folded:
+            replaced.update(detail.folded)
+            if set(detail.folded) - set(seen):  # a fold of writes this view never saw: what they touched is lost
+                return None
+            continue
+        if detail.touched is None:
+            return None
+        touched.update(detail.touched)
+    if gone - replaced:
+        return None
+    return frozenset(touched)
 
 
 def group_version(*, group: str) -> GroupVersion:
