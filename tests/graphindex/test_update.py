@@ -16,6 +16,8 @@ from memoria.graph.versions import group_version, group_version_bump
 from memoria.graphindex.cache import ProjectionCache
 from memoria.graphindex.projection import FULL, INCREMENTAL, Projection, projection_load
 from memoria.graphindex.update import projection_update
+from memoria.ingest.episodes import EpisodeInput
+from memoria.ingest.pipeline import episode_add
 from tests.graphindex.graphs import random_memory, store
 
 pytestmark = pytest.mark.django_db  # curation edits write their audit entries
@@ -155,3 +157,22 @@ def test_the_cache_updates_incrementally_and_says_so(memory: str) -> None:
     assert_same(after, projection_load(group=memory))
     driver.write_transaction(lambda tx: group_version_bump(tx, memory))
     assert cache.get(memory, wait=30)[1].update == FULL
+
+
+def test_ingested_episodes_update_to_what_a_full_load_gives(group: str) -> None:
+    """Episodes through the real pipeline: new entities, facts, mentions, a merged fact and a contradiction."""
+    conversation = [
+        EpisodeInput(
+            "Liv: Hi Oren! My sister Maren lives in Tallinn.", id=f"{group}-c1", valid_at="2024-03-01T10:00:00Z"
+        ),
+        EpisodeInput("Liv: Maren lives in Tallinn, she loves it.", id=f"{group}-c2", valid_at="2024-03-03T10:00:00Z"),
+        EpisodeInput("Liv: Maren moved to Riga last week.", id=f"{group}-c3", valid_at="2024-04-10T10:00:00Z"),
+    ]
+    projection = projection_load(group=group)
+    for episode in conversation:
+        episode_add(group=group, episode=episode)
+        projection = updated(projection)
+        assert_same(projection, projection_load(group=group))
+    assert projection.facts.validity["invalid_at"].codes.size and any(
+        projection.facts.validity["invalid_at"].value(edge) for edge in range(projection.edge_count)
+    )
