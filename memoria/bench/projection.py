@@ -12,10 +12,19 @@ from typing import Any
 
 import numpy as np
 
+from memoria.graph import driver
 from memoria.graph.index_service import edges_add
+from memoria.graph.versions import group_version_bump
 from memoria.graphindex.projection import Projection, projection_load
 from memoria.graphindex.update import projection_update
 
+RELATION_PREFIX = "bench_projection_"
+REMOVE_FACTS = f"""
+MATCH (:Memory {{group_id: $group}})-[r:RELATES]->()
+WHERE r.relation STARTS WITH '{RELATION_PREFIX}'
+DELETE r
+RETURN count(r) AS removed
+"""
 # The arrays PPR and activation read; an update that differs from the load in any of them is a mismatch.
 COMPARED = ("indptr", "targets", "weights", "categories", "links", "relates_degrees", "label_codes", "unnamed")
 
@@ -29,13 +38,25 @@ def facts_write(*, group: str, projection: Projection, count: int, run: int, rng
             {
                 "source": projection.ids[source],
                 "target": projection.ids[target],
-                "relation": f"bench_projection_{run}_{index}",
+                "relation": f"{RELATION_PREFIX}{run}_{index}",
                 "weight": round(rng.uniform(0.25, 1.0), 3),
                 "metadata": {"tags": ["bench"]},
             }
             for index, (source, target) in enumerate(ends)
         ],
     )
+
+
+def facts_remove(*, group: str) -> int:
+    """The facts this benchmark wrote, removed, so that the group is the activation bench's graph again."""
+
+    def remove(tx: Any) -> int:
+        removed = tx.run(REMOVE_FACTS, group=group).single()["removed"]
+        if removed:
+            group_version_bump(tx, group)
+        return removed
+
+    return driver.write_transaction(remove)
 
 
 def projection_mismatches(updated: Projection, loaded: Projection) -> list[str]:

@@ -230,14 +230,19 @@ class Command(BaseCommand):
             raise CommandError(f"our scores differ from igraph's by {worst:.1e} in L1 (more than 1e-6); see above")
 
     def projection(self, *, nodes: int, edges: int, runs: int, facts: int, **_: object) -> None:
+        from memoria.bench.activation import bench_group
         from memoria.bench.ppr import ensure_graph
-        from memoria.bench.projection import projection_benchmark, projection_report
+        from memoria.bench.projection import facts_remove, projection_benchmark, projection_report
 
         say = self.stdout.write
         say(machine_line())
         say(f"load average at start: {os.getloadavg()[0]:.1f}")
+        facts_remove(group=bench_group(nodes, edges))  # left by an interrupted run, they would force a rebuild
         group = ensure_graph(nodes=nodes, edges=edges, say=say)
-        results = projection_benchmark(group=group, runs=runs, facts=facts, say=say)
+        try:
+            results = projection_benchmark(group=group, runs=runs, facts=facts, say=say)
+        finally:
+            facts_remove(group=group)
         for line in projection_report(results):
             say(line)
         say(f"load average at end: {os.getloadavg()[0]:.1f}")
