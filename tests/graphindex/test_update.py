@@ -12,7 +12,7 @@ from memoria.curation.inputs import edge_patch_parse, entity_merge_parse
 from memoria.curation.merge import entity_merge
 from memoria.graph import driver
 from memoria.graph.index_service import node_remove
-from memoria.graph.versions import group_version, group_version_bump
+from memoria.graph.versions import group_stamps_compact, group_version, group_version_bump
 from memoria.graphindex.cache import ProjectionCache
 from memoria.graphindex.projection import FULL, INCREMENTAL, Projection, projection_load
 from memoria.graphindex.update import projection_update
@@ -137,6 +137,14 @@ def test_a_write_that_cannot_say_what_it_touched_forces_a_full_load(memory: str)
     projection = projection_load(group=memory)
     driver.write_transaction(lambda tx: group_version_bump(tx, memory))
     assert projection_update(projection) is None
+
+
+def test_writes_folded_before_the_update_saw_them_are_still_read_again(memory: str) -> None:
+    projection = projection_load(group=memory)
+    node_remove(group=memory, node_id=f"{memory}-e3")
+    store(memory, {"nodes": [{"id": f"{memory}-late", "name": "late", "labels": ["Entity"]}], "edges": []})
+    assert group_stamps_compact(group=memory, after=0) == 3  # the import's, and two the projection never saw
+    assert_same(updated(projection), projection_load(group=memory))
 
 
 def test_too_much_touched_forces_a_full_load(memory: str, monkeypatch: pytest.MonkeyPatch) -> None:
