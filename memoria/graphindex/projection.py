@@ -12,6 +12,11 @@ Nodes are ordered by their `id`, so positions are the same in every process
 and after every reload of unchanged data. Beside the walk's columns, each edge
 carries what Activation Energy (and time-aware retrieval) reads of a RELATES
 fact (memoria/graphindex/facts.py), and each node its labels and RELATES degree.
+
+A projection also keeps each node's internal id and the version stamps it was
+read at: with them, memoria/graphindex/update.py brings it up to date after
+small writes by re-reading only the nodes they touched, through the pieces of
+the load below (`node_rows`, `edge_columns`, `edge_rows`).
 """
 
 from __future__ import annotations
