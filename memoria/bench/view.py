@@ -45,7 +45,7 @@ RETURN collect(n.id) AS ids
 """
 SET_NODE_VECTORS = """
 UNWIND $rows AS row
-MATCH (n:Memory {{id: row.id}})
+MATCH (n:Memory {{group_id: $group, id: row.id}})
 SET n.{vector} = row.vector
 """
 
@@ -74,7 +74,9 @@ def random_vectors_fill(group: str, say: Say) -> None:
         for start in range(0, len(rows), VECTOR_WRITE_ROWS):
             part = rows[start : start + VECTOR_WRITE_ROWS]
             vectors = unit_vectors(rng, len(part), dimensions)
-            driver.write(query, rows=[{**row, "vector": vector} for row, vector in zip(part, vectors, strict=True)])
+            driver.write(
+                query, rows=[{**row, "vector": vector} for row, vector in zip(part, vectors, strict=True)], group=group
+            )
         if rows:
             say(f"  {len(rows)} random unit vectors written")
 

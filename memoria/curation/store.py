@@ -293,5 +293,8 @@ def state_apply(runner: Runner, *, group: str, expected: GraphState, target: Gra
     touched = set(expected.nodes) | set(target.nodes)
     for edges in (expected.edges, target.edges):
         touched.update(end for edge in edges.values() if edge for end in (edge.source, edge.target))
+    # A moved mention changes its episode's edges too: graph projections re-read both ends of every link.
+    moved = [link for link, present in target.links.items() if present != expected.links[link]]
+    touched.update(end for link in moved for end in (link.source, link.target))
     group_version_bump(runner, group, touched=touched)
     return AppliedChange(tuple(sorted(unembedded)))

@@ -83,11 +83,13 @@ WHERE r.group_id = $group AND r.relation = $relation
 DELETE r
 RETURN count(*) AS removed
 """
+# The other ends are returned: their facts changed too, so the version stamp names them.
 REMOVE_NODE_EDGES = """
-MATCH (a:Memory {group_id: $group, id: $id})-[r:RELATES]-(:Memory)
+MATCH (a:Memory {group_id: $group, id: $id})-[r:RELATES]-(b:Memory)
 WHERE r.group_id = $group
+WITH r, b.id AS end
 DELETE r
-RETURN count(*) AS removed
+RETURN count(*) AS removed, collect(DISTINCT end) AS ends
 """
 SIZE = "MATCH (:Memory {group_id: $group})-[r:RELATES]->(:Memory) WHERE r.group_id = $group RETURN count(r) AS c"
 NODE_COUNT = """
@@ -228,9 +230,11 @@ def edge_add(
 
 def _removal(query: str, group: str, *, touched: set[str], **parameters: Any) -> int:
     def work(tx: neo4j.ManagedTransaction) -> int:
-        removed = tx.run(query, group=group, **parameters).single()["removed"]
+        record = tx.run(query, group=group, **parameters).single()
+        removed = record["removed"]
         if removed:
-            group_version_bump(tx, group, touched=touched)
+            ends = record.get("ends") or []  # a node's removal names every node it was joined to
+            group_version_bump(tx, group, touched=touched | set(ends))
         return removed
 
     return driver.write_transaction(work)

@@ -11,13 +11,16 @@ retries; 0 of 20 stamp creations). The version therefore only grows, and
 
 A stamp may say which nodes its write touched (`touched`: node ids whose node
 or facts changed; absent means anything may have changed), and a folded stamp
-names the stamps it replaced (`folded`): together they let an in-memory view
-catch up by re-reading only what changed (memoria/readmodel/group_view.py).
+names the stamps it replaced (`folded`) and, when every one of them named its
+nodes, the union of those (so a view that missed some of the folded writes
+still re-reads instead of rebuilding): together they let an in-memory view
+catch up by re-reading only what changed (memoria/readmodel/group_view.py,
+memoria/graphindex/update.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -47,13 +50,19 @@ VERSION = f"""
 MATCH (s:{GROUP_STAMP} {{group_id: $group}})
 RETURN coalesce(sum(s.count), 0) AS version, count(s) AS stamps
 """
-STAMPS = f"MATCH (s:{GROUP_STAMP} {{group_id: $group}}) RETURN elementId(s) AS stamp, s.count AS count"
+STAMPS = f"""
+MATCH (s:{GROUP_STAMP} {{group_id: $group}})
+RETURN elementId(s) AS stamp, s.count AS count, s.touched AS touched
+"""
 FOLD = f"""
 UNWIND $stamps AS stamp
 MATCH (s:{GROUP_STAMP} {{group_id: $group}}) WHERE elementId(s) = stamp
 DELETE s
 """
 FOLDED = f"CREATE (:{GROUP_STAMP} {{group_id: $group, count: $count, at: $at, folded: $folded}})"
+FOLDED_TOUCHED = f"""
+CREATE (:{GROUP_STAMP} {{group_id: $group, count: $count, at: $at, folded: $folded, touched: $touched}})
+"""
 
 
 @dataclass(frozen=True)
@@ -118,6 +127,34 @@ def stamp_details(*, group: str, stamps: Iterable[str]) -> list[StampDetail]:
     ]
 
 
+def stamps_touched(*, group: str, seen: Mapping[str, int], current: Mapping[str, int]) -> frozenset[str] | None:
+    """What the writes behind `current` touched beyond the stamps a view has `seen`: the node ids to re-read,
+    or None when some write cannot say (an unnamed stamp, a fold of stamps the view never saw, stamps deleted
+    without a fold when a group is emptied) and the view must be built again. Search views and graph
+    projections both catch up through this one reading of the stamps."""
+    new = set(current) - set(seen)
+    gone = set(seen) - set(current)
+    if not new and not gone:
+        return frozenset()
+    touched: set[str] = set()
+    replaced: set[str] = set()
+    for detail in stamp_details(group=group, stamps=new):
+        if detail.folded:
+            replaced.update(detail.folded)
+            if not set(detail.folded) - set(seen):
+                continue
+            if detail.touched is None:  # a fold of writes this view never saw, and what they touched is lost
+                return None
+            touched.update(detail.touched)  # theirs, and those of folded writes seen already: re-read again
+            continue
+        if detail.touched is None:
+            return None
+        touched.update(detail.touched)
+    if gone - replaced:
+        return None
+    return frozenset(touched)
+
+
 def group_version(*, group: str) -> GroupVersion:
     """The group's current version: 0 for a group never written through a bumping writer."""
     row = driver.read(VERSION, group=group)[0]
@@ -129,7 +166,8 @@ def group_stamps_compact(*, group: str, after: int = COMPACT_AFTER) -> int:
 
     Only stamps read inside the transaction are deleted, and their sum is written back
     in the same transaction, so stamps created meanwhile by writers survive and the
-    version is unchanged.
+    version is unchanged. The fold keeps the union of their touched nodes when each named
+    its own and there are at most MAX_TOUCHED of them.
     """
 
     def fold(tx: neo4j.ManagedTransaction) -> int:
@@ -138,7 +176,13 @@ def group_stamps_compact(*, group: str, after: int = COMPACT_AFTER) -> int:
             return 0
         tx.run(FOLD, group=group, stamps=[row["stamp"] for row in rows]).consume()
         count = sum(int(row["count"] or 0) for row in rows)
-        tx.run(FOLDED, group=group, count=count, at=_now(), folded=[row["stamp"] for row in rows]).consume()
+        folded = [row["stamp"] for row in rows]
+        touched = None if any(row["touched"] is None for row in rows) else set().union(*(r["touched"] for r in rows))
+        if touched is None or len(touched) > MAX_TOUCHED:
+            tx.run(FOLDED, group=group, count=count, at=_now(), folded=folded).consume()
+        else:
+            named = sorted(touched)
+            tx.run(FOLDED_TOUCHED, group=group, count=count, at=_now(), folded=folded, touched=named).consume()
         return len(rows)
 
     return driver.write_transaction(fold)

@@ -8,6 +8,11 @@ finishes in time it gets the fresh projection, else the stale one, said to be
 stale, or, with nothing loaded yet, ProjectionLoading (an HTTP 503 with
 Retry-After). A load that started before the latest write is followed by
 another as soon as someone asks again.
+
+A group already loaded is brought up to date incrementally when the writes
+since name the nodes they touched (memoria/graphindex/update.py): a small
+write costs a fraction of a second instead of a full reload; anything else
+(a restore, a community build, too much touched) loads the group whole.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from django.conf import settings
 from memoria.errors import GraphUnavailable, MemoriaError, ProjectionLoading
 from memoria.graph.versions import COMPACT_AFTER, group_stamps_compact, group_version
 from memoria.graphindex.projection import Projection, projection_load
+from memoria.graphindex.update import projection_update
 from memoria.observability import in_context
 
 logger = logging.getLogger(__name__)
@@ -50,7 +56,8 @@ class Freshness:
     version: int | None  # of the projection used
     current_version: int  # read from the server for this request
     age_seconds: float | None  # since the projection finished loading
-    load_seconds: float | None  # how long that load took
+    load_seconds: float | None  # how long that load (or incremental update) took
+    update: str | None  # how that projection was made: "full" (a load) or "incremental" (from the previous one)
     loading: bool  # a (re)load is running now
     progress: float | None  # of the running load, 0..1
     error: str | None = None  # of the last failed load
@@ -69,13 +76,21 @@ class _Entry:
 
 
 Loader = Callable[..., Projection]
+Updater = Callable[..., Projection | None]  # (previous projection, progress=) → updated, or None: load in full
 
 
 class ProjectionCache:
     """Thread-safe; one instance per process (`projection_cache()`), or one per test."""
 
-    def __init__(self, *, loader: Loader = projection_load, max_edges: int | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        loader: Loader = projection_load,
+        updater: Updater | None = projection_update,
+        max_edges: int | None = None,
+    ) -> None:
         self._loader = loader
+        self._updater = updater  # None: every reload is a full load
         budget = _setting("MEMORIA_PROJECTION_MAX_EDGES", DEFAULT_MAX_EDGES)
         self._max_edges = max_edges if max_edges is not None else budget
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
@@ -144,15 +159,21 @@ class ProjectionCache:
         entry.loading = True
         entry.done = threading.Event()
         entry.progress = 0.0
+        previous = entry.projection
 
         def report(done: int, total: int) -> None:
             entry.progress = done / total if total else 1.0
 
         def run() -> None:
             try:
+                projection = None
+                if previous is not None and self._updater is not None:
+                    projection = self._updater(previous, progress=report)
+                # Folding after the update: the stamps it caught up with are then all named by the fold.
                 if compact:
                     group_stamps_compact(group=group)
-                projection = self._loader(group=group, progress=report)
+                if projection is None:
+                    projection = self._loader(group=group, progress=report)
                 projection.walk(directed=False, mentions=True)  # the default walk, ready before the first request
             except (MemoriaError, OSError) as error:
                 logger.warning("projection of group %s failed to load: %s", group, error)
@@ -194,6 +215,7 @@ class ProjectionCache:
             current_version=current,
             age_seconds=round(time.time() - projection.loaded_at, 3),
             load_seconds=round(projection.load_seconds, 3),
+            update=projection.update,
             loading=entry.loading,
             progress=entry.progress,
             error=entry.error,

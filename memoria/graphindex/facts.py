@@ -110,3 +110,99 @@ def fact_columns(columns: dict[str, list[Any]], rows: np.ndarray) -> FactColumns
         tag_codes=tag_codes,
         validity={name: _interned(columns[name], rows) for name in VALIDITY},
     )
+
+
+def _pruned(vocabulary: list[Any], codes: np.ndarray) -> tuple[list[Any], np.ndarray]:
+    """Entries no edge uses any more are dropped, so a long run of updates does not grow the vocabularies."""
+    used = np.bincount(codes, minlength=len(vocabulary)) > 0
+    if used.all():
+        return vocabulary, codes
+    renumbered = (np.cumsum(used) - 1).astype(np.int32)
+    return [entry for entry, keep in zip(vocabulary, used.tolist(), strict=True) if keep], renumbered[codes]
+
+
+def _extended(vocabulary: list[Any], entries: tuple[Any, ...]) -> np.ndarray:
+    """Append the entries `vocabulary` lacks; each entry's code in it."""
+    index = {entry: code for code, entry in enumerate(vocabulary)}
+    codes = np.zeros(len(entries), dtype=np.int32)
+    for position, entry in enumerate(entries):
+        if entry not in index:
+            index[entry] = len(vocabulary)
+            vocabulary.append(entry)
+        codes[position] = index[entry]
+    return codes
+
+
+def _interned_merged(
+    old: InternedStrings, kept: np.ndarray, new: InternedStrings, order: np.ndarray
+) -> InternedStrings:
+    vocabulary = list(old.vocabulary)
+    new_codes = _extended(vocabulary, new.vocabulary)[new.codes]
+    vocabulary, codes = _pruned(vocabulary, np.concatenate([old.codes[kept], new_codes])[order])
+    return InternedStrings(tuple(vocabulary), codes)
+
+
+def _tags_merged(
+    old: FactColumns, kept: np.ndarray, new: FactColumns, order: np.ndarray
+) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
+    """(vocabulary, indptr, codes) of the merged edges' tags: both CSRs gathered from one pool of codes."""
+    vocabulary = list(old.tag_vocabulary)
+    pool = np.concatenate([old.tag_codes, _extended(vocabulary, new.tag_vocabulary)[new.tag_codes]])
+    counts = np.concatenate([np.diff(old.tag_indptr)[kept], np.diff(new.tag_indptr)])[order]
+    starts = np.concatenate([old.tag_indptr[:-1][kept], new.tag_indptr[:-1] + len(old.tag_codes)])[order]
+    indptr = np.zeros(len(order) + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    gathered = np.repeat(starts - indptr[:-1], counts) + np.arange(indptr[-1], dtype=np.int64)
+    vocabulary, codes = _pruned(vocabulary, pool[gathered].astype(np.int32))
+    return tuple(vocabulary), indptr, codes
+
+
+def _id_ranks_merged(
+    old: FactColumns, kept: np.ndarray, new_ids: tuple[str, ...], order: np.ndarray, old_ids: np.ndarray
+) -> np.ndarray:
+    """The merged edges' id ranks without sorting them all again: the kept edges stay in their old rank order
+    (ties, by edge position, too, since positions keep their order), and each new edge is placed among them
+    by binary search on (id, position), as `_id_ranks` would order it."""
+    final = np.empty(len(order), dtype=np.int64)
+    final[order] = np.arange(len(order), dtype=np.int64)  # each merged row's edge position
+    by_rank = np.argsort(old.id_ranks[kept], kind="stable")
+    ranked_ids = old_ids[kept[by_rank]]
+    ranked_positions = final[: len(kept)][by_rank]
+    new_positions = final[len(kept) :].tolist()
+    new_order = sorted(range(len(new_ids)), key=lambda j: (new_ids[j], new_positions[j]))
+    sorted_new = np.asarray([new_ids[j] for j in new_order], dtype=object)
+    low = np.searchsorted(ranked_ids, sorted_new, side="left").tolist()
+    high = np.searchsorted(ranked_ids, sorted_new, side="right").tolist()
+    before = np.fromiter(  # kept edges ranked before each new edge
+        (
+            lo + int(np.searchsorted(ranked_positions[lo:hi], new_positions[j])) if hi > lo else lo
+            for lo, hi, j in zip(low, high, new_order, strict=True)
+        ),
+        dtype=np.int64,
+        count=len(new_order),
+    )
+    ranks = np.empty(len(order), dtype=np.int32)
+    ranks[by_rank] = np.arange(len(kept)) + np.searchsorted(before, np.arange(len(kept)), side="right")
+    ranks[len(kept) + np.asarray(new_order, dtype=np.int64)] = before + np.arange(len(new_order))
+    return ranks[order]
+
+
+def fact_columns_merged(old: FactColumns, kept: np.ndarray, new: FactColumns, order: np.ndarray) -> FactColumns:
+    """The columns of the edges `old[kept]` followed by all of `new`, arranged so that edge e is merged row
+    `order[e]`: what an incremental update of a projection keeps. `kept` is increasing and `order` keeps the
+    kept edges in their old relative order (the new ones go anywhere)."""
+    old_ids = np.asarray(old.ids, dtype=object)
+    ids = tuple(np.concatenate([old_ids[kept], np.asarray(new.ids, dtype=object)])[order].tolist())
+    tag_vocabulary, tag_indptr, tag_codes = _tags_merged(old, kept, new, order)
+    return FactColumns(
+        ids=ids,
+        id_ranks=_id_ranks_merged(old, kept, new.ids, order, old_ids),
+        relations=_interned_merged(old.relations, kept, new.relations, order),
+        stored_weights=np.concatenate([old.stored_weights[kept], new.stored_weights])[order],
+        weight_stored=np.concatenate([old.weight_stored[kept], new.weight_stored])[order],
+        tag_vocabulary=tag_vocabulary,
+        tag_index={tag: code for code, tag in enumerate(tag_vocabulary)},
+        tag_indptr=tag_indptr,
+        tag_codes=tag_codes,
+        validity={name: _interned_merged(old.validity[name], kept, new.validity[name], order) for name in VALIDITY},
+    )

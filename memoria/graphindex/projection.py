@@ -12,6 +12,11 @@ Nodes are ordered by their `id`, so positions are the same in every process
 and after every reload of unchanged data. Beside the walk's columns, each edge
 carries what Activation Energy (and time-aware retrieval) reads of a RELATES
 fact (memoria/graphindex/facts.py), and each node its labels and RELATES degree.
+
+A projection also keeps each node's internal id and the version stamps it was
+read at: with them, memoria/graphindex/update.py brings it up to date after
+small writes by re-reading only the nodes they touched, through the pieces of
+the load below (`node_rows`, `edge_columns`, `edge_rows`).
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,7 +33,7 @@ import neo4j
 import numpy as np
 
 from memoria.graph import driver, kinds
-from memoria.graph.versions import group_version
+from memoria.graph.versions import group_stamps
 from memoria.graphindex.facts import FACT_COLUMNS, FactColumns, fact_columns
 from memoria.graphindex.incidence import FactIncidence, fact_incidence
 from memoria.observability import in_context
@@ -47,12 +52,22 @@ CATEGORY_ALIASES = {"SYNONYMY": "ATTRIBUTION"}
 PAGE_NODES = 20_000
 PAGE_WORKERS = 2
 
-NODES = f"""
-MATCH (n:{kinds.MEMORY_LABEL} {{group_id: $group}})
+FULL = "full"  # how a projection was made: read whole from the server
+INCREMENTAL = "incremental"  # or from the previous one and a re-read of the nodes its writes touched
+
+NODE_COLUMNS = f"""
 RETURN collect(id(n)) AS keys, collect(n.id) AS ids, collect(labels(n)) AS labels,
        collect(coalesce(n.name, '')) AS names, collect(n.name IS NULL) AS unnamed,
        collect(COUNT {{ (n)-[:{kinds.RELATES}]-() }}) AS degrees
 """
+NODES = f"MATCH (n:{kinds.MEMORY_LABEL} {{group_id: $group}})" + NODE_COLUMNS
+# The rows of some nodes, named by id: what an incremental update re-reads of the nodes its writes touched.
+NODES_NAMED = (
+    f"""
+UNWIND $ids AS node_id
+MATCH (n:{kinds.MEMORY_LABEL} {{group_id: $group, id: node_id}})"""
+    + NODE_COLUMNS
+)
 # collect() skips nulls, so every collected column is made non-null: the columns must stay aligned.
 EDGES = f"""
 UNWIND $keys AS key
@@ -90,8 +105,11 @@ class Projection:
     label_codes: np.ndarray  # int32 per node: its entry in label_sets
     unnamed: np.ndarray  # bool per node: n.name is null (names[i] is then '')
     relates_degrees: np.ndarray  # int32 per node: COUNT { (n)-[:RELATES]-() }, foreign ends included
+    keys: np.ndarray  # int64 per node: its internal id, which the EDGES query names edge ends by
+    stamps: Mapping[str, int]  # the version stamps read before the load (summing to `version`): its catch-up point
     loaded_at: float  # time.time() when the load finished
-    load_seconds: float
+    load_seconds: float  # of the full load or incremental update that made it
+    update: str = FULL  # FULL or INCREMENTAL
     _positions: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
     _patterns: dict[tuple[bool, bool], WalkPattern] = field(default_factory=dict, repr=False, compare=False)
     _walks: dict[tuple[bool, bool], TransitionGraph] = field(default_factory=dict, repr=False, compare=False)
@@ -137,7 +155,7 @@ class Projection:
     def memory_bytes(self) -> int:
         """About what this projection holds in memory (arrays, strings and the built walks), for budgets and reports."""
         arrays = (self.kinds, self.indptr, self.targets, self.weights, self.categories, self.links)
-        node_arrays = (self.label_codes, self.unnamed, self.relates_degrees)
+        node_arrays = (self.label_codes, self.unnamed, self.relates_degrees, self.keys)
         walks = sum(_walk_bytes(walk) for walk in self._walks.values())
         incidence = sum(built.memory_bytes() for built in self._incidence)
         strings = _strings_bytes(self.ids) + _strings_bytes(self.names)
@@ -170,7 +188,7 @@ class Projection:
         return built if built is not None else pattern.walk(self.weights[chosen] * multipliers)
 
 
-def _kind_codes(labels: list[list[str]]) -> np.ndarray:
+def kind_codes(labels: list[list[str]]) -> np.ndarray:
     codes = np.full(len(labels), kinds.NODE_KINDS.index(kinds.ENTITY), dtype=np.int8)
     for position, node_labels in enumerate(labels):
         for code, kind in enumerate(kinds.NODE_KINDS):
@@ -215,7 +233,7 @@ def _pages(keys: list[int], size: int) -> Iterator[list[int]]:
         yield keys[start : start + size]
 
 
-def _positions_of(raw: list[int], sorted_keys: np.ndarray, key_order: np.ndarray) -> np.ndarray:
+def _positions_of(raw: Any, sorted_keys: np.ndarray, key_order: np.ndarray) -> np.ndarray:
     """Positions of internal ids, -1 for ids that are not the group's nodes."""
     wanted = np.asarray(raw, dtype=np.int64)
     if not len(sorted_keys):
@@ -224,35 +242,46 @@ def _positions_of(raw: list[int], sorted_keys: np.ndarray, key_order: np.ndarray
     return np.where(sorted_keys[found] == wanted, key_order[found], -1)
 
 
-def _read_columns(query: str, **parameters: Any) -> neo4j.Record:
+def read_columns(query: str, **parameters: Any) -> neo4j.Record:
     """One record of long columns, as the driver decoded them: `driver.read`'s `record.data()` would walk
     every list element in Python (measured 7.5 s of a 27 s load at 500k edges)."""
     return driver.read_records(query, **parameters)[0]
 
 
 def _edge_page(keys: list[int]) -> neo4j.Record:
-    return _read_columns(EDGES, keys=keys)
+    return read_columns(EDGES, keys=keys)
 
 
-def projection_load(
-    *, group: str, page_nodes: int = PAGE_NODES, workers: int = PAGE_WORKERS, progress: Progress | None = None
-) -> Projection:
-    """Read the group's nodes and edges; labelled with the version read *before* them, so a write
-    that lands during the load makes the projection stale, never wrongly current."""
-    started = time.perf_counter()
-    version = group_version(group=group).version
-    record = _read_columns(NODES, group=group)
+@dataclass(frozen=True)
+class NodeRows:
+    """Rows of the NODES columns, sorted by id (the order of positions)."""
+
+    keys: np.ndarray  # int64
+    ids: tuple[str, ...]
+    names: tuple[str, ...]
+    labels: list[list[str]]
+    unnamed: np.ndarray  # bool
+    degrees: np.ndarray  # int32
+
+
+def node_rows(record: neo4j.Record) -> NodeRows:
     nodes = dict(zip(record.keys(), record.values(), strict=True))  # a Record looks a key up anew at each use
     order = np.argsort(np.asarray(nodes["ids"], dtype=object), kind="stable")
-    ids = tuple(nodes["ids"][i] for i in order.tolist())
-    names = tuple(nodes["names"][i] for i in order.tolist())
-    ordered_labels = [nodes["labels"][i] for i in order.tolist()]
-    node_kinds = _kind_codes(ordered_labels)
-    label_sets, label_codes = _label_codes(ordered_labels)
-    unnamed = np.asarray(nodes["unnamed"], dtype=bool)[order] if order.size else np.zeros(0, dtype=bool)
-    relates_degrees = np.asarray(nodes["degrees"], dtype=np.int32)[order] if order.size else np.zeros(0, np.int32)
-    keys = np.asarray(nodes["keys"], dtype=np.int64)[order]
+    positions = order.tolist()
+    return NodeRows(
+        keys=np.asarray(nodes["keys"], dtype=np.int64)[order] if order.size else np.zeros(0, np.int64),
+        ids=tuple(nodes["ids"][i] for i in positions),
+        names=tuple(nodes["names"][i] for i in positions),
+        labels=[nodes["labels"][i] for i in positions],
+        unnamed=np.asarray(nodes["unnamed"], dtype=bool)[order] if order.size else np.zeros(0, dtype=bool),
+        degrees=np.asarray(nodes["degrees"], dtype=np.int32)[order] if order.size else np.zeros(0, np.int32),
+    )
 
+
+def edge_columns(
+    keys: np.ndarray, *, page_nodes: int = PAGE_NODES, workers: int = PAGE_WORKERS, progress: Progress | None = None
+) -> dict[str, list[Any]]:
+    """The EDGES columns of the edges leaving the nodes of these internal ids, read in pages."""
     pages = list(_pages(keys.tolist(), page_nodes))
     columns: dict[str, list[Any]] = {name: [] for name in ("sources", "targets", "categories", "links", *FACT_COLUMNS)}
     with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="memoria-projection") as pool:
@@ -261,7 +290,23 @@ def projection_load(
                 values.extend(page[name])
             if progress:
                 progress(done, len(pages))
+    return columns
 
+
+@dataclass(frozen=True)
+class EdgeRows:
+    """The walk's columns of the edges read whose both ends are nodes of the projection, in read order."""
+
+    rows: np.ndarray  # each one's row in the columns as read
+    sources: np.ndarray  # int64 positions
+    targets: np.ndarray  # int64 positions
+    weights: np.ndarray  # float64
+    categories: np.ndarray  # int8
+    links: np.ndarray  # int8
+
+
+def edge_rows(columns: dict[str, list[Any]], keys: np.ndarray) -> EdgeRows:
+    """Edge ends mapped to positions in the nodes of these internal ids (in position order)."""
     key_order = np.argsort(keys)
     sorted_keys = keys[key_order]
     sources = _positions_of(columns["sources"], sorted_keys, key_order)
@@ -269,31 +314,56 @@ def projection_load(
     # The walk reads a missing weight as 1.0 (activation reads it as 0.01: the facts keep the stored one).
     weights = np.where(np.asarray(columns["weightless"], dtype=bool), 1.0, np.asarray(columns["stored_weights"], float))
     weights = np.where(np.isfinite(weights) & (weights > 0), weights, 0.0)
-    categories = _category_codes(columns["categories"])
-    links = np.asarray(columns["links"], dtype=np.int8)
-    inside = (sources >= 0) & (targets >= 0)  # an end outside the group (or written meanwhile) is left out
-    sources, targets = sources[inside], targets[inside]
-    weights, categories, links = weights[inside], categories[inside], links[inside]
-    edge_order = np.lexsort((targets, sources))
-    kept = np.flatnonzero(inside)[edge_order]  # each projected edge's row in the columns as read
-    indptr = np.zeros(len(ids) + 1, dtype=np.int64)
-    np.cumsum(np.bincount(sources, minlength=len(ids)), out=indptr[1:])
+    rows = np.flatnonzero(
+        (sources >= 0) & (targets >= 0)
+    )  # an end outside the group (or written meanwhile) is left out
+    return EdgeRows(
+        rows=rows,
+        sources=sources[rows],
+        targets=targets[rows],
+        weights=weights[rows],
+        categories=_category_codes(columns["categories"])[rows],
+        links=np.asarray(columns["links"], dtype=np.int8).reshape(-1)[rows],
+    )
+
+
+def csr_indptr(sources: np.ndarray, size: int) -> np.ndarray:
+    """CSR offsets of edges sorted by source."""
+    indptr = np.zeros(size + 1, dtype=np.int64)
+    np.cumsum(np.bincount(sources, minlength=size), out=indptr[1:])
+    return indptr
+
+
+def projection_load(
+    *, group: str, page_nodes: int = PAGE_NODES, workers: int = PAGE_WORKERS, progress: Progress | None = None
+) -> Projection:
+    """Read the group's nodes and edges; labelled with the version read *before* them, so a write
+    that lands during the load makes the projection stale, never wrongly current."""
+    started = time.perf_counter()
+    stamps = group_stamps(group=group)
+    nodes = node_rows(read_columns(NODES, group=group))
+    columns = edge_columns(nodes.keys, page_nodes=page_nodes, workers=workers, progress=progress)
+    edges = edge_rows(columns, nodes.keys)
+    edge_order = np.lexsort((edges.targets, edges.sources))
+    label_sets, label_codes = _label_codes(nodes.labels)
     return Projection(
         group=group,
-        version=version,
-        ids=ids,
-        names=names,
-        kinds=node_kinds,
-        indptr=indptr,
-        targets=targets[edge_order].astype(np.int32),
-        weights=weights[edge_order],
-        categories=categories[edge_order],
-        links=links[edge_order],
-        facts=fact_columns(columns, kept),
+        version=sum(stamps.values()),
+        ids=nodes.ids,
+        names=nodes.names,
+        kinds=kind_codes(nodes.labels),
+        indptr=csr_indptr(edges.sources, len(nodes.ids)),
+        targets=edges.targets[edge_order].astype(np.int32),
+        weights=edges.weights[edge_order],
+        categories=edges.categories[edge_order],
+        links=edges.links[edge_order],
+        facts=fact_columns(columns, edges.rows[edge_order]),  # each projected edge's row in the columns as read
         label_sets=label_sets,
         label_codes=label_codes,
-        unnamed=unnamed,
-        relates_degrees=relates_degrees,
+        unnamed=nodes.unnamed,
+        relates_degrees=nodes.degrees,
+        keys=nodes.keys,
+        stamps=stamps,
         loaded_at=time.time(),
         load_seconds=time.perf_counter() - started,
     )

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from memoria.graph.versions import COMPACT_AFTER, group_stamps, group_stamps_compact, stamp_details
+from memoria.graph.versions import COMPACT_AFTER, group_stamps, group_stamps_compact, stamps_touched
 from memoria.readmodel.scope_view import ScopeView
 from memoria.readmodel.scopes import SCOPES, pages_touching, scope_pages
 
@@ -43,12 +43,6 @@ class ViewState:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-@dataclass
-class _Caught:
-    stamps: dict[str, int]
-    touched: set[str] | None  # None: rebuild
 
 
 def _heap_release() -> None:
@@ -112,15 +106,15 @@ class GroupView:
         if not self.scopes:
             self.stamps = current
             return 0, False
-        caught = self._changes(current)
-        if caught.touched is None:
+        touched = stamps_touched(group=self.group, seen=self.stamps, current=current)
+        if touched is None:
             self.scopes.clear()
             self.loaded_at.clear()
             self.stamps = current
             return 0, True
         refreshed = 0
-        if caught.touched:
-            nodes = sorted(caught.touched)
+        if touched:
+            nodes = sorted(touched)
             for scope in self.scopes.values():
                 before = scope.ids_touching(nodes)
                 fresh = list(pages_touching(scope.spec, group=self.group, node_ids=nodes))
@@ -132,24 +126,3 @@ class GroupView:
             # Folded stamps name the ones they replace, so this view (and others that saw them) keep up.
             group_stamps_compact(group=self.group)
         return refreshed, False
-
-    def _changes(self, current: dict[str, int]) -> _Caught:
-        new = set(current) - set(self.stamps)
-        gone = set(self.stamps) - set(current)
-        if not new and not gone:
-            return _Caught(current, set())
-        touched: set[str] = set()
-        replaced: set[str] = set()
-        for detail in stamp_details(group=self.group, stamps=new):
-            if detail.folded:
-                replaced.update(detail.folded)
-                unseen = set(detail.folded) - set(self.stamps)
-                if unseen:  # a fold of writes this view never saw: what they touched is lost
-                    return _Caught(current, None)
-                continue
-            if detail.touched is None:
-                return _Caught(current, None)
-            touched.update(detail.touched)
-        if gone - replaced:  # stamps deleted without a fold (the group was emptied): start again
-            return _Caught(current, None)
-        return _Caught(current, touched)

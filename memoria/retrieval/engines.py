@@ -62,6 +62,7 @@ class EngineChoice:
                 "current_version": self.freshness.current_version,
                 "age_seconds": self.freshness.age_seconds,
                 "load_seconds": self.freshness.load_seconds,
+                "update": self.freshness.update,
             }
         return {"name": self.name, "requested": self.requested, "view": view, "fallback": self.fallback}
 

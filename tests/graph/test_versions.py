@@ -8,7 +8,7 @@ import neo4j
 import pytest
 
 from memoria.graph import driver
-from memoria.graph.versions import group_stamps_compact, group_version, group_version_bump
+from memoria.graph.versions import group_stamps, group_stamps_compact, group_version, group_version_bump, stamp_details
 from memoria.ingest.persist import EpisodeRow, WritePlan, plan_persist
 
 
@@ -67,6 +67,18 @@ def test_compaction_keeps_the_version_and_folds_the_stamps(group: str) -> None:
     assert (folded.version, folded.stamps) == (7, 1)
     _bump(group)
     assert group_version(group=group).version == 8
+
+
+def test_a_fold_names_what_its_stamps_touched_only_if_each_did(group: str) -> None:
+    for touched in (["a", "b"], ["b", "c"]):
+        driver.write_transaction(lambda tx, touched=touched: group_version_bump(tx, group, touched=touched))
+    group_stamps_compact(group=group, after=1)
+    [fold] = stamp_details(group=group, stamps=group_stamps(group=group))
+    assert fold.touched == ("a", "b", "c") and len(fold.folded) == 2
+    driver.write_transaction(lambda tx: group_version_bump(tx, group))  # cannot say
+    group_stamps_compact(group=group, after=1)
+    [fold] = stamp_details(group=group, stamps=group_stamps(group=group))
+    assert fold.touched is None and len(fold.folded) == 2
 
 
 def test_persisting_episodes_bumps_their_group(group: str) -> None:

@@ -72,7 +72,7 @@ def test_a_write_bumps_the_version_and_the_next_use_sees_it(memory: str) -> None
 
 def test_a_stale_projection_is_served_and_said_to_be_stale(memory: str) -> None:
     loader = GatedLoader()
-    cache = ProjectionCache(loader=loader)
+    cache = ProjectionCache(loader=loader, updater=None)  # every reload a full one, held at the gate
     old, _ = cache.get(memory, wait=30)
     store(memory, one_more_fact(memory, 2))
     loader.gate.clear()

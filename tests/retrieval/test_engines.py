@@ -52,7 +52,7 @@ def test_auto_and_view_take_a_current_projection(memory: str) -> None:
     assert auto.name == VIEW and auto.projection is view.projection
     described = auto.as_dict()
     assert described["requested"] == AUTO and described["fallback"] is None
-    assert set(described["view"]) == {"version", "current_version", "age_seconds", "load_seconds"}
+    assert set(described["view"]) == {"version", "current_version", "age_seconds", "load_seconds", "update"}
 
 
 def test_while_the_view_loads_auto_runs_cypher_and_view_is_refused(memory: str) -> None:

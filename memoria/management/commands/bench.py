@@ -1,6 +1,6 @@
 """`bench activation --nodes N --edges E`, `bench search --facts N`, `bench ppr --nodes N --edges E` and
 `bench render`, `bench maig --edges E`, `bench index --edges E`, `bench tenants --facts N --crowd M`,
-`bench view --facts N`, `bench mcp`:
+`bench view --facts N`, `bench mcp`, `bench projection --nodes N --edges E`:
 measured speed, printed as medians, p95 and ratios (docs/benchmarks.md).
 """
 
@@ -69,6 +69,11 @@ class Command(BaseCommand):
         ppr.add_argument("--warmup", type=int, default=10)
         ppr.add_argument("--reference-runs", type=int, default=5, help="networkx runs (it is slow)")
         ppr.add_argument("--directed", action="store_true", help="walk edges one way (default: both, as HippoRAG)")
+        projection = sub.add_parser("projection", help="a projection after a small write: incremental vs full reload")
+        projection.add_argument("--nodes", type=int, default=100_000)
+        projection.add_argument("--edges", type=int, default=500_000)
+        projection.add_argument("--runs", type=int, default=5, help="timed writes, each followed by both")
+        projection.add_argument("--facts", type=int, default=10, help="facts written per run")
         maig = sub.add_parser("maig", help="MAIG save/load of a synthetic group (codec and import timed apart)")
         maig.add_argument("--edges", type=int, default=10_000)
         maig.add_argument("--runs", type=int, default=20, help="timed encodes and decodes")
@@ -120,6 +125,11 @@ class Command(BaseCommand):
                 check_group_name(options["group"])
             except ValueError as error:
                 raise CommandError(f"--group: {error}") from error
+        elif suite == "projection":
+            if min(options["nodes"], options["runs"], options["facts"]) < 1 or options["nodes"] < 2:
+                raise CommandError("--nodes (at least 2), --runs and --facts must be positive")
+            if options["edges"] < options["nodes"]:
+                raise CommandError("--edges must be at least --nodes")
         elif suite in ("maig", "index"):
             if min(options["edges"], options["runs"]) < 1:
                 raise CommandError("--edges and --runs must be positive")
@@ -234,6 +244,26 @@ class Command(BaseCommand):
         worst = max((series["max_l1_to_igraph"] or 0.0) for series in results["ours"])
         if worst > 1e-6:
             raise CommandError(f"our scores differ from igraph's by {worst:.1e} in L1 (more than 1e-6); see above")
+
+    def projection(self, *, nodes: int, edges: int, runs: int, facts: int, **_: object) -> None:
+        from memoria.bench.activation import bench_group
+        from memoria.bench.ppr import ensure_graph
+        from memoria.bench.projection import facts_remove, projection_benchmark, projection_report
+
+        say = self.stdout.write
+        say(machine_line())
+        say(f"load average at start: {os.getloadavg()[0]:.1f}")
+        facts_remove(group=bench_group(nodes, edges))  # left by an interrupted run, they would force a rebuild
+        group = ensure_graph(nodes=nodes, edges=edges, say=say)
+        try:
+            results = projection_benchmark(group=group, runs=runs, facts=facts, say=say)
+        finally:
+            facts_remove(group=group)
+        for line in projection_report(results):
+            say(line)
+        say(f"load average at end: {os.getloadavg()[0]:.1f}")
+        if results["mismatches"]:
+            raise CommandError(f"updates differ from full loads: {', '.join(results['mismatches'])}")
 
     def maig(self, *, edges: int, runs: int, **_: object) -> None:
         from memoria.bench.maig import maig_benchmark, maig_report
