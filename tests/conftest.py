@@ -123,9 +123,14 @@ def running_daphne(log_path: Path, *, wait_seconds: float, **env: str) -> Iterat
     """A daphne on a free loopback port, on the test settings and the session's graph server, its output in
     log_path; yields the port once it listens, and stops the process on the way out."""
     port = free_port()
-    environment = dict(
-        os.environ, DJANGO_SETTINGS_MODULE="tests.settings", MEMORIA_E2E_SERVER="1", PYTHONPATH=str(ROOT), **env
-    )
+    # env may replace the defaults, DJANGO_SETTINGS_MODULE included (tests/clients: a settings module with rates).
+    environment = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "tests.settings",
+        "MEMORIA_E2E_SERVER": "1",
+        "PYTHONPATH": str(ROOT),
+        **env,
+    }
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "memoria.asgi:application"],

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import http.client
-import json
 import urllib.parse
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -15,7 +14,15 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
 
-import websockets
+from memoria_client import (
+    AsyncRetrievalStream,
+    AsyncWatchStream,
+    ErrorEvent,
+    MemoriaClient,
+    MemoriaError,
+    RetrievalFinished,
+    Watching,
+)
 
 from memoria.loadtest.report import Recorder
 
@@ -23,21 +30,12 @@ WS_RETRIEVE = "retrieve"
 WS_CONNECT = "ws_connect"
 SEARCH = "search"
 INGEST = "ingest"
-MAX_FRAME_BYTES = 2**24
 SEARCH_LIMIT = 10
 # 409 (concurrent ingests kept colliding) and 503 (the graph's transient errors outlasted the server's retries):
 # nothing was written and the API asks to try again, as a polite client does. Other statuses are final.
 RETRY_STATUSES = (409, 503)
 INGEST_ATTEMPTS = 4
 INGEST_RETRY_PAUSE = 0.5  # seconds, times the attempt number
-
-
-def socket_base(http_base: str) -> str:
-    return "ws" + http_base.removeprefix("http")
-
-
-def token_headers(token: str) -> dict[str, str]:
-    return {"Authorization": f"Token {token}"}
 
 
 @dataclass
@@ -67,14 +65,10 @@ async def retrieval_client(
     """One socket running activation retrievals back to back until the deadline (or `limit` of them), one at a time."""
     loop = asyncio.get_running_loop()
     started = loop.time()
+    stream = AsyncRetrievalStream(http_base, token, open_timeout=timeout)
     try:
-        socket = await websockets.connect(
-            socket_base(http_base) + "/ws/retrievals/",
-            additional_headers=token_headers(token),
-            max_size=MAX_FRAME_BYTES,
-            open_timeout=timeout,
-        )
-    except (OSError, TimeoutError, websockets.WebSocketException) as error:
+        await stream.open()
+    except (OSError, TimeoutError, MemoriaError) as error:
         recorder.fail(WS_CONNECT, f"{type(error).__name__}: {error}")
         return
     recorder.ok(WS_CONNECT, loop.time() - started)
@@ -85,10 +79,9 @@ async def retrieval_client(
             retrieval_id = f"{label}-{count}"
             query = queries[(first_query + count) % len(queries)]
             started = loop.time()
-            message = {"type": WS_RETRIEVE, "algorithm": "activation", "retrieval_id": retrieval_id}
-            await socket.send(json.dumps(message | {"group": group, "query": query}))
+            await stream.start(group, retrieval_id=retrieval_id, query=query)
             try:
-                problem = await asyncio.wait_for(_until_finished(socket, retrieval_id, tally), timeout)
+                problem = await asyncio.wait_for(_until_finished(stream, retrieval_id, tally), timeout)
             except TimeoutError:
                 recorder.fail(WS_RETRIEVE, f"no retrieval_finished within {timeout:.0f} s")
                 return  # the socket's state is unknown: stop this client rather than misattribute later frames
@@ -98,22 +91,21 @@ async def retrieval_client(
             else:
                 recorder.fail(WS_RETRIEVE, problem)
             count += 1
-    except websockets.WebSocketException as error:
-        recorder.fail(WS_RETRIEVE, f"socket closed: {error}")
+    except MemoriaError as error:  # the client's StreamError: "socket closed: ..."
+        recorder.fail(WS_RETRIEVE, str(error))
     finally:
-        await socket.close()
+        await stream.close()
 
 
-async def _until_finished(socket: Any, retrieval_id: str, tally: RetrievalTally) -> str | None:
-    """None when the retrieval completed; otherwise what went wrong. Frames of an earlier retrieval are skipped."""
-    async for frame in socket:
-        event = json.loads(frame)
+async def _until_finished(stream: AsyncRetrievalStream, retrieval_id: str, tally: RetrievalTally) -> str | None:
+    """None when the retrieval completed; otherwise what went wrong. Frames of an earlier retrieval are skipped
+    (and counted: the tally is of every event received)."""
+    async for event in stream.events():
         tally.events += 1
-        if event.get("type") == "error" and event.get("retrieval_id") in (None, retrieval_id):
-            return f"error frame {event.get('code')}: {event.get('message')}"
-        if event.get("type") == "retrieval_finished" and event.get("retrieval_id") == retrieval_id:
-            status = event.get("status")
-            return None if status == "completed" else f"retrieval {status}: {event.get('error')}"
+        if isinstance(event, ErrorEvent) and event.retrieval_id in (None, retrieval_id):
+            return f"error frame {event.code}: {event.message}"
+        if isinstance(event, RetrievalFinished) and event.retrieval_id == retrieval_id:
+            return None if event.status == "completed" else f"retrieval {event.status}: {event.error}"
     return "socket closed before retrieval_finished"
 
 
@@ -135,26 +127,22 @@ async def watch_group(
     tally: WatchTally,
 ) -> None:
     """Collect the ids of every retrieval that finishes in the group, whichever server ran it, until `stop`."""
-    url = socket_base(http_base) + "/ws/retrievals/watch/?" + urllib.parse.urlencode({"group": group})
     try:
-        async with websockets.connect(
-            url, additional_headers=token_headers(token), max_size=MAX_FRAME_BYTES, open_timeout=timeout
-        ) as socket:
-            first = json.loads(await asyncio.wait_for(socket.recv(), timeout))
-            if first.get("type") != "watching":
-                tally.error = f"watch refused: {first}"
+        async with AsyncWatchStream(http_base, token, group, open_timeout=timeout) as stream:
+            first = await stream.next_event(timeout)
+            if not isinstance(first, Watching):
+                tally.error = f"watch refused: {first.data}"
                 return
             ready.set()
             while not stop.is_set():
                 try:
-                    frame = await asyncio.wait_for(socket.recv(), 0.2)
+                    event = await stream.next_event(0.2)
                 except TimeoutError:
                     continue
-                event = json.loads(frame)
                 tally.events += 1
-                if event.get("type") == "retrieval_finished":
-                    tally.finished[event.get("retrieval_id")] = asyncio.get_running_loop().time()
-    except (OSError, TimeoutError, websockets.WebSocketException) as error:
+                if isinstance(event, RetrievalFinished) and event.retrieval_id is not None:
+                    tally.finished[event.retrieval_id] = asyncio.get_running_loop().time()
+    except (OSError, TimeoutError, MemoriaError) as error:
         tally.error = f"watcher: {type(error).__name__}: {error}"
     finally:
         ready.set()  # never leave the run waiting for a watcher that failed
@@ -166,25 +154,10 @@ def brief(body: Any) -> str:
 
 
 def http_json(base: str, method: str, path: str, *, token: str, body: Any = None, timeout: float) -> tuple[int, Any]:
-    """One request on its own loopback connection (blocking: run in a thread); returns status and decoded JSON."""
-    parsed = urllib.parse.urlsplit(base)
-    connection = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=timeout)
-    headers = token_headers(token) | {"Accept": "application/json"}
-    payload = None
-    if body is not None:
-        payload = json.dumps(body).encode()
-        headers["Content-Type"] = "application/json"
-    try:
-        connection.request(method, path, body=payload, headers=headers)
-        response = connection.getresponse()
-        raw = response.read()
-    finally:
-        connection.close()
-    try:
-        decoded = json.loads(raw) if raw else None
-    except json.JSONDecodeError:
-        decoded = raw[:200].decode(errors="replace")
-    return response.status, decoded
+    """One request on its own loopback connection through the client's transport, without its retries (the load
+    test counts every status itself); blocking: run in a thread. Returns status and decoded JSON."""
+    response = MemoriaClient(base, token, timeout=timeout).send(method, path, body=body)
+    return response.status, response.body
 
 
 @dataclass(frozen=True)

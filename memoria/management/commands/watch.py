@@ -1,6 +1,6 @@
 """`watch --group G`: an example websocket client that prints a group's retrievals as they happen.
 
-Also shows how a program talks to Memoria: a token in the Authorization header.
+Also shows how a program talks to Memoria: through the Python client (clients/python), with a token.
 With `--run-query TEXT` it starts a retrieval itself and prints its events.
 """
 
@@ -12,6 +12,14 @@ from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from memoria_client import (
+    AsyncRetrievalStream,
+    AsyncWatchStream,
+    ErrorEvent,
+    RetrievalFinished,
+    StreamError,
+    socket_url,
+)
 
 from memoria.retrieval.engines import ENGINES
 
@@ -45,39 +53,34 @@ class Command(BaseCommand):
         base = (url or f"http://{settings.MEMORIA_HOST}:{settings.MEMORIA_PORT}").rstrip("/")
         if not base.startswith(("http://", "https://")):
             raise CommandError("--url must start with http:// or https://")
-        socket_base = "ws" + base[4:]
         try:
-            asyncio.run(self.watch(socket_base, group, token, run_query, engine, count, raw))
+            asyncio.run(self.watch(base, group, token, run_query, engine, count, raw))
         except KeyboardInterrupt:
             pass
         except OSError as error:
-            raise CommandError(f"cannot connect to {socket_base}: {error}") from error
+            raise CommandError(f"cannot connect to {socket_url(base, '')}: {error}") from error
 
     async def watch(
         self, base: str, group: str, token: str, run_query: str | None, engine: str | None, count: int, raw: bool
     ) -> None:
-        import websockets
-
-        headers = {"Authorization": f"Token {token}"}
-        path = "/ws/retrievals/" if run_query else f"/ws/retrievals/watch/?group={group}"
+        """Print events as they come, through the Python client (clients/python): the same code an agent would use."""
+        stream = AsyncRetrievalStream(base, token) if run_query else AsyncWatchStream(base, token, group)
         try:
-            async with websockets.connect(base + path, additional_headers=headers, max_size=2**24) as socket:
-                if run_query:
-                    frame = {"type": "retrieve", "algorithm": "activation", "group": group, "query": run_query}
-                    await socket.send(json.dumps({**frame, **({"engine": engine} if engine else {})}))
+            async with stream:
+                if isinstance(stream, AsyncRetrievalStream):
+                    await stream.start(group, query=run_query, engine=engine)
                     count = 1
                 finished = 0
-                async for frame in socket:
-                    event = json.loads(frame)
-                    self.stdout.write(json.dumps(event) if raw else describe(event))
-                    if event["type"] == "error" and event.get("code") in ("unauthenticated", "not_found"):
-                        raise CommandError(event["message"])
-                    if event["type"] == "retrieval_finished":
+                async for event in stream.events():
+                    self.stdout.write(json.dumps(event.data) if raw else describe(event.data))
+                    if isinstance(event, ErrorEvent) and event.code in ("unauthenticated", "not_found"):
+                        raise CommandError(event.message)
+                    if isinstance(event, RetrievalFinished):
                         finished += 1
                         if count and finished >= count:
                             return
-        except websockets.InvalidStatus as error:
-            raise CommandError(f"the server refused the websocket: HTTP {error.response.status_code}") from error
+        except StreamError as error:  # a refused handshake ("the server refused the websocket: HTTP 403")
+            raise CommandError(str(error)) from error
 
 
 def describe(event: dict[str, Any]) -> str:
