@@ -143,7 +143,7 @@ class MemoriaClient:
         return SearchResults.from_json(self.request("GET", "/api/search", query=params))
 
     def context(self, body: Mapping[str, Any]) -> dict[str, Any]:
-        """`POST /api/context`: the body as docs/context.md describes it, the answer as decoded JSON."""
+        """`POST /api/context`: the body as docs/agents.md ("Context for a prompt") describes it; decoded JSON back."""
         return self.request("POST", "/api/context", body=dict(body))
 
     def episodes_add(self, group: str, episodes: dict[str, Any] | Iterable[dict[str, Any]]) -> dict[str, Any]:
@@ -152,7 +152,7 @@ class MemoriaClient:
         return self.request("POST", f"/api/groups/{_quote(group)}/episodes", body=body)
 
     def node(self, group: str, node_id: str) -> dict[str, Any]:
-        """`GET /api/groups/<group>/nodes/<id>`: one node with its neighbourhood (docs/browse.md)."""
+        """`GET /api/groups/<group>/nodes/<id>`: one node with its neighbourhood (docs/explorer.md)."""
         return self.request("GET", f"/api/groups/{_quote(group)}/nodes/{_quote(node_id)}")
 
     def activation(self, body: Mapping[str, Any]) -> dict[str, Any]:
