@@ -22,9 +22,9 @@ import numpy as np
 
 from memoria.bench.activation import percentile
 from memoria.bench.search import SyntheticMemory, build_memory, search_benchmark, synthetic_memory
-from memoria.embeddings import embedder
+from memoria.embeddings import configured_model_id, embedder
 from memoria.graph import driver
-from memoria.graph.schema import embedding_dimensions
+from memoria.graph.schema import VECTOR_MODEL, embedding_dimensions
 from memoria.ingest.episodes import EpisodeInput
 from memoria.ingest.pipeline import episodes_add
 from memoria.interchange.document import parse_graph_document
@@ -42,15 +42,16 @@ DELETE_NODES = """
 MATCH (n:Memory {group_id: $group}) WITH n LIMIT $limit
 DETACH DELETE n RETURN count(*) AS deleted
 """
-SET_FACT_VECTORS = """
+# $model: the configured model's id, so search takes the crowd's vectors for its own (memoria/graph/schema.py).
+SET_FACT_VECTORS = f"""
 UNWIND $rows AS row
-MATCH (a:Memory {id: row.source})-[r:RELATES]->() WHERE r.id = row.id
-SET r.fact_embedding = row.vector
+MATCH (a:Memory {{id: row.source}})-[r:RELATES]->() WHERE r.id = row.id
+SET r.fact_embedding = row.vector, r.{VECTOR_MODEL} = $model
 """
-SET_NODE_VECTORS = """
+SET_NODE_VECTORS = f"""
 UNWIND $rows AS row
-MATCH (n:Memory {id: row.id})
-SET n.name_embedding = row.vector
+MATCH (n:Memory {{id: row.id}})
+SET n.name_embedding = row.vector, n.{VECTOR_MODEL} = $model
 """
 
 Say = Callable[[str], None]
@@ -88,12 +89,12 @@ def crowd_write(*, groups: list[str], facts_each: int, say: Say) -> None:
             vectors = _unit_vectors(rng, len(edges), dimensions)
             rows = [{"id": e["id"], "source": e["source"], "vector": v} for e, v in zip(edges, vectors, strict=True)]
             for part in range(0, len(rows), 1000):
-                driver.write(SET_FACT_VECTORS, rows=rows[part : part + 1000])
+                driver.write(SET_FACT_VECTORS, rows=rows[part : part + 1000], model=configured_model_id())
         entities = [node for node in document["nodes"] if "Entity" in node["labels"]]
         vectors = _unit_vectors(rng, len(entities), dimensions)
         rows = [{"id": node["id"], "vector": v} for node, v in zip(entities, vectors, strict=True)]
         for part in range(0, len(rows), 1000):
-            driver.write(SET_NODE_VECTORS, rows=rows[part : part + 1000])
+            driver.write(SET_NODE_VECTORS, rows=rows[part : part + 1000], model=configured_model_id())
         say(f"  crowd group {group}: {facts_each} facts with vectors in {time.perf_counter() - started:.1f} s")
 
 

@@ -190,9 +190,10 @@ def test_a_vector_is_stored_only_beside_the_text_it_was_computed_from(stored: st
     current = texts.get(key, "The Q3 forecast reads the warehouse stock levels")
     vector = embedder().embed_one(current)
     # As if a write had changed the text between the read and the store: the older text's vector is refused.
-    assert driver.write(store, rows=[{**row, "text": "an older text", "vector": vector}])[0]["stored"] == 0
+    model = embedder().model_id
+    assert driver.write(store, rows=[{**row, "text": "an older text", "vector": vector}], model=model)[0]["stored"] == 0
     assert vectors_of(stored)[row["id"]] is None
-    assert driver.write(store, rows=[{**row, "text": current, "vector": vector}])[0]["stored"] == 1
+    assert driver.write(store, rows=[{**row, "text": current, "vector": vector}], model=model)[0]["stored"] == 1
     assert vectors_of(stored)[row["id"]] == pytest.approx(vector)
 
 
