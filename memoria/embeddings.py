@@ -67,6 +67,8 @@ class _Encoder(Protocol):
 
     def token_counts(self, texts: list[str]) -> list[int]: ...
 
+    def threads_set(self, threads: int) -> None: ...
+
 
 class Embedder:
     """A loaded model. Calls are serialised: a fast tokenizer fails ("Already borrowed") when two threads share it."""
@@ -102,6 +104,11 @@ class Embedder:
         with self._encode_lock:
             return self._encoder.token_counts(list(texts))
 
+    def threads_set(self, threads: int) -> None:
+        """Threads of one embedding call (one is faster when other work keeps the cores busy: docs/benchmarks.md)."""
+        with self._encode_lock:
+            self._encoder.threads_set(threads)
+
 
 class _TorchEncoder:
     """sentence-transformers on torch: the reference the ONNX backends are checked against."""
@@ -121,13 +128,17 @@ class _TorchEncoder:
         encoded = self._model.tokenizer(texts, add_special_tokens=False, verbose=False)["input_ids"]
         return [len(ids) for ids in encoded]
 
+    def threads_set(self, threads: int) -> None:
+        import torch
+
+        torch.set_num_threads(threads)  # process-wide: torch has no per-model setting
+
 
 class _OnnxEncoder:
     """The transformer as an ONNX graph on onnxruntime and the folder's own tokenizer (tokenizers), then what the
     sentence-transformers modules of these models do: mean pooling over the attention mask, L2 normalisation."""
 
     def __init__(self, folder: Path, graph: Path) -> None:
-        import onnxruntime
         from tokenizers import Tokenizer
 
         self._counter = Tokenizer.from_file(str(folder / "tokenizer.json"))
@@ -136,11 +147,21 @@ class _OnnxEncoder:
         self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self._tokenizer.enable_truncation(max_length=_max_sequence(folder))
         self._tokenizer.enable_padding(pad_id=self._tokenizer.token_to_id("[PAD]") or 0)
-        options = onnxruntime.SessionOptions()
-        options.log_severity_level = 3
-        self._session = onnxruntime.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
+        self._graph = graph
+        self._session = self._session_made(threads=0)
         self._inputs = {item.name for item in self._session.get_inputs()}
         self.dimensions = int(self._session.get_outputs()[0].shape[-1])
+
+    def _session_made(self, *, threads: int) -> Any:
+        import onnxruntime
+
+        options = onnxruntime.SessionOptions()
+        options.log_severity_level = 3
+        options.intra_op_num_threads = threads  # 0: onnxruntime's default, one a core
+        return onnxruntime.InferenceSession(str(self._graph), options, providers=["CPUExecutionProvider"])
+
+    def threads_set(self, threads: int) -> None:
+        self._session = self._session_made(threads=threads)  # a session's thread pool is fixed when it is made
 
     def encode(self, texts: list[str], batch_size: int) -> Any:
         import numpy as np

@@ -158,3 +158,10 @@ def test_an_unknown_backend_is_a_typed_error(settings) -> None:
     settings.MEMORIA_EMBEDDING_BACKEND = "tensorflow"
     with pytest.raises(EmbeddingModelError, match="is not one of torch, onnx, onnx-int8"):
         embedder_load()
+
+
+def test_one_thread_makes_the_same_vectors(backends: dict[str, Embedder]) -> None:
+    model = embedder_load(backend=embeddings.ONNX)
+    before = model.embed(TEXTS)
+    model.threads_set(1)
+    assert [round(cosine(a, b), 6) for a, b in zip(before, model.embed(TEXTS), strict=True)] == [1.0] * len(TEXTS)
