@@ -39,7 +39,7 @@ _SHA256_PATTERN = re.compile(r"^[0-9a-f]{64}$")
 
 TORCH, ONNX, ONNX_INT8 = "torch", "onnx", "onnx-int8"
 BACKENDS = (TORCH, ONNX, ONNX_INT8)
-# Chosen by measurement (docs/search.md, "The embedding model"): the same vectors as torch, made faster.
+# Chosen by measurement (docs/search.md, "Why this default"): torch's vectors (the same recall), as fast or faster.
 DEFAULT_BACKEND = ONNX
 INT8_SUFFIX = "+int8"
 ONNX_OPSET = 17
