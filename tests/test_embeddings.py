@@ -108,3 +108,60 @@ def test_a_dimension_other_than_the_indexes_is_refused(settings, model: Embedder
     settings.MEMORIA_EMBEDDING_DIMENSIONS = 768
     with pytest.raises(EmbeddingModelError, match=r"makes 384-dimensional vectors, but .* hold 768"):
         embedder_load()
+
+
+TEXTS = [
+    "Supplier delay at Nordbalt Metals",
+    "The Q3 forecast reads the warehouse stock levels",
+    "",
+    "Caroline: I went to the LGBTQ support group yesterday and it was so powerful.",
+    "a much longer text " * 80,  # past the model's 256 tokens: both backends truncate at the same place
+]
+
+
+@pytest.fixture(scope="module")
+def backends() -> dict[str, Embedder]:
+    return {backend: embedder_load(backend=backend) for backend in embeddings.BACKENDS}
+
+
+def test_onnx_fp32_makes_the_torch_vectors(backends: dict[str, Embedder]) -> None:
+    reference, onnx = backends[embeddings.TORCH].embed(TEXTS), backends[embeddings.ONNX].embed(TEXTS)
+    assert [round(cosine(a, b), 5) for a, b in zip(reference, onnx, strict=True)] == [1.0] * len(TEXTS)
+    assert backends[embeddings.ONNX].model_id == backends[embeddings.TORCH].model_id == embeddings.PACKAGED_MODEL_NAME
+
+
+def test_onnx_int8_is_close_to_torch_under_another_model_id(backends: dict[str, Embedder]) -> None:
+    reference, int8 = backends[embeddings.TORCH].embed(TEXTS), backends[embeddings.ONNX_INT8].embed(TEXTS)
+    similarities = [cosine(a, b) for a, b in zip(reference, int8, strict=True)]
+    assert min(similarities) > 0.95 and sum(similarities) / len(similarities) > 0.98
+    assert backends[embeddings.ONNX_INT8].model_id == embeddings.PACKAGED_MODEL_NAME + embeddings.INT8_SUFFIX
+
+
+def test_every_backend_counts_the_same_tokens(backends: dict[str, Embedder]) -> None:
+    counts = {name: model.token_counts(TEXTS) for name, model in backends.items()}
+    assert counts[embeddings.ONNX] == counts[embeddings.ONNX_INT8] == counts[embeddings.TORCH]
+    assert counts[embeddings.TORCH][2] == 0 and counts[embeddings.TORCH][4] > 256  # counting never truncates
+
+
+def test_onnx_graphs_are_made_once_under_the_weights_digest(backends: dict[str, Embedder], settings) -> None:
+    folder = Path(settings.VAR_DIR) / "embeddings"
+    graphs = sorted(folder.glob("*.onnx"))
+    stem = f"{embeddings.PACKAGED_MODEL_NAME}-{PACKAGED_WEIGHTS_SHA256[:16]}"
+    assert {graph.name for graph in graphs} >= {f"{stem}-fp32.onnx", f"{stem}-int8.onnx"}
+    made = {graph: graph.stat().st_mtime_ns for graph in graphs}
+    embedder_load(backend=embeddings.ONNX_INT8)
+    assert {graph: graph.stat().st_mtime_ns for graph in graphs} == made
+    assert not list(folder.glob(".*.partial"))
+
+
+def test_an_unknown_backend_is_a_typed_error(settings) -> None:
+    settings.MEMORIA_EMBEDDING_BACKEND = "tensorflow"
+    with pytest.raises(EmbeddingModelError, match="is not one of torch, onnx, onnx-int8"):
+        embedder_load()
+
+
+def test_one_thread_makes_the_same_vectors(backends: dict[str, Embedder]) -> None:
+    model = embedder_load(backend=embeddings.ONNX)
+    before = model.embed(TEXTS)
+    model.threads_set(1)
+    assert [round(cosine(a, b), 6) for a, b in zip(before, model.embed(TEXTS), strict=True)] == [1.0] * len(TEXTS)

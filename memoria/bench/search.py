@@ -286,9 +286,7 @@ def search_benchmark(
     """
     model = embedder()  # loading the model is a one-time cost, not a query's
     if embedding_threads:
-        import torch  # loaded by the embedder already; the benchmark owns its process's threads
-
-        torch.set_num_threads(embedding_threads)
+        model.threads_set(embedding_threads)  # the benchmark owns its process's threads
     queries = [memory.queries[index % len(memory.queries)] for index in range(runs + warmup)]
 
     def embed_only(query: str) -> int:

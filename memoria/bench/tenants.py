@@ -28,8 +28,9 @@ from memoria.bench.search import (
     search_benchmark,
     synthetic_memory,
 )
+from memoria.embeddings import configured_model_id
 from memoria.graph import driver
-from memoria.graph.schema import embedding_dimensions
+from memoria.graph.schema import VECTOR_MODEL, embedding_dimensions
 from memoria.ingest.episodes import EpisodeInput
 from memoria.ingest.pipeline import episodes_add
 from memoria.interchange.document import parse_graph_document
@@ -47,15 +48,16 @@ DELETE_NODES = """
 MATCH (n:Memory {group_id: $group}) WITH n LIMIT $limit
 DETACH DELETE n RETURN count(*) AS deleted
 """
-SET_FACT_VECTORS = """
+# $model: the configured model's id, so search takes the crowd's vectors for its own (memoria/graph/schema.py).
+SET_FACT_VECTORS = f"""
 UNWIND $rows AS row
-MATCH (a:Memory {group_id: $group, id: row.source})-[r:RELATES]->() WHERE r.id = row.id
-SET r.fact_embedding = row.vector
+MATCH (a:Memory {{group_id: $group, id: row.source}})-[r:RELATES]->() WHERE r.id = row.id
+SET r.fact_embedding = row.vector, r.{VECTOR_MODEL} = $model
 """
-SET_NODE_VECTORS = """
+SET_NODE_VECTORS = f"""
 UNWIND $rows AS row
-MATCH (n:Memory {group_id: $group, id: row.id})
-SET n.name_embedding = row.vector
+MATCH (n:Memory {{group_id: $group, id: row.id}})
+SET n.name_embedding = row.vector, n.{VECTOR_MODEL} = $model
 """
 
 Say = Callable[[str], None]
@@ -93,12 +95,12 @@ def crowd_write(*, groups: list[str], facts_each: int, say: Say) -> None:
             vectors = unit_vectors(rng, len(edges), dimensions)
             rows = [{"id": e["id"], "source": e["source"], "vector": v} for e, v in zip(edges, vectors, strict=True)]
             for part in range(0, len(rows), 1000):
-                driver.write(SET_FACT_VECTORS, rows=rows[part : part + 1000], group=group)
+                driver.write(SET_FACT_VECTORS, rows=rows[part : part + 1000], group=group, model=configured_model_id())
         entities = [node for node in document["nodes"] if "Entity" in node["labels"]]
         vectors = unit_vectors(rng, len(entities), dimensions)
         rows = [{"id": node["id"], "vector": v} for node, v in zip(entities, vectors, strict=True)]
         for part in range(0, len(rows), 1000):
-            driver.write(SET_NODE_VECTORS, rows=rows[part : part + 1000], group=group)
+            driver.write(SET_NODE_VECTORS, rows=rows[part : part + 1000], group=group, model=configured_model_id())
         say(f"  crowd group {group}: {facts_each} facts with vectors in {time.perf_counter() - started:.1f} s")
 
 

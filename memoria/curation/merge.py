@@ -20,8 +20,10 @@ from memoria.curation.inputs import EntityMerge
 from memoria.curation.models import ENTITY, ENTITY_MERGE
 from memoria.curation.selectors import entity_state_get
 from memoria.curation.state import EdgeState, GraphState, Link, NodeState
+from memoria.embeddings import configured_model_id
 from memoria.errors import InvalidInput
 from memoria.graph import driver, kinds
+from memoria.graph.schema import LEGACY_VECTOR_MODEL, VECTOR_MODEL
 from memoria.ingest import text
 from memoria.ingest.persist import attributes_json
 from memoria.ingest.resolve_facts import FactState, NewFact, duplicate_of, sightings_fold
@@ -49,10 +51,18 @@ class _Fact:
 
 def _facts_of(group: str, entity_id: str) -> dict[str, _Fact]:
     rows = driver.read(FACTS_OF, id=entity_id, group=group)
+    model = configured_model_id()
     return {
-        row["id"]: _Fact(EdgeState.of(row["source"], row["target"], row["props"]), row["props"].get("fact_embedding"))
+        row["id"]: _Fact(
+            EdgeState.of(row["source"], row["target"], row["props"]), _configured_vector(row["props"], model)
+        )
         for row in rows
     }
+
+
+def _configured_vector(props: dict, model: str) -> list[float] | None:
+    """The fact's stored vector if the configured model made it; another model's is never compared."""
+    return props.get("fact_embedding") if (props.get(VECTOR_MODEL) or LEGACY_VECTOR_MODEL) == model else None
 
 
 def _fact_state(edge_id: str, edge: EdgeState, vector: list[float] | None) -> FactState:

@@ -16,10 +16,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from memoria.graph import kinds
+from memoria.graph.schema import VECTOR_MODEL
 from memoria.interchange.document import TIMESTAMP_FORMAT
 
-# Properties that hold embeddings: never audited, never compared.
-VECTOR_PROPERTIES = frozenset({"fact_embedding", "name_embedding", "embedding"})
+# Properties that hold embeddings, and the id of the model that made them: never audited, never compared.
+VECTOR_PROPERTIES = frozenset({"fact_embedding", "name_embedding", "embedding", VECTOR_MODEL})
 # Links a change may move: (type, source kind, target kind).
 LINK_TYPES: tuple[str, ...] = (kinds.MENTIONS, kinds.HAS_MEMBER)
 

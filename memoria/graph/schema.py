@@ -17,6 +17,22 @@ from memoria.graph.dialect import GraphDialect, IndexSpec, KeySpec, graph_dialec
 from memoria.graph.versions import GROUP_STAMP
 
 EMBEDDING_DIMENSIONS_DEFAULT = 384
+# Beside every stored vector (`name_embedding`, `embedding`, `fact_embedding`): the id of the model that made it
+# (memoria.embeddings.model_id_for). Vectors of two models are never compared; `reindex` replaces the others.
+VECTOR_MODEL = "embedding_model"
+# What a vector stored before models were recorded counts as: the packaged all-MiniLM-L6-v2 in fp32 made them all.
+LEGACY_VECTOR_MODEL = "all-MiniLM-L6-v2"
+
+
+def vector_model_of(item: str) -> str:
+    """Cypher for the model id of the vector on node or relationship `item` (`$legacy_model` when none is stored)."""
+    return f"coalesce({item}.{VECTOR_MODEL}, $legacy_model)"
+
+
+def vector_model_parameters(model: str) -> dict[str, str]:
+    """The parameters `vector_model_of` needs, for the vectors of `model`."""
+    return {"model": model, "legacy_model": LEGACY_VECTOR_MODEL}
+
 
 UNIQUE = (KeySpec(kinds.MEMORY_LABEL, ("group_id", "id")),)
 # Uniqueness constraints of earlier schemas, by (label, properties): dropped wherever they are found.

@@ -24,8 +24,10 @@ import graspologic_native
 import neo4j
 
 from memoria.accounts.roles import check_group_name
+from memoria.embeddings import configured_model_id
 from memoria.errors import InvalidInput, LlmInvalidAnswer, WriteConflict
 from memoria.graph import driver, kinds
+from memoria.graph.schema import VECTOR_MODEL
 from memoria.graph.versions import group_version_bump
 from memoria.interchange.document import TIMESTAMP_FORMAT
 from memoria.interchange.importer import DEFAULT_BATCH_SIZE, MERGE_LINKS, batched
@@ -450,11 +452,11 @@ def communities_build(
 
     texts = [describe(cluster) for cluster in clusters]  # the LLM's pair calls run in parallel inside each
     vectors = (embed_names or _default_embed_names())([text.name for text in texts]) if texts else []
-    now = _now()
+    now, model = _now(), configured_model_id()
     rows, memberships = [], []
     for cluster, text, vector in zip(clusters, texts, vectors, strict=True):
         cid = community_id(group=group, members=cluster)
-        props = {"id": cid, "group_id": group, "created_at": now, "revision": uuid.uuid4().hex}
+        props = {"id": cid, "group_id": group, "created_at": now, "revision": uuid.uuid4().hex, VECTOR_MODEL: model}
         rows.append({"props": props | {"name": text.name, "summary": text.summary, "name_embedding": vector}})
         memberships.extend({"source": cid, "target": member} for member in cluster)
 
@@ -528,6 +530,7 @@ def _community_refresh(
         "name": text.name,
         "summary": text.summary,
         "name_embedding": vector,
+        VECTOR_MODEL: configured_model_id(),
         "revision": uuid.uuid4().hex,
         "updated_at": _now(),
     }

@@ -18,9 +18,11 @@ from typing import Protocol
 from neo4j import exceptions as neo4j_errors
 
 from memoria.accounts.roles import check_group_name
+from memoria.embeddings import configured_model_id
 from memoria.errors import InvalidInput, LlmUnavailable
 from memoria.graph import driver, kinds
 from memoria.graph.dialect import graph_dialect
+from memoria.graph.schema import VECTOR_MODEL
 from memoria.ingest.communities import CommunityConflict, communities_exist, communities_update
 from memoria.ingest.context import CONTEXT_EPISODES, ContextRequest, PriorEpisode, context_fetch
 from memoria.ingest.episodes import Episode, EpisodeInput, episode_prepare
@@ -136,12 +138,22 @@ class _Vectors:
     The model is loaded on the first text, so a run with nothing new to add stays quick.
     """
 
-    def __init__(self, load: Callable[[], TextEmbedder], names: OrderedDict[str, list[float]]) -> None:
+    def __init__(self, load: Callable[[], TextEmbedder], names: OrderedDict[tuple[str, str], list[float]]) -> None:
         self.load = load
-        self.names = names
+        self.names = names  # keyed by (model id, name): a vector of another model is never reused
+        self._loaded: TextEmbedder | None = None
+
+    @property
+    def model_id(self) -> str:
+        """The id recorded beside the vectors this run stores: the loaded model's (the configured one's when none
+        was loaded yet, or when an embedder given by a caller has no id)."""
+        return getattr(self._loaded, "model_id", None) or configured_model_id()
 
     def _embed(self, texts: list[str]) -> list[list[float]]:
-        return self.load().embed(texts) if texts else []
+        if not texts:
+            return []
+        self._loaded = self._loaded or self.load()
+        return self._loaded.embed(texts)
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         unique = list(dict.fromkeys(texts))
@@ -149,15 +161,17 @@ class _Vectors:
         return [vectors[item] for item in texts]
 
     def embed_names(self, names: list[str]) -> list[list[float]]:
-        missing = [name for name in dict.fromkeys(names) if name not in self.names]
+        model = self.model_id
+        missing = [name for name in dict.fromkeys(names) if (model, name) not in self.names]
         for name, vector in zip(missing, self._embed(missing), strict=True):
-            self.names[name] = vector
+            self.names[model, name] = vector
+        found = {name: self.names[model, name] for name in dict.fromkeys(names)}
         while len(self.names) > NAME_CACHE_SIZE:
             self.names.popitem(last=False)
-        return [self.names[name] for name in names]
+        return [found[name] for name in names]
 
 
-_shared_names: OrderedDict[str, list[float]] = OrderedDict()
+_shared_names: OrderedDict[tuple[str, str], list[float]] = OrderedDict()
 
 
 def _vectors_for(embedder: TextEmbedder | None) -> _Vectors:
@@ -401,7 +415,7 @@ def _batch_plan(run: _Run, batch: list[Episode]) -> tuple[WritePlan, list[Episod
         item.created, item.merged, item.invalidated = resolved.created, resolved.merged, resolved.invalidated
     # 6. summaries (name vectors of new entities were made during resolution)
     entities = _summarised(work, resolution, facts)
-    plan = _write_plan(group, now, work, episode_vectors, resolution, entities, facts)
+    plan = _write_plan(group, now, work, episode_vectors, resolution, entities, facts, model=vectors.model_id)
     return plan, _results(work, resolution, facts)
 
 
@@ -426,7 +440,7 @@ def _summarised(
     return entities
 
 
-def _fact_props(fact: FactState, group: str) -> dict:
+def _fact_props(fact: FactState, group: str, model: str) -> dict:
     props = {
         "episodes": list(fact.episodes),
         "weight": fact.weight,
@@ -444,6 +458,8 @@ def _fact_props(fact: FactState, group: str) -> dict:
             fact_embedding=fact.vector,
             valid_at=fact.valid_at,
         )
+        if fact.vector is not None:
+            props[VECTOR_MODEL] = model
     return props
 
 
@@ -455,6 +471,8 @@ def _write_plan(
     resolution: EntityResolution,
     entities: dict[str, EntityState],
     facts: FactWorkingSet,
+    *,
+    model: str,
 ) -> WritePlan:
     episodes = tuple(
         EpisodeRow(
@@ -468,6 +486,7 @@ def _write_plan(
                 "source_description": item.episode.source_description,
                 "valid_at": item.episode.reference_time,
                 "embedding": vector,
+                VECTOR_MODEL: model if vector is not None else None,
                 "created_at": now,
             },
         )
@@ -491,12 +510,13 @@ def _write_plan(
                 "group_id": group,
                 "name": entity.name,
                 "name_embedding": resolution.entities.vectors.get(entity.id),
+                VECTOR_MODEL: model if resolution.entities.vectors.get(entity.id) is not None else None,
                 "created_at": now,
             }
         if entity.is_new or update:
             entity_rows.append(EntityRow(entity.id, entity.labels, create, update, entity.is_new))
     fact_rows = tuple(
-        FactRow(fact.id, fact.source, fact.target, _fact_props(fact, group), fact.is_new)
+        FactRow(fact.id, fact.source, fact.target, _fact_props(fact, group, model), fact.is_new)
         for fact in (facts.by_id[fact_id] for fact_id in sorted(facts.changed))
     )
     mentions = tuple(

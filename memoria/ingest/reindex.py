@@ -30,9 +30,10 @@ from typing import Any
 import neo4j
 
 from memoria.accounts.roles import check_group_name
-from memoria.embeddings import Embedder, embedder
+from memoria.embeddings import Embedder, configured_model_id, embedder
 from memoria.errors import EmbeddingModelError, GraphUnavailable
 from memoria.graph import driver, kinds
+from memoria.graph.schema import VECTOR_MODEL, vector_model_of, vector_model_parameters
 from memoria.graph.versions import group_vectors_stamp
 
 DEFAULT_BATCH_SIZE = 256
@@ -53,17 +54,23 @@ FACT_TEXT = (
 CLEAR_NODE_VECTOR = "REMOVE n.name_embedding, n.embedding"
 CLEAR_FACT_VECTOR = "REMOVE r.fact_embedding"
 
+# The model of a stored vector: only_missing also picks vectors of another model than the configured one.
+NODE_MODEL = vector_model_of("n")
+FACT_MODEL = vector_model_of("r")
+NODE_WANTED = f"(NOT $only_missing OR n[$vector] IS NULL OR {NODE_MODEL} <> $model)"
+FACT_WANTED = f"(NOT $only_missing OR r.fact_embedding IS NULL OR {FACT_MODEL} <> $model)"
+
 # A whole group is read in id order after a cursor, so rows embedded meanwhile never shift the next page.
 GROUP_NODES_PAGE = f"""
 MATCH (n:Memory {{group_id: $group}})
-WHERE $label IN labels(n) AND n.id > $after AND (NOT $only_missing OR n[$vector] IS NULL)
+WHERE $label IN labels(n) AND n.id > $after AND {NODE_WANTED}
 RETURN n.id AS id, {NODE_TEXT} AS text
 ORDER BY n.id
 LIMIT $limit
 """
 GROUP_FACTS_PAGE = f"""
 MATCH (a:Memory {{group_id: $group}})-[r:RELATES]->(b:Memory)
-WHERE r.group_id = $group AND r.id > $after AND (NOT $only_missing OR r.fact_embedding IS NULL)
+WHERE r.group_id = $group AND r.id > $after AND {FACT_WANTED}
 RETURN r.id AS id, a.id AS source, b.id AS target, {FACT_TEXT} AS text
 ORDER BY r.id
 LIMIT $limit
@@ -74,13 +81,13 @@ LIMIT $limit
 IDS_NODES_PAGE = f"""
 UNWIND $ids AS id
 MATCH (n:Memory {{group_id: $group, id: id}})
-WHERE $label IN labels(n) AND (NOT $only_missing OR n[$vector] IS NULL)
+WHERE $label IN labels(n) AND {NODE_WANTED}
 RETURN n.id AS id, {NODE_TEXT} AS text
 """
 IDS_FACTS_PAGE = f"""
 MATCH (a)-[r:RELATES]->(b)
 WHERE r.id IN $ids
-WITH a, r, b WHERE r.group_id = $group AND (NOT $only_missing OR r.fact_embedding IS NULL)
+WITH a, r, b WHERE r.group_id = $group AND {FACT_WANTED}
 RETURN r.id AS id, a.id AS source, b.id AS target, {FACT_TEXT} AS text
 """
 # Stored only where the text is still the embedded one (a concurrent write may have changed it and removed the
@@ -91,7 +98,7 @@ UNWIND $rows AS row
 MATCH (n:Memory {{group_id: $group, id: row.id}})
 WITH n, row, {NODE_TEXT} AS text
 WHERE text = row.text
-SET n.name_embedding = row.vector
+SET n.name_embedding = row.vector, n.{VECTOR_MODEL} = $model
 RETURN count(n) AS stored
 """
 SET_EPISODE_EMBEDDINGS = f"""
@@ -99,7 +106,7 @@ UNWIND $rows AS row
 MATCH (n:Memory {{group_id: $group, id: row.id}})
 WITH n, row, {NODE_TEXT} AS text
 WHERE text = row.text
-SET n.embedding = row.vector
+SET n.embedding = row.vector, n.{VECTOR_MODEL} = $model
 RETURN count(n) AS stored
 """
 SET_FACT_EMBEDDINGS = f"""
@@ -108,27 +115,29 @@ MATCH (a:Memory {{group_id: $group, id: row.source}})-[r:RELATES]->(b:Memory {{g
 WHERE r.id = row.id
 WITH a, r, b, row, {FACT_TEXT} AS text
 WHERE text = row.text
-SET r.fact_embedding = row.vector
+SET r.fact_embedding = row.vector, r.{VECTOR_MODEL} = $model
 RETURN count(r) AS stored
 """
-_NODE_BACKLOG = """
+_NODE_BACKLOG = f"""
 RETURN
-  sum(CASE WHEN $entity IN labels(n) AND (NOT $only_missing OR n.name_embedding IS NULL) THEN 1 ELSE 0 END) AS entities,
-  sum(CASE WHEN $community IN labels(n) AND (NOT $only_missing OR n.name_embedding IS NULL) THEN 1 ELSE 0 END)
-    AS communities,
-  sum(CASE WHEN $episode IN labels(n) AND (NOT $only_missing OR n.embedding IS NULL) THEN 1 ELSE 0 END) AS episodes
+  sum(CASE WHEN $entity IN labels(n) AND (NOT $only_missing OR n.name_embedding IS NULL OR {NODE_MODEL} <> $model)
+      THEN 1 ELSE 0 END) AS entities,
+  sum(CASE WHEN $community IN labels(n) AND (NOT $only_missing OR n.name_embedding IS NULL OR {NODE_MODEL} <> $model)
+      THEN 1 ELSE 0 END) AS communities,
+  sum(CASE WHEN $episode IN labels(n) AND (NOT $only_missing OR n.embedding IS NULL OR {NODE_MODEL} <> $model)
+      THEN 1 ELSE 0 END) AS episodes
 """
 GROUP_NODES_BACKLOG = "MATCH (n:Memory {group_id: $group})" + _NODE_BACKLOG
 IDS_NODES_BACKLOG = "UNWIND $ids AS id MATCH (n:Memory {group_id: $group, id: id}) WITH n" + _NODE_BACKLOG
-GROUP_FACTS_BACKLOG = """
-MATCH (:Memory {group_id: $group})-[r:RELATES]->()
-WHERE r.group_id = $group AND (NOT $only_missing OR r.fact_embedding IS NULL)
+GROUP_FACTS_BACKLOG = f"""
+MATCH (:Memory {{group_id: $group}})-[r:RELATES]->()
+WHERE r.group_id = $group AND {FACT_WANTED}
 RETURN count(r) AS facts
 """
-IDS_FACTS_BACKLOG = """
+IDS_FACTS_BACKLOG = f"""
 MATCH ()-[r:RELATES]->()
 WHERE r.id IN $ids
-WITH r WHERE r.group_id = $group AND (NOT $only_missing OR r.fact_embedding IS NULL)
+WITH r WHERE r.group_id = $group AND {FACT_WANTED}
 RETURN count(r) AS facts
 """
 
@@ -201,11 +210,19 @@ def _chunks(ids: list[str], size: int) -> Iterator[list[str]]:
         yield ids[start : start + size]
 
 
-def _group_pages(kind: _Kind, group: str, only_missing: bool, batch_size: int) -> Iterator[list[dict[str, Any]]]:
+def _group_pages(
+    kind: _Kind, group: str, only_missing: bool, batch_size: int, model: str
+) -> Iterator[list[dict[str, Any]]]:
     after = ""
     while True:
         rows = driver.read(
-            kind.group_page, group=group, after=after, only_missing=only_missing, limit=batch_size, **kind.parameters
+            kind.group_page,
+            group=group,
+            after=after,
+            only_missing=only_missing,
+            limit=batch_size,
+            **kind.parameters,
+            **vector_model_parameters(model),
         )
         if rows:
             yield rows
@@ -214,17 +231,28 @@ def _group_pages(kind: _Kind, group: str, only_missing: bool, batch_size: int) -
         after = rows[-1]["id"]
 
 
-def _ids_pages(kind: _Kind, group: str, ids: list[str], only_missing: bool, batch_size: int) -> Iterator[list[dict]]:
+def _ids_pages(
+    kind: _Kind, group: str, ids: list[str], only_missing: bool, batch_size: int, model: str
+) -> Iterator[list[dict]]:
     for chunk in _chunks(ids, batch_size):
-        rows = driver.read(kind.ids_page, group=group, ids=chunk, only_missing=only_missing, **kind.parameters)
+        rows = driver.read(
+            kind.ids_page,
+            group=group,
+            ids=chunk,
+            only_missing=only_missing,
+            **kind.parameters,
+            **vector_model_parameters(model),
+        )
         if rows:
             yield rows
 
 
 def reindex_backlog(*, group: str, ids: Collection[str] | None = None, only_missing: bool = True) -> int:
-    """How many texts `group_reindex` would embed now, in the group or among the given ids (for progress bars)."""
+    """How many texts `group_reindex` would embed now, in the group or among the given ids (for progress bars):
+    those without a vector and those whose vector another model made."""
     check_group_name(group)
     wanted = _checked_ids(ids)
+    model = vector_model_parameters(configured_model_id())
     labels = {"entity": kinds.ENTITY, "community": kinds.COMMUNITY, "episode": kinds.EPISODE}
     if wanted is None:
         rounds = [(GROUP_NODES_BACKLOG, GROUP_FACTS_BACKLOG, {})]
@@ -232,8 +260,8 @@ def reindex_backlog(*, group: str, ids: Collection[str] | None = None, only_miss
         rounds = [(IDS_NODES_BACKLOG, IDS_FACTS_BACKLOG, {"ids": chunk}) for chunk in _chunks(wanted, BACKLOG_ID_CHUNK)]
     total = 0
     for nodes_query, facts_query, extra in rounds:
-        nodes = driver.read(nodes_query, group=group, only_missing=only_missing, **labels, **extra)
-        facts = driver.read(facts_query, group=group, only_missing=only_missing, **extra)
+        nodes = driver.read(nodes_query, group=group, only_missing=only_missing, **labels, **extra, **model)
+        facts = driver.read(facts_query, group=group, only_missing=only_missing, **extra, **model)
         if nodes:
             total += sum(nodes[0][name] or 0 for name in ("entities", "communities", "episodes"))
         total += (facts[0]["facts"] or 0) if facts else 0
@@ -248,7 +276,8 @@ def group_reindex(
     batch_size: int = DEFAULT_BATCH_SIZE,
     progress: Callable[[int], None] | None = None,
 ) -> ReindexReport:
-    """Embed the group's texts that lack a vector (every text with only_missing=False); progress gets batch sizes.
+    """Embed the group's texts that lack a vector or whose vector another model than the configured one made
+    (every text with only_missing=False); progress gets batch sizes. Each vector is stored with its model's id.
 
     `ids` (node ids and fact ids, mixed) limits the work to those items, looked up by id: what a small write calls
     after it commits, instead of scanning the whole group. Ids of other groups or of deleted items are ignored.
@@ -262,13 +291,14 @@ def group_reindex(
     started = time.perf_counter()
     load_seconds = 0.0
     model: Embedder | None = None
+    configured = configured_model_id()
     counts: dict[str, int] = {}
     for kind in _KINDS:
         counts[kind.name] = 0
         if wanted is None:
-            pages = _group_pages(kind, group, only_missing, batch_size)
+            pages = _group_pages(kind, group, only_missing, batch_size, configured)
         else:
-            pages = _ids_pages(kind, group, wanted, only_missing, batch_size)
+            pages = _ids_pages(kind, group, wanted, only_missing, batch_size, configured)
         for rows in pages:
             if model is None:  # loaded only when there is something to embed: a run with nothing to do stays quick
                 loading = time.perf_counter()
@@ -279,19 +309,19 @@ def group_reindex(
                 {**{key: row[key] for key in kind.keys}, "text": row["text"], "vector": vector}
                 for row, vector in zip(rows, vectors, strict=True)
             ]
-            counts[kind.name] += _vectors_store(kind, group, updates)
+            counts[kind.name] += _vectors_store(kind, group, updates, model.model_id)
             if progress:
                 progress(len(rows))
     return ReindexReport(group=group, seconds=time.perf_counter() - started, load_seconds=load_seconds, **counts)
 
 
-def _vectors_store(kind: _Kind, group: str, updates: list[dict[str, Any]]) -> int:
+def _vectors_store(kind: _Kind, group: str, updates: list[dict[str, Any]], model: str) -> int:
     """Store a batch of vectors with a stamp naming the nodes they belong to (a fact's ends), so search views
     re-read just those items; the version (what graph projections follow) does not change."""
     touched = {end for row in updates for end in ((row["source"], row["target"]) if "source" in row else (row["id"],))}
 
     def work(tx: neo4j.ManagedTransaction) -> int:
-        row = tx.run(kind.store, rows=updates, group=group).single()
+        row = tx.run(kind.store, rows=updates, group=group, model=model).single()
         group_vectors_stamp(tx, group, touched=touched)
         return int(row["stored"]) if row else 0
 

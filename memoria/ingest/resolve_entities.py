@@ -15,9 +15,11 @@ from typing import Protocol
 
 import numpy as np
 
+from memoria.embeddings import configured_model_id
 from memoria.errors import InvalidInput
 from memoria.graph import driver, kinds
 from memoria.graph.dialect import IndexSpec, graph_dialect
+from memoria.graph.schema import vector_model_of, vector_model_parameters
 from memoria.ingest import text
 from memoria.ingest.extract_entities import PHRASE, ExtractedEntity
 from memoria.readmodel.cache import ViewTooLarge, view_cache
@@ -58,7 +60,8 @@ UNWIND $queries AS query
 CALL db.index.vector.queryNodes($index, $depth, query.vector) YIELD node AS n, score
 WITH query, n, score ORDER BY score DESC
 WITH query, count(n) AS seen, min(score) AS lowest,
-     collect(CASE WHEN n.group_id = $group AND score >= $min_score THEN {{{ENTITY_FIELDS}, score: score}} END) AS kept
+     collect(CASE WHEN n.group_id = $group AND score >= $min_score AND {vector_model_of("n")} = $model
+                  THEN {{{ENTITY_FIELDS}, score: score}} END) AS kept
 RETURN query.key AS key, seen, lowest, kept[..$limit] AS hits
 """
 
@@ -196,7 +199,14 @@ def _vector_candidate_rows(
     for depth in VECTOR_DEPTHS:
         if not queries:
             break
-        rows = read(VECTOR_CANDIDATES, queries, depth=depth, min_score=VECTOR_MIN_SCORE, index=index)
+        rows = read(
+            VECTOR_CANDIDATES,
+            queries,
+            depth=depth,
+            min_score=VECTOR_MIN_SCORE,
+            index=index,
+            **vector_model_parameters(configured_model_id()),
+        )
         crowded = {
             row["key"]
             for row in rows

@@ -12,7 +12,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from memoria.embeddings import configured_model_id
 from memoria.graph import driver, kinds
+from memoria.graph.schema import vector_model_of, vector_model_parameters
 from memoria.ingest.extract_facts import CO_OCCURRENCE, NEGATED_PREFIX
 from memoria.interchange.document import MAX_TAGS, MAX_WEIGHT, MIN_WEIGHT, derived_edge_id
 
@@ -43,7 +45,7 @@ UNWIND $pairs AS pair
 MATCH (a:{kinds.MEMORY_LABEL} {{group_id: $group, id: pair.source}})-[r:{kinds.RELATES}]->
       (b:{kinds.MEMORY_LABEL} {{group_id: $group, id: pair.target}})
 WHERE r.group_id = $group AND r.invalid_at IS NULL
-RETURN {FACT_COLUMNS}, r.fact_embedding AS vector
+RETURN {FACT_COLUMNS}, CASE WHEN {vector_model_of("r")} = $model THEN r.fact_embedding END AS vector
 """
 # Current facts of given subjects under given relations (to find what a new fact contradicts).
 FACTS_OF_SUBJECTS = f"""
@@ -187,7 +189,12 @@ def facts_fetch(*, group: str, facts: Sequence[NewFact], new_entities: Collectio
             subjects.setdefault(fact.source, set()).update(contradiction_relations(fact.relation))
     found = FactWorkingSet()
     if pairs:
-        rows = driver.read(FACTS_BETWEEN, group=group, pairs=[{"source": s, "target": t} for s, t in sorted(pairs)])
+        rows = driver.read(
+            FACTS_BETWEEN,
+            group=group,
+            pairs=[{"source": s, "target": t} for s, t in sorted(pairs)],
+            **vector_model_parameters(configured_model_id()),
+        )
         for row in rows:
             found.put(_state(row), changed=False)
     if subjects:

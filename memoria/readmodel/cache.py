@@ -16,6 +16,7 @@ from typing import Any
 
 from django.conf import settings
 
+from memoria.embeddings import configured_model_id
 from memoria.graph.schema import embedding_dimensions
 from memoria.readmodel import DEFAULT_VIEW_MAX_BYTES
 from memoria.readmodel.group_view import GroupView, ViewState
@@ -42,6 +43,7 @@ class ViewCache:
         self.max_bytes = max_bytes if max_bytes is not None else budget
         self.dimensions = dimensions or embedding_dimensions()
         self._views: OrderedDict[str, GroupView] = OrderedDict()
+        self._vector_models: dict[str, str] = {}  # the model whose vectors each view holds (the configured one then)
         self._lock = threading.Lock()
 
     @contextmanager
@@ -49,10 +51,12 @@ class ViewCache:
         self, group: str, *scopes: str, catch_up: bool = True
     ) -> Iterator[tuple[dict[str, ScopeView], ViewState]]:
         """The group's scopes, current as of now; raises ViewTooLarge (and drops the view) past the budget."""
+        model = configured_model_id()
         with self._lock:
             view = self._views.get(group)
-            if view is None:
+            if view is None or self._vector_models.get(group) != model:  # another model's vectors: a view anew
                 view = self._views[group] = GroupView(group, dimensions=self.dimensions)
+                self._vector_models[group] = model
             self._views.move_to_end(group)
         with view.reading(*scopes, catch_up=catch_up) as read:
             size = view.nbytes

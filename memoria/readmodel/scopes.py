@@ -18,7 +18,9 @@ from typing import Any
 
 import numpy as np
 
+from memoria.embeddings import configured_model_id
 from memoria.graph import driver, kinds
+from memoria.graph.schema import vector_model_of, vector_model_parameters
 from memoria.observability import in_context
 
 PAGE_ITEMS = 2_000
@@ -84,13 +86,14 @@ NODE_PAGE = """
 UNWIND $ids AS node_id
 MATCH (n:{memory} {{group_id: $group, id: node_id}})
 WHERE '{label}' IN labels(n)
-RETURN collect(n.id) AS ids, {text_columns}, collect(coalesce(n.{vector}, [])) AS vectors
+RETURN collect(n.id) AS ids, {text_columns},
+       collect(CASE WHEN {model} = $model THEN coalesce(n.{vector}, []) ELSE [] END) AS vectors
 """
 # Facts leaving (or, with $both, touching) the page's nodes; the view keys facts by id, so one seen twice is one.
-FACT_COLUMNS = """collect(r.id) AS ids, collect(startNode(r).id) AS sources, collect(endNode(r).id) AS targets,
+FACT_COLUMNS = f"""collect(r.id) AS ids, collect(startNode(r).id) AS sources, collect(endNode(r).id) AS targets,
        collect(coalesce(r.relation, '')) AS relations, collect(coalesce(r.fact, '')) AS facts,
        collect(coalesce(r.valid_at, '')) AS valid_ats, collect(coalesce(r.invalid_at, '')) AS invalid_ats,
-       collect(coalesce(r.fact_embedding, [])) AS vectors"""
+       collect(CASE WHEN {vector_model_of("r")} = $model THEN coalesce(r.fact_embedding, []) ELSE [] END) AS vectors"""
 FACTS_OUT_PAGE = f"""
 UNWIND $ids AS node_id
 MATCH (a:{kinds.MEMORY_LABEL} {{group_id: $group, id: node_id}})-[r:{kinds.RELATES}]->(:{kinds.MEMORY_LABEL})
@@ -107,7 +110,11 @@ def _node_page_query(spec: ScopeSpec) -> str:
     fields = dict.fromkeys((*spec.text_fields, spec.name_field, spec.shown_field))
     columns = ", ".join(f"collect(coalesce(n.{name}, '')) AS text_{name}" for name in fields)
     return NODE_PAGE.format(
-        memory=kinds.MEMORY_LABEL, label=spec.label, text_columns=columns, vector=spec.vector_property
+        memory=kinds.MEMORY_LABEL,
+        label=spec.label,
+        text_columns=columns,
+        vector=spec.vector_property,
+        model=vector_model_of("n"),
     )
 
 
@@ -121,7 +128,8 @@ def _pages(ids: Sequence[str]) -> Iterator[list[str]]:
 
 
 def _columns(query: str, **parameters: Any) -> Any:
-    return driver.read_records(query, **parameters)[0]
+    """One record of columns; a vector of another model than the configured one reads as none (never compared)."""
+    return driver.read_records(query, **parameters, **vector_model_parameters(configured_model_id()))[0]
 
 
 def _optional(value: str) -> str | None:

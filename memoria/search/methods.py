@@ -13,8 +13,10 @@ from typing import Any
 
 import numpy as np
 
+from memoria.embeddings import configured_model_id
 from memoria.graph import driver, kinds
 from memoria.graph.dialect import IndexSpec, graph_dialect
+from memoria.graph.schema import vector_model_of, vector_model_parameters
 from memoria.search.config import Scope
 
 # ArcadeDB's approximate vector index was measured at recall 0.6 for k=10: ask it for several times more, then
@@ -75,7 +77,8 @@ FACT_VECTOR_CALLS = {
 FACTS_COSINE_PAGE = {
     dialect: f"""
 {call}
-RETURN CASE WHEN {KEEP_FACT} THEN {{{FACT_FIELDS}, vector: r.fact_embedding}} END AS hit
+RETURN CASE WHEN {KEEP_FACT} AND {vector_model_of("r")} = $model THEN {{{FACT_FIELDS}, vector: r.fact_embedding}} END
+       AS hit
 """
     for dialect, call in FACT_VECTOR_CALLS.items()
 }
@@ -91,7 +94,8 @@ RETURN {{{NODE_FIELDS}}} AS hit, score
 """
 NODES_COSINE_PAGE = f"""
 CALL db.index.vector.queryNodes($index, $page, $vector) YIELD node
-RETURN CASE WHEN node.group_id IN $groups THEN {{{NODE_FIELDS}, vector: node[$vector_property]}} END AS hit
+RETURN CASE WHEN node.group_id IN $groups AND {vector_model_of("node")} = $model
+            THEN {{{NODE_FIELDS}, vector: node[$vector_property]}} END AS hit
 """
 # One breadth-first level: every edge of the frontier that stays inside the groups, with what a hit needs.
 BFS_LEVEL = f"""
@@ -118,12 +122,12 @@ FACT_VECTORS = f"""
 UNWIND $facts AS fact
 MATCH (:{kinds.MEMORY_LABEL} {{group_id: $group, id: fact.source}})-[r:{kinds.RELATES}]->()
 WHERE r.id = fact.id
-RETURN r.id AS id, r.fact_embedding AS vector
+RETURN r.id AS id, CASE WHEN {vector_model_of("r")} = $model THEN r.fact_embedding END AS vector
 """
 NODE_VECTORS = f"""
 UNWIND $ids AS id
 MATCH (n:{kinds.MEMORY_LABEL} {{group_id: $group, id: id}})
-RETURN n.id AS id, n[$vector_property] AS vector
+RETURN n.id AS id, CASE WHEN {vector_model_of("n")} = $model THEN n[$vector_property] END AS vector
 """
 ENTITY_MENTIONS = f"""
 UNWIND $ids AS id
@@ -229,7 +233,7 @@ def _vector_hits(page_query: str, *, limit: int, **parameters: Any) -> list[dict
     """The groups' candidates from the approximate index, with one deeper page when other groups crowd them out."""
     page = vector_candidates(limit)
     for depth in (page, page * VECTOR_RETRY_FACTOR):
-        rows = _read(page_query, page=depth, **parameters)
+        rows = _read(page_query, page=depth, **parameters, **vector_model_parameters(configured_model_id()))
         hits = [row["hit"] for row in rows if row["hit"]]
         if len(hits) >= limit or len(rows) < depth:
             break
@@ -420,12 +424,23 @@ def node_hops(*, center: str, nodes: Sequence[str], group: str) -> dict[str, int
 
 def fact_vectors(*, group: str, facts: Sequence[Candidate]) -> dict[str, list[float]]:
     """Stored fact embeddings, read through the facts' source nodes so the id index is used."""
-    rows = _read(FACT_VECTORS, facts=[{"id": fact.id, "source": fact.source} for fact in facts], group=group)
+    rows = _read(
+        FACT_VECTORS,
+        facts=[{"id": fact.id, "source": fact.source} for fact in facts],
+        group=group,
+        **vector_model_parameters(configured_model_id()),
+    )
     return {row["id"]: row["vector"] for row in rows if row["vector"]}
 
 
 def node_vectors(*, group: str, ids: Sequence[str], vector_property: str) -> dict[str, list[float]]:
-    rows = _read(NODE_VECTORS, ids=list(ids), vector_property=vector_property, group=group)
+    rows = _read(
+        NODE_VECTORS,
+        ids=list(ids),
+        vector_property=vector_property,
+        group=group,
+        **vector_model_parameters(configured_model_id()),
+    )
     return {row["id"]: row["vector"] for row in rows if row["vector"]}
 
 

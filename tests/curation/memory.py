@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from memoria.graph import driver, kinds
+from memoria.graph.schema import VECTOR_MODEL
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
 
@@ -127,7 +128,8 @@ VECTORS = ("fact_embedding", "name_embedding", "embedding")
 
 
 def graph_snapshot(group: str) -> dict[str, Any]:
-    """Every node, edge and link of the group with every stored property except vectors (see vectors_of)."""
+    """Every node, edge and link of the group with every stored property except vectors and their model ids (see
+    vectors_of)."""
     nodes = driver.read(
         "MATCH (n:Memory {group_id: $group}) RETURN n.id AS id, labels(n) AS labels, properties(n) AS props",
         group=group,
@@ -148,8 +150,8 @@ def graph_snapshot(group: str) -> dict[str, Any]:
         for link_type in (kinds.MENTIONS, kinds.HAS_MEMBER)
     }
 
-    def plain(props: dict[str, Any]) -> dict[str, Any]:
-        return {key: value for key, value in props.items() if key not in VECTORS}
+    def plain(props: dict[str, Any]) -> dict[str, Any]:  # a vector's model id goes with it
+        return {key: value for key, value in props.items() if key not in (*VECTORS, VECTOR_MODEL)}
 
     return {
         "nodes": {row["id"]: (sorted(row["labels"]), plain(row["props"])) for row in nodes},

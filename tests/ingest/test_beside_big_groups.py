@@ -21,7 +21,7 @@ from memoria.accounts.services import token_for, user_grant
 from memoria.bench.tenants import SET_NODE_VECTORS, group_delete
 from memoria.datasets.locomo import locomo_episodes
 from memoria.datasets.musique import musique_document
-from memoria.embeddings import embedder
+from memoria.embeddings import configured_model_id, embedder
 from memoria.graph import driver
 from memoria.ingest.pipeline import episodes_add
 from memoria.interchange.document import parse_graph_document
@@ -48,7 +48,7 @@ def crowd(graph_server: object) -> Iterator[list[str]]:
             vectors = dict(zip(names, embedder().embed(names), strict=True))
         rows = [{"id": node["id"], "vector": vectors[node["name"]]} for node in entities]
         for start in range(0, len(rows), 2000):
-            driver.write(SET_NODE_VECTORS, rows=rows[start : start + 2000], group=group)
+            driver.write(SET_NODE_VECTORS, rows=rows[start : start + 2000], group=group, model=configured_model_id())
     yield groups
     for group in groups:
         group_delete(group)

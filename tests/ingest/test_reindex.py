@@ -190,10 +190,12 @@ def test_a_vector_is_stored_only_beside_the_text_it_was_computed_from(stored: st
     current = texts.get(key, "The Q3 forecast reads the warehouse stock levels")
     vector = embedder().embed_one(current)
     # As if a write had changed the text between the read and the store: the older text's vector is refused.
-    older = driver.write(store, rows=[{**row, "text": "an older text", "vector": vector}], group=stored)
+    model = embedder().model_id
+    older = driver.write(store, rows=[{**row, "text": "an older text", "vector": vector}], group=stored, model=model)
     assert older[0]["stored"] == 0
     assert vectors_of(stored)[row["id"]] is None
-    assert driver.write(store, rows=[{**row, "text": current, "vector": vector}], group=stored)[0]["stored"] == 1
+    newer = driver.write(store, rows=[{**row, "text": current, "vector": vector}], group=stored, model=model)
+    assert newer[0]["stored"] == 1
     assert vectors_of(stored)[row["id"]] == pytest.approx(vector)
 
 

@@ -47,7 +47,7 @@ def add_ingest_arguments(parser: CommandParser) -> None:
     parser.add_argument(
         "--embedding-threads",
         type=int,
-        help="threads for the embedding model (default: torch's, one per core); 1 is faster on a machine whose "
+        help="threads for the embedding model (default: one per core); 1 is faster on a machine whose "
         "cores are busy with other work (docs/benchmarks.md)",
     )
     parser.add_argument(
@@ -189,11 +189,9 @@ def episodes_ingest(
         todo = [episode for episode, episode_id in zip(episodes, ids, strict=True) if episode_id not in stored]
         loading = time.perf_counter()
         if todo:
-            embedder()  # loaded before the clock starts: throughput counts ingestion only
+            model = embedder()  # loaded before the clock starts: throughput counts ingestion only
             if options.embedding_threads:
-                import torch  # loaded by the embedder already; the command owns its process's threads
-
-                torch.set_num_threads(options.embedding_threads)
+                model.threads_set(options.embedding_threads)  # the command owns its process's threads
         load_seconds = time.perf_counter() - loading
         started = time.perf_counter()
         with tqdm(

@@ -1,6 +1,6 @@
 """`bench activation --nodes N --edges E`, `bench search --facts N`, `bench ppr --nodes N --edges E` and
-`bench render`, `bench maig --edges E`, `bench index --edges E`, `bench tenants --facts N --crowd M`,
-`bench view --facts N`, `bench mcp`, `bench projection --nodes N --edges E`:
+`bench render`, `bench embeddings`, `bench maig --edges E`, `bench index --edges E`,
+`bench tenants --facts N --crowd M`, `bench view --facts N`, `bench mcp`, `bench projection --nodes N --edges E`:
 measured speed, printed as medians, p95 and ratios (docs/benchmarks.md).
 """
 
@@ -11,6 +11,7 @@ import os
 import platform
 from pathlib import Path
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from memoria.accounts.roles import check_group_name
@@ -57,7 +58,9 @@ class Command(BaseCommand):
         search.add_argument("--facts", type=int, default=10_000)
         search.add_argument("--runs", type=int, default=100, help="timed searches per recipe")
         search.add_argument("--warmup", type=int, default=10)
-        search.add_argument("--embedding-threads", type=int, help="torch threads for the query embedding")
+        search.add_argument(
+            "--embedding-threads", type=int, help="embedding threads (torch or ONNX Runtime) for the query embedding"
+        )
         render = sub.add_parser("render", help="graph view: time to first render in headless Chromium")
         render.add_argument("--edges", type=int, nargs="+", default=[1_000, 10_000, 30_000], help="nodes: a third")
         render.add_argument("--runs", type=int, default=3, help="fresh pages per size")
@@ -98,10 +101,23 @@ class Command(BaseCommand):
         mcp.add_argument("--group", default=MCP_BENCH_GROUP, help="seeded with the demo memory when it is empty")
         mcp.add_argument("--runs", type=int, default=50, help="timed calls per face and tool")
         mcp.add_argument("--warmup", type=int, default=5)
+        embeddings = sub.add_parser("embeddings", help="texts/s of each embedding backend beside torch, and recall")
+        embeddings.add_argument("--backends", default="torch,onnx,onnx-int8", help="comma-separated; torch always")
+        embeddings.add_argument("--texts", type=int, default=1000, help="texts per timed round (LoCoMo turns)")
+        embeddings.add_argument("--runs", type=int, default=5, help="timed rounds per backend, interleaved")
+        embeddings.add_argument(
+            "--data-dir",
+            type=Path,
+            help="the shared datasets folder (locomo/, musique/): texts to time, and recall on their questions",
+        )
+        embeddings.add_argument("--no-recall", action="store_true", help="time only")
 
     def handle(self, *args: object, suite: str, **options: int) -> None:
         if suite == "render":  # the browser alone: no graph server needed
             self.render(**options)
+            return
+        if suite == "embeddings":  # the model alone: no graph server needed
+            self.embeddings(**options)
             return
         if suite == "ppr":
             if min(options["nodes"], options["edges"], options["runs"]) < 1 or options["reference_runs"] < 0:
@@ -163,6 +179,35 @@ class Command(BaseCommand):
         say(machine_line())
         say(f"graph view first render, headless Chromium (WebGL through SwiftShader), {runs} page(s) per size")
         render_benchmark(sizes=[(count // 3, count) for count in edges], runs=runs, chromium=chromium, say=say)
+
+    def embeddings(
+        self, *, backends: str, texts: int, runs: int, data_dir: Path | None, no_recall: bool, **_: object
+    ) -> None:
+        from memoria.bench.embeddings import embeddings_benchmark
+        from memoria.embeddings import BACKENDS
+        from memoria.errors import EmbeddingModelError
+
+        chosen = [name.strip() for name in backends.split(",") if name.strip()]
+        if unknown := [name for name in chosen if name not in BACKENDS]:
+            raise CommandError(f"--backends: {', '.join(unknown)} not among {', '.join(BACKENDS)}")
+        if min(texts, runs) < 1:
+            raise CommandError("--texts and --runs must be positive")
+        data = data_dir or Path(settings.BASE_DIR).parent / "shared" / "datasets"
+        if data_dir is not None and not data.is_dir():
+            raise CommandError(f"--data-dir {data}: no such folder")
+        say = self.stdout.write
+        say(machine_line())
+        try:
+            embeddings_benchmark(
+                backends=chosen,
+                texts=texts,
+                runs=runs,
+                data_dir=data if data.is_dir() else None,
+                recall=not no_recall,
+                say=say,
+            )
+        except EmbeddingModelError as error:
+            raise CommandError(str(error)) from error
 
     def activation(
         self, *, nodes: int, edges: int, runs: int, warmup: int, clients: int, engine: str, **_: object

@@ -289,7 +289,9 @@ def _run_options(options: dict[str, Any]) -> _RunOptions:
 
 def _add_run_arguments(parser: CommandParser) -> None:
     """How every dataset's run embeds and reports."""
-    parser.add_argument("--embedding-threads", type=int, help="torch threads for every embedding")
+    parser.add_argument(
+        "--embedding-threads", type=int, help="embedding threads (torch or ONNX Runtime) for every embedding"
+    )
     parser.add_argument("--markdown", action="store_true", help="print the recall table as Markdown")
     parser.add_argument("--json", type=Path, dest="json_path", metavar="PATH", help="also write the figures here")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -307,9 +309,7 @@ def _check_options(limit_questions: int | None, embedding_threads: int | None, j
 def _embedder(embedding_threads: int | None) -> Embedder:
     model = embedder()
     if embedding_threads:
-        import torch  # loaded by the embedder already; the command owns its process's threads
-
-        torch.set_num_threads(embedding_threads)
+        model.threads_set(embedding_threads)  # the command owns its process's threads
     return model
 
 
