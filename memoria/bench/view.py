@@ -24,9 +24,9 @@ import numpy as np
 from memoria.bench.activation import percentile
 from memoria.bench.search import build_memory, query_vectors_known, search_benchmark
 from memoria.bench.tenants import SET_FACT_VECTORS, unit_vectors
-from memoria.embeddings import embedder
+from memoria.embeddings import configured_model_id, embedder
 from memoria.graph import driver
-from memoria.graph.schema import embedding_dimensions
+from memoria.graph.schema import VECTOR_MODEL, embedding_dimensions
 from memoria.graphindex.projection import projection_load
 from memoria.readmodel.cache import view_cache
 from memoria.readmodel.scopes import SCOPES
@@ -43,10 +43,11 @@ NODES_WITHOUT_VECTOR = """
 MATCH (n:Memory {{group_id: $group}}) WHERE '{label}' IN labels(n) AND n.{vector} IS NULL
 RETURN collect(n.id) AS ids
 """
-SET_NODE_VECTORS = """
+# Written as the configured model's, as bench tenants' fact vectors are, so views and searches read them.
+SET_NODE_VECTORS = f"""
 UNWIND $rows AS row
-MATCH (n:Memory {{group_id: $group, id: row.id}})
-SET n.{vector} = row.vector
+MATCH (n:Memory {{{{group_id: $group, id: row.id}}}})
+SET n.{{vector}} = row.vector, n.{VECTOR_MODEL} = $model
 """
 
 Say = Callable[[str], None]
@@ -75,7 +76,10 @@ def random_vectors_fill(group: str, say: Say) -> None:
             part = rows[start : start + VECTOR_WRITE_ROWS]
             vectors = unit_vectors(rng, len(part), dimensions)
             driver.write(
-                query, rows=[{**row, "vector": vector} for row, vector in zip(part, vectors, strict=True)], group=group
+                query,
+                rows=[{**row, "vector": vector} for row, vector in zip(part, vectors, strict=True)],
+                group=group,
+                model=configured_model_id(),
             )
         if rows:
             say(f"  {len(rows)} random unit vectors written")
