@@ -7,6 +7,7 @@ import io
 import struct
 import uuid
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -230,7 +231,11 @@ def test_a_save_loads_into_another_group_as_its_own_copy(group: str, other_group
     graph_document_import(document=load_maig_document(data, group=other_group), group=other_group)
     assert count_group(other_group)["edges"] == count_group(group)["edges"]
     again, _ = maig_export(group=other_group)
-    assert maig_decode(again).edges == maig_decode(data).edges
+
+    def content(save: bytes) -> list[MaigEdge]:  # the copy's facts are created now, so their times differ
+        return [replace(edge, created_at_ns=0) for edge in maig_decode(save).edges]
+
+    assert content(again) == content(data)
 
 
 def test_fields_too_long_for_two_bytes_are_refused_on_save() -> None:
