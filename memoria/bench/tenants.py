@@ -54,11 +54,13 @@ UNWIND $rows AS row
 MATCH (a:Memory {{group_id: $group, id: row.source}})-[r:RELATES]->() WHERE r.id = row.id
 SET r.fact_embedding = row.vector, r.{VECTOR_MODEL} = $model
 """
-SET_NODE_VECTORS = f"""
+# {vector} is a node scope's vector property (memoria/readmodel/scopes.py), never input.
+SET_VECTORS_OF_NODES = f"""
 UNWIND $rows AS row
-MATCH (n:Memory {{group_id: $group, id: row.id}})
-SET n.name_embedding = row.vector, n.{VECTOR_MODEL} = $model
+MATCH (n:Memory {{{{group_id: $group, id: row.id}}}})
+SET n.{{vector}} = row.vector, n.{VECTOR_MODEL} = $model
 """
+SET_NODE_VECTORS = SET_VECTORS_OF_NODES.format(vector="name_embedding")
 
 Say = Callable[[str], None]
 

@@ -23,10 +23,10 @@ import numpy as np
 
 from memoria.bench.activation import percentile
 from memoria.bench.search import build_memory, query_vectors_known, search_benchmark
-from memoria.bench.tenants import SET_FACT_VECTORS, unit_vectors
+from memoria.bench.tenants import SET_FACT_VECTORS, SET_VECTORS_OF_NODES, unit_vectors
 from memoria.embeddings import configured_model_id, embedder
 from memoria.graph import driver
-from memoria.graph.schema import VECTOR_MODEL, embedding_dimensions
+from memoria.graph.schema import embedding_dimensions
 from memoria.graphindex.projection import projection_load
 from memoria.readmodel.cache import view_cache
 from memoria.readmodel.scopes import SCOPES
@@ -42,12 +42,6 @@ RETURN collect({id: r.id, source: a.id}) AS rows
 NODES_WITHOUT_VECTOR = """
 MATCH (n:Memory {{group_id: $group}}) WHERE '{label}' IN labels(n) AND n.{vector} IS NULL
 RETURN collect(n.id) AS ids
-"""
-# Written as the configured model's, as bench tenants' fact vectors are, so views and searches read them.
-SET_NODE_VECTORS = f"""
-UNWIND $rows AS row
-MATCH (n:Memory {{{{group_id: $group, id: row.id}}}})
-SET n.{{vector}} = row.vector, n.{VECTOR_MODEL} = $model
 """
 
 Say = Callable[[str], None]
@@ -70,7 +64,7 @@ def random_vectors_fill(group: str, say: Say) -> None:
         if not spec.is_fact:
             query = NODES_WITHOUT_VECTOR.format(label=spec.label, vector=spec.vector_property)
             ids = driver.read(query, group=group)[0]["ids"]
-            writes.append((SET_NODE_VECTORS.format(vector=spec.vector_property), [{"id": node} for node in ids]))
+            writes.append((SET_VECTORS_OF_NODES.format(vector=spec.vector_property), [{"id": node} for node in ids]))
     for query, rows in writes:
         for start in range(0, len(rows), VECTOR_WRITE_ROWS):
             part = rows[start : start + VECTOR_WRITE_ROWS]
