@@ -34,7 +34,12 @@ class SearchView(APIView):
             OpenApiParameter("group", str, required=True),
             OpenApiParameter("scope", str, enum=["facts", "entities", "episodes", "communities", "all"]),
             OpenApiParameter("limit", int),
-            OpenApiParameter("recipe", str),
+            OpenApiParameter(
+                "recipe",
+                str,
+                description="a recipe of docs/search.md; the *_cross_encoder ones only where"
+                " MEMORIA_CROSS_ENCODER_MODEL names a model (none ships with Memoria)",
+            ),
             OpenApiParameter("valid_at", str, description="ISO 8601; only facts that hold then"),
             OpenApiParameter("center", str, description="node id, for node_distance recipes"),
         ],

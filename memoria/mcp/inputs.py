@@ -22,11 +22,19 @@ from memoria.interchange.document import MAX_NAME_LENGTH, MAX_RELATION_LENGTH, M
 from memoria.ppr.request import MAX_TOP_K
 from memoria.retrieval.params import MAX_SEEDS
 from memoria.search.config import DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY_LENGTH, Scope
-from memoria.search.recipes import RECIPES
+from memoria.search.recipes import RECIPES, offered_recipes
 
 Query = Field(min_length=1, max_length=MAX_QUERY_LENGTH)
-RecipeName = Literal[tuple(RECIPES)]  # type: ignore[valid-type]  # the recipes' names, listed in the schema
+RECIPE_NAME_LENGTH = max(len(name) for name in RECIPES)
 Version = Field(default=None, pattern=VERSION_PATTERN.pattern, description="the `version` a read answered")
+
+
+def _offered_recipes_listed(schema: dict[str, Any]) -> None:
+    """The schema lists the recipes offered when it is made (the cross-encoder's only with a model configured).
+    The name itself is checked by the search request's parser, whose refusal says what a recipe needs."""
+    for option in schema.get("anyOf", ()):
+        if option.get("type") == "string":
+            option["enum"] = list(offered_recipes())
 
 
 class ListGroupsInput(RequestModel):
@@ -39,8 +47,11 @@ class SearchMemoryInput(RequestModel):
     scopes: list[Scope] | None = Field(
         default=None, min_length=1, description="what to search; default all four (facts, entities, episodes, …)"
     )
-    recipe: RecipeName | None = Field(
-        default=None, description="a named search configuration; default hybrid BM25 + cosine with RRF"
+    recipe: str | None = Field(
+        default=None,
+        max_length=RECIPE_NAME_LENGTH,
+        description="a named search configuration; default hybrid BM25 + cosine with RRF",
+        json_schema_extra=_offered_recipes_listed,
     )
     limit: int = Field(default=DEFAULT_LIMIT, ge=1, le=MAX_LIMIT, description="results per scope")
     valid_at: Timestamp | None = Field(default=None, description="only facts that held at this time")

@@ -1,6 +1,8 @@
 """Named search configurations for the common cases, as Graphiti's search_config_recipes.py names its own.
 
 `recipe(name, ...)` fills in what only the caller knows: how many results, the center node, BFS origins.
+The cross-encoder recipes are offered (listed and selectable) only where a cross-encoder model is configured:
+none ships with Memoria, so on a fresh install they would only ever answer an error.
 """
 
 from __future__ import annotations
@@ -8,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from memoria.errors import InvalidInput
+from memoria.search import rerankers
 from memoria.search.config import DEFAULT_LIMIT, Reranker, ScopeConfig, SearchConfig, search_config_check
 from memoria.search.config import SearchMethod as M
 
@@ -56,6 +59,30 @@ RECIPES: dict[str, SearchConfig] = {
 }
 
 
+# The recipes that rerank some scope with the cross-encoder, and so need a configured model.
+CROSS_ENCODER_RECIPES = frozenset(
+    name
+    for name, config in RECIPES.items()
+    if any(scoped.reranker is Reranker.CROSS_ENCODER for scoped in config.scopes().values())
+)
+
+
+def offered_recipes() -> tuple[str, ...]:
+    """The recipe names callers may choose and are shown, in RECIPES' order."""
+    if rerankers.cross_encoder_folder():
+        return tuple(RECIPES)
+    return tuple(name for name in RECIPES if name not in CROSS_ENCODER_RECIPES)
+
+
+def recipe_problem(name: str, *, where: str = "recipe") -> str | None:
+    """Why `name` cannot be used here (None: it can): unknown, or a cross-encoder recipe without a model."""
+    if name not in RECIPES:
+        return f"{where}: {name!r} is not one of {', '.join(offered_recipes())}"
+    if name in CROSS_ENCODER_RECIPES and not rerankers.cross_encoder_folder():
+        return f"{where}: {name} needs a cross-encoder, which is not offered here: {rerankers.CROSS_ENCODER_NEEDED}"
+    return None
+
+
 def recipe(
     name: str,
     *,
@@ -65,9 +92,10 @@ def recipe(
     where: str = "recipe",
 ) -> SearchConfig:
     """The named recipe with the caller's limit, center and BFS origins applied to each of its scopes."""
-    base = RECIPES.get(name)
-    if base is None:
-        raise InvalidInput(f"{where}: {name!r} is not one of {', '.join(RECIPES)}")
+    problem = recipe_problem(name, where=where)
+    if problem is not None:
+        raise InvalidInput(problem)
+    base = RECIPES[name]
     scoped = {
         scope.value: replace(
             config,

@@ -21,7 +21,7 @@ from memoria.search.config import (
     parse_query,
     search_config_parse,
 )
-from memoria.search.recipes import RECIPES, recipe
+from memoria.search.recipes import RECIPES, recipe, recipe_problem
 from memoria.search.service import checked_valid_at
 
 ALL_SCOPES = "all"
@@ -84,10 +84,10 @@ def parse_search_parameters(params: Mapping[str, str]) -> SearchRequest:
         center = None
     valid_at = _collect(problems, checked_valid_at, params.get("valid_at"))
     name = params.get("recipe") or (f"{scope.value}_hybrid_rrf" if scope else COMBINED_RECIPE)
-    named = RECIPES.get(name)
-    if named is None:
-        problems.append(f"recipe: {name!r} is not one of {', '.join(RECIPES)}")
-    elif center is None and any(c.reranker is Reranker.NODE_DISTANCE for c in named.scopes().values()):
+    problem = recipe_problem(name)
+    if problem is not None:
+        problems.append(problem)
+    elif center is None and any(c.reranker is Reranker.NODE_DISTANCE for c in RECIPES[name].scopes().values()):
         problems.append(f"center: recipe {name} ranks by distance from a node: give center=<node id>")
     if problems:
         raise InvalidInput(problems)

@@ -1,7 +1,8 @@
 """Rerankers: how the candidates of several methods become one ordered list with one score each.
 
 RRF and MMR are pure functions of ranks and vectors; node distance and episode mentions read the graph
-through memoria.search.methods; the cross-encoder is an optional local model.
+through memoria.search.methods; the cross-encoder is an optional local model: no PyPI package ships the weights
+of one (docs/search.md lists the wheels checked), so it works only where MEMORIA_CROSS_ENCODER_MODEL names a folder.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ if TYPE_CHECKING:
 # Graphiti's rank constant: the first item of a list scores 1/(0 + 1) = 1, the second 1/2.
 RRF_RANK_CONSTANT = 1
 CROSS_ENCODER_SETTING = "MEMORIA_CROSS_ENCODER_MODEL"
+CROSS_ENCODER_NEEDED = (
+    f"set {CROSS_ENCODER_SETTING} to a local sentence-transformers cross-encoder folder (none ships with Memoria)"
+)
 
 Ranked = list[tuple[str, float]]
 
@@ -86,14 +90,17 @@ _lock = threading.Lock()
 _cross_encoder: CrossEncoder | None = None
 
 
+def cross_encoder_folder() -> str:
+    """The configured cross-encoder folder, "" when none is: what decides whether its recipes are offered."""
+    return str(getattr(settings, CROSS_ENCODER_SETTING, "") or "").strip()
+
+
 def cross_encoder_model(*, where: str = "reranker") -> CrossEncoder:
     """The configured local cross-encoder, loaded once; without one the reranker is unavailable."""
     global _cross_encoder
-    folder = str(getattr(settings, CROSS_ENCODER_SETTING, "") or "").strip()
+    folder = cross_encoder_folder()
     if not folder:
-        raise InvalidInput(
-            f"{where}: cross_encoder is unavailable here: set {CROSS_ENCODER_SETTING} to a local cross-encoder folder"
-        )
+        raise InvalidInput(f"{where}: cross_encoder is unavailable here: {CROSS_ENCODER_NEEDED}")
     if not Path(folder).expanduser().is_dir():
         raise InvalidInput(f"{where}: cross_encoder is unavailable: {CROSS_ENCODER_SETTING}={folder} is not a folder")
     with _lock:

@@ -96,7 +96,10 @@ def test_post_takes_a_full_config(client_for, memory: str) -> None:
         ({"q": "x", "group": "G", "center": "a b"}, "center: must be a node id"),
         ({"q": "x", "group": "G", "recipe": "facts_hybrid_rrf", "scope": "entities"}, "scope: this search does not"),
         ({"q": "x", "group": "G", "colour": "red"}, "unknown parameter(s): colour"),
-        ({"q": "x", "group": "G", "recipe": "facts_hybrid_cross_encoder"}, "facts.reranker: cross_encoder is unavail"),
+        (
+            {"q": "x", "group": "G", "recipe": "facts_hybrid_cross_encoder"},
+            "recipe: facts_hybrid_cross_encoder needs a cross-encoder, which is not offered here: set MEMORIA_CROSS",
+        ),
     ],
 )
 def test_bad_parameters_are_400_naming_the_field(client_for, settings, params: dict, expected: str) -> None:
@@ -122,6 +125,17 @@ def test_bad_bodies_are_400_naming_the_field(client_for, body: object, expected:
     response = post(client_for("viewer", ["G"]), body)
     assert response.status_code == 400, response.content
     assert expected in response.json()["detail"]
+
+
+def test_a_cross_encoder_config_without_a_model_is_400_naming_the_setting(client_for, settings) -> None:
+    settings.MEMORIA_CROSS_ENCODER_MODEL = ""
+    body = {"query": "x", "group": "G", "config": {"episodes": {"methods": ["bm25"], "reranker": "cross_encoder"}}}
+    response = post(client_for("viewer", ["G"]), body)
+    assert response.status_code == 400, response.content
+    assert (
+        "episodes.reranker: cross_encoder is unavailable here: set MEMORIA_CROSS_ENCODER_MODEL"
+        in (response.json()["detail"])
+    )
 
 
 def test_access(client_for, memory: str, db: None) -> None:

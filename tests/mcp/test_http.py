@@ -65,6 +65,8 @@ async def test_every_tool_over_http(daphne_url: str, memory: str, token_for_role
         assert all(tool.output_schema and tool.description for tool in listed.tools)
         search_schema = next(tool for tool in listed.tools if tool.name == "search_memory").input_schema
         assert search_schema["additionalProperties"] is False and "group" in search_schema["required"]
+        recipes = search_schema["properties"]["recipe"]["anyOf"][0]["enum"]  # no cross-encoder ships: not listed
+        assert "combined_hybrid_rrf" in recipes and not [name for name in recipes if "cross_encoder" in name]
 
         groups = await session.call_tool("list_groups", {})
         assert not groups.is_error, groups
@@ -203,6 +205,8 @@ BAD_ARGUMENTS: list[tuple[str, dict[str, Any], str]] = [
     ("search_memory", {"query": "gloves", "scopes": ["planets"]}, "scopes[0]"),
     ("search_memory", {"query": "", "recipe": "combined_hybrid_rrf"}, "query"),
     ("search_memory", {"query": "gloves", "valid_at": "yesterday"}, "valid_at"),
+    ("search_memory", {"query": "gloves", "recipe": "best"}, "recipe: 'best' is not one of"),
+    ("search_memory", {"query": "gloves", "recipe": "facts_hybrid_cross_encoder"}, "MEMORIA_CROSS_ENCODER_MODEL"),
     ("add_memory", {"episode": {"content": "x", "colour": "red"}}, "episode: unknown field(s) colour"),
     (
         "add_memory",

@@ -110,7 +110,10 @@ def test_bfs_beside_other_methods_starts_from_their_best(searched: str) -> None:
     assert {"supplies", "drove", "shipped", "drives"} <= walked
 
 
-def test_cross_encoder_reranks_when_a_model_is_there(searched: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cross_encoder_reranks_when_a_model_is_there(
+    searched: str, monkeypatch: pytest.MonkeyPatch, settings, tmp_path
+) -> None:
+    settings.MEMORIA_CROSS_ENCODER_MODEL = str(tmp_path)  # its recipes are offered; the model is the stand-in
     monkeypatch.setattr(rerankers, "cross_encoder_model", lambda **_: FakeCrossEncoder())
     hits = search(query="truck driver", groups=[searched], config=recipe("facts_hybrid_cross_encoder")).facts
     assert keys(hits, searched)[0] == "drove" and hits[0].score == 2.0
@@ -118,8 +121,9 @@ def test_cross_encoder_reranks_when_a_model_is_there(searched: str, monkeypatch:
 
 def test_cross_encoder_without_a_model_is_refused_before_searching(searched: str, settings) -> None:
     settings.MEMORIA_CROSS_ENCODER_MODEL = ""
-    with pytest.raises(InvalidInput, match=r"entities\.reranker: cross_encoder is unavailable"):
-        search(query="x", groups=[searched], config=recipe("entities_hybrid_cross_encoder"))
+    config = SearchConfig(entities=ScopeConfig(methods=(SearchMethod.BM25,), reranker=Reranker.CROSS_ENCODER))
+    with pytest.raises(InvalidInput, match=r"entities\.reranker: cross_encoder is unavailable here: set MEMORIA_CROSS"):
+        search(query="x", groups=[searched], config=config)
 
 
 def test_search_seeds_are_entities_scored_into_0_1(searched: str) -> None:
