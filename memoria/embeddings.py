@@ -158,6 +158,10 @@ class _OnnxEncoder:
         options = onnxruntime.SessionOptions()
         options.log_severity_level = 3
         options.intra_op_num_threads = threads  # 0: onnxruntime's default, one a core
+        # Idle pool threads sleep instead of spinning: a spinning thread holds a core the graph server, BLAS or
+        # the other pool threads need, which on this 2-core machine made 600 texts take 1.6x the wall time and
+        # 1.25x the CPU (docs/benchmarks.md, "Embedding threads that spin").
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         return onnxruntime.InferenceSession(str(self._graph), options, providers=["CPUExecutionProvider"])
 
     def threads_set(self, threads: int) -> None:

@@ -7,6 +7,7 @@ quantities are found too, and kept out of entity names.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -111,15 +112,27 @@ def case_statistics(texts: Iterable[str]) -> tuple[Counter[str], Counter[str]]:
     capitalised: Counter[str] = Counter()
     lower: Counter[str] = Counter()
     for passage in texts:
-        for sentence in text.sentences_of(passage, speakers=True):
-            for index, token in enumerate(text.tokens_of(sentence.text)):
-                if not token.is_word or not token.text[0].isalpha():
-                    continue
-                if token.is_capitalised:
-                    if index > 0:
-                        capitalised[token.lower] += 1
-                else:
-                    lower[token.lower] += 1
+        passage_capitalised, passage_lower = _passage_case_counts(passage)
+        capitalised.update(passage_capitalised)
+        lower.update(passage_lower)
+    return capitalised, lower
+
+
+@functools.lru_cache(maxsize=4096)
+def _passage_case_counts(passage: str) -> tuple[Counter[str], Counter[str]]:
+    """One passage's counts, kept: each episode reads its context's passages again, which repeats most of them.
+    Callers only read the counters (they are shared)."""
+    capitalised: Counter[str] = Counter()
+    lower: Counter[str] = Counter()
+    for sentence in text.sentences_of(passage, speakers=True):
+        for index, token in enumerate(text.tokens_of(sentence.text)):
+            if not token.is_word or not token.text[0].isalpha():
+                continue
+            if token.is_capitalised:
+                if index > 0:
+                    capitalised[token.lower] += 1
+            else:
+                lower[token.lower] += 1
     return capitalised, lower
 
 

@@ -228,6 +228,8 @@ def _sentence(text: str, start: int, end: int, speaker: str | None) -> list[Sent
 
 def fold(text: str) -> str:
     """Lower case without accents or curly quotes: the form name comparisons start from."""
+    if text.isascii():  # nothing to decompose or unquote: most text (ingestion folds every word it reads)
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text.replace("’", "'"))
     return "".join(char for char in decomposed if not unicodedata.combining(char)).lower()
 
