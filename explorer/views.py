@@ -15,9 +15,9 @@ from django.views.decorators.http import require_POST
 
 from explorer.consumers import ALGORITHMS
 from explorer.curation_page import audit_rows, curation_settings
-from explorer.current_group import current_group, remember_group
+from explorer.current_group import current_group, remember_group, switchable_groups
 from explorer.timeline import fact_timeline
-from memoria.accounts.services import user_groups, user_role
+from memoria.accounts.services import check_group_access, user_groups, user_role
 from memoria.browse.filters import CATEGORY_CHOICES
 from memoria.browse.neighbourhood import DEFAULT_LIMIT
 from memoria.browse.selectors import community_page, entity_page, episode_page
@@ -63,6 +63,11 @@ def group_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]
     @functools.wraps(view)
     def wrapped(request: HttpRequest, group: str, **kwargs: Any) -> HttpResponse:
         try:
+            # A group that exists for nobody (or not for this user) is a 404 and leaves the current group alone:
+            # the header, and the next search, stay where they were.
+            if group not in switchable_groups(request):
+                check_group_access(user=request.user, group=group)  # a bad name or a foreign group: its own words
+                raise GroupNotFound(f"no group {group!r} is visible to you")
             remember_group(request, group)
             return view(request, group, **kwargs)
         except GroupNotFound as error:  # NodeNotFound included

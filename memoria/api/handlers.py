@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.views import defaults
+from django.shortcuts import render
 
 API_PREFIX = "/api/"
 
@@ -14,4 +14,7 @@ def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
         return JsonResponse(
             {"detail": f"no API endpoint at {request.path} (see /api/schema/)", "code": "not_found"}, status=404
         )
-    return defaults.page_not_found(request, exception)
+    # The explorer's own 404s carry a sentence ("no group 'x' is visible to you"); the URL resolver's carry a dict.
+    reason = exception.args[0] if exception is not None and exception.args else None
+    message = reason if isinstance(reason, str) and reason else f"There is nothing at {request.path}."
+    return render(request, "404.html", {"message": message}, status=404)

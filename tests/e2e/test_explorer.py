@@ -167,6 +167,8 @@ def test_graph_view_expand_path_and_edge_inspector(page: Page, daphne_url: str, 
     expect(inspector).to_contain_text("The forecast uses the ERP sales orders")
     expect(inspector).to_contain_text("demand_forecasting")
     expect(inspector.get_by_test_id("edge-episodes")).to_contain_text("planner message")
+    box = inspector.bounding_box()  # in sight, not below the node panel (where a click seemed to do nothing)
+    assert 0 <= box["y"] < page.viewport_size["height"] - 100, box
     page.wait_for_timeout(500)
     screenshot(page, "graph-view.png")
 
@@ -216,3 +218,26 @@ def test_a_community_opens_with_its_members(page: Page, daphne_url: str, memory:
     expect(page.get_by_test_id("node-count")).to_have_text("5")
     kinds = page.evaluate("memoriaGraph.view.edgesOf(memoriaGraph.view.nodeIds()[0]).map((e) => e.kind)")
     assert sorted(set(kinds)) == ["HAS_MEMBER"] and len(kinds) == 4
+
+
+def test_a_link_to_a_missing_node_says_so_and_no_page_asks_for_a_missing_file(
+    page: Page, daphne_url: str, memory: dict, group: str
+) -> None:
+    """Before: a raw "Cannot read properties of null (reading 'kind')" and a 404 for /favicon.ico on every page."""
+    failed: list[str] = []
+    page.on("response", lambda response: failed.append(response.url) if response.status >= 400 else None)
+    page.on("pageerror", lambda error: failed.append(f"script error: {error}"))
+    sign_in(page, daphne_url, "planner", PASSWORD)
+    open_graph(page, daphne_url, group, "node=does-not-exist")
+    alert = page.get_by_role("alert")
+    expect(alert).to_contain_text(f"No node “does-not-exist” in {group}")
+    expect(alert).not_to_contain_text("Cannot read")
+    expect(page.get_by_test_id("node-count")).to_have_text("0")
+
+    open_graph(page, daphne_url, group, f"nodes={memory['forecast']},gone-too")
+    expect(page.get_by_role("alert")).to_contain_text("No node “gone-too”")
+    expect(page.get_by_test_id("node-count")).to_have_text("1")
+    page.goto(f"{daphne_url}/g/{group}/entities/does-not-exist/")
+    expect(page.get_by_test_id("not-found")).to_contain_text("It may have been deleted or merged")
+    expect(page.locator("header.topbar")).to_be_visible()
+    assert [url for url in failed if not url.endswith("/entities/does-not-exist/")] == []

@@ -106,6 +106,42 @@ def test_other_groups_and_wrong_kinds_are_404(browser: Client, group: str, memor
     assert browser.get(f"/g/{other_group}/graph/").status_code == 404
 
 
+def test_an_unknown_group_is_a_styled_404_that_keeps_the_current_group(
+    db: None, group: str, memory: dict, other_group: str
+) -> None:
+    """An admin may name any group, but one that stores nothing is not there: before, /g/nope/graph/ answered an
+    empty page and the session silently moved to another group."""
+    user_grant(username="boss", role=Role.ADMIN, groups=[], password=PASSWORD)
+    admin = Client()
+    assert admin.login(username="boss", password=PASSWORD)
+    assert admin.get(f"/g/{group}/graph/").status_code == 200
+    for missing in (f"/g/{group}-nope/graph/", f"/g/{group}-nope/live/", f"/g/{group}-nope/entities/x/"):
+        response = admin.get(missing)
+        assert response.status_code == 404
+        html = response.content.decode()
+        assert 'data-testid="not-found"' in html and f"no group &#x27;{group}-nope&#x27; is visible to you" in html
+        assert 'class="topbar"' in html  # the site's own page, with its header
+    assert f'<option value="{group}" selected>' in admin.get("/search/").content.decode()
+
+
+def test_unknown_paths_and_nodes_get_the_styled_404(browser: Client, group: str, memory: dict) -> None:
+    unmatched = browser.get("/no/such/page/")
+    assert unmatched.status_code == 404
+    assert "There is nothing at /no/such/page/." in unmatched.content.decode()
+    node = browser.get(page(group, "entities", "does-not-exist"))
+    assert node.status_code == 404 and 'data-testid="not-found"' in node.content.decode()
+    assert browser.get("/api/nowhere").json()["code"] == "not_found"  # the API still answers JSON
+
+
+def test_pages_link_an_icon_and_favicon_ico_leads_to_it(browser: Client) -> None:
+    html = browser.get("/search/").content.decode()
+    assert '<link rel="icon" href="/static/favicon.svg"' in html
+    redirect = Client().get("/favicon.ico")
+    assert redirect.status_code == 301 and redirect["Location"] == "/static/favicon.svg"
+    icon = Client().get("/static/favicon.svg")
+    assert icon.status_code == 200 and icon["Content-Type"].startswith("image/svg+xml")
+
+
 def test_graph_page_carries_its_start(browser: Client, group: str, memory: dict) -> None:
     start = {"nodes": f"{memory['req']},{memory['ds']}", "edge": "e1"}
     html = browser.get(f"/g/{group}/graph/", start).content.decode()

@@ -257,7 +257,9 @@ function openEdge(id) {
   if (inspected) view.setEdgeStyle(inspected, null);
   inspected = id;
   view.setEdgeStyle(id, { color: colours.HIGHLIGHT, size: 5, zIndex: 3 });
-  showEdge($("[data-edge-panel]"), group, edge);
+  const panel = $("[data-edge-panel]");
+  showEdge(panel, group, edge);
+  panel.scrollIntoView({ block: "start" });  // the side panel may be scrolled down a node's long fact list
 }
 
 // ---- paths ------------------------------------------------------------------------------------------------
@@ -341,12 +343,19 @@ $("[data-unhide]").addEventListener("click", () => view.unhideAll());
 
 async function start() {
   const { nodes, edge, query } = config.start;
-  if (nodes.length === 1) {
+  if (nodes.length) {
     await addByIds(nodes);
-    openNode(nodes[0]);
-    await expand(nodes[0]);
-  } else if (nodes.length > 1) {
-    await addByIds(nodes);
+    // A link to a node that was deleted or merged, or mistyped: say so, and show what does exist.
+    const missing = nodes.filter((id) => !view.hasNode(id));
+    if (missing.length) {
+      const names = missing.slice(0, 5).map((id) => `“${id}”`).join(", ") + (missing.length > 5 ? ", …" : "");
+      showError(new Error(`${missing.length === 1 ? "No node" : "No nodes"} ${names} in ${group}: ` +
+        "deleted or merged since the link was made, or the link is mistyped. Search for it instead."));
+    }
+    if (nodes.length === 1 && !missing.length) {
+      openNode(nodes[0]);
+      await expand(nodes[0]);
+    }
   } else if (query) {
     const found = await getJson("/api/search", { q: query, group, scope: "entities", limit: 10 });
     await addByIds(found.entities.map((hit) => hit.id));
