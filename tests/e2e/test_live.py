@@ -139,6 +139,27 @@ def test_events_arrive_paths_are_drawn_and_an_edge_explains_its_energy(
     expect(page.get_by_test_id("edge-inspector")).to_contain_text("happened_at")
 
 
+def test_cancel_stops_the_playback_of_a_retrieval_the_server_had_finished(
+    page: Page, daphne_url: str, memory: dict, group: str
+) -> None:
+    """Before: Cancel answered "no retrieval with this id is running" and the animation went on."""
+    open_live(page, daphne_url, group, memory["request"], pace="900")
+    page.get_by_test_id("run").click()
+    page.wait_for_function(
+        f"memoriaLive.serverFinished() && {LIVE_STATE} === 'running' && memoriaLive.live.run.levels.length === 1",
+        timeout=30_000,
+    )
+    page.get_by_test_id("cancel").click()
+    expect(page.get_by_test_id("live-status")).to_have_text(
+        "Playback stopped; the server had already finished this retrieval."
+    )
+    assert page.evaluate(LIVE_STATE) == "stopped"
+    expect(page.get_by_test_id("live-error")).to_have_text("")
+    page.wait_for_timeout(2000)  # two more steps at this pace: nothing more is drawn
+    assert page.evaluate("memoriaLive.live.run.levels.length") == 1
+    expect(page.get_by_test_id("cancel")).to_be_disabled()
+
+
 def test_changing_min_activation_reruns_and_lists_paths_gained_and_lost(
     page: Page, daphne_url: str, memory: dict, group: str
 ) -> None:

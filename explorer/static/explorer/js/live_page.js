@@ -26,6 +26,7 @@ let currentAlgorithm = null; // of that retrieval: its frames go to the LiveView
 let pprRan = false;
 let lastFinished = null;
 let rerunTimer = null;
+let serverFinished = false; // the server sent the current run's last frame; its playback may still be going
 
 const live = new LiveView($("[data-live-root]"), {
   group,
@@ -195,7 +196,29 @@ function showError(message) {
   $("[data-live-error]").textContent = message || "";
 }
 
+// Cancel stops what is on screen at once. The server is asked too while it is still running the retrieval; once
+// it has finished, only the playback was left (before, Cancel then said "no retrieval with this id is running"
+// and the animation went on).
+function cancelRun() {
+  if (!current) return;
+  if (!serverFinished) socket.send({ type: "cancel", retrieval_id: current });
+  stopPlayback(serverFinished);
+}
+
+function stopPlayback(serverHadFinished) {
+  live.stop();
+  live.setState("stopped");
+  $("[data-cancel]").disabled = true;
+  live.el.status.textContent = serverHadFinished
+    ? "Playback stopped; the server had already finished this retrieval."
+    : "Cancelled.";
+}
+
 function onFrame(frame) {
+  if (frame.type === "error" && frame.code === "unknown_retrieval" && frame.retrieval_id === current) {
+    stopPlayback(true); // the cancel crossed the run's last frame on the wire
+    return;
+  }
   if (frame.type === "error") {
     if (!frame.retrieval_id || frame.retrieval_id === current) {
       showError(frame.errors ? frame.errors.join("; ") : frame.message);
@@ -205,6 +228,8 @@ function onFrame(frame) {
     return;
   }
   if (frame.retrieval_id !== current) return; // a cancelled run's stragglers
+  if (frame.type === "retrieval_finished") serverFinished = true;
+  if (live.el.root.dataset.liveState === "stopped") return; // cancelled: nothing more is drawn
   if (currentAlgorithm === "ppr") {
     ppr.apply(frame);
     return;
@@ -239,6 +264,8 @@ async function run() {
   if (current && live.el.root.dataset.liveState === "running") await socket.send({ type: "cancel", retrieval_id: current });
   live.stop();
   current = `live-${Math.random().toString(36).slice(2, 12)}`;
+  serverFinished = false;
+  live.setState("starting");
   currentAlgorithm = algorithmSelect.value;
   if (lastFinished && currentAlgorithm === "activation") live.compareNextWith(lastFinished);
   live.el.status.textContent = seeds.length ? "Starting…" : "Finding seeds for the query…";
@@ -262,9 +289,7 @@ form.addEventListener("submit", (event) => {
   event.preventDefault();
   run();
 });
-$("[data-cancel]").addEventListener("click", () => {
-  if (current) socket.send({ type: "cancel", retrieval_id: current });
-});
+$("[data-cancel]").addEventListener("click", cancelRun);
 for (const fieldset of document.querySelectorAll("[data-params]")) fieldset.addEventListener("input", settingsChanged);
 form.elements.explain.addEventListener("change", settingsChanged);
 form.elements.relation_aware.addEventListener("change", () => ppr.resetBetas()); // the next run chooses β again
@@ -286,7 +311,7 @@ async function start() {
 }
 
 // For the browser tests and the console.
-window.memoriaLive = { live, ppr, run, seeds, addSeed, requestBody };
+window.memoriaLive = { live, ppr, run, seeds, addSeed, requestBody, serverFinished: () => serverFinished };
 start().catch((error) => {
   showError(error.message);
   document.body.dataset.liveReady = "error";
