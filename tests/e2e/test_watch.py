@@ -91,3 +91,22 @@ def test_watch_lists_and_replays_other_clients_retrievals(
     assert order[:2] == ["agent-live-1", earlier["retrieval_id"]]  # newest first
     page.wait_for_timeout(1500)  # let the layout settle for the picture
     screenshot(page, "watch.png")
+
+    # A relation-aware PPR run with the caller's β: listed in words (before: "betas [object Object]"), and the
+    # view no longer shows the previous activation run's drawing under the PPR run's name.
+    ppr = {
+        "algorithm": "ppr",
+        "retrieval_id": "agent-ppr-1",
+        "group": group,
+        "seeds": [{"id": memory["request"]}],
+        "relation_aware": True,
+        "betas": {"entity_entity": {"CAUSALITY": 4, "HIERARCHICAL": 1}},
+    }
+    agent_socket_retrieval(daphne_url, token, ppr)
+    listed_ppr = page.locator("[data-retrieval='agent-ppr-1']")
+    expect(listed_ppr).to_have_attribute("data-status", "completed")
+    expect(listed_ppr).not_to_contain_text("[object Object]")
+    expect(listed_ppr).to_contain_text("betas (entity_entity (HIERARCHICAL 0.08, TEMPORAL 0.2, SPATIAL 0.2, CAUSALITY 0.32")
+    page.wait_for_function(f"{LIVE_ROOT}.liveRun === 'agent-ppr-1'", timeout=20_000)
+    assert page.evaluate("memoriaWatch.live.counts()") == {"nodes": 0, "edges": 0, "selectedEdges": 0, "paths": 0}
+    expect(page.get_by_test_id("path-list").locator("li")).to_have_count(0)

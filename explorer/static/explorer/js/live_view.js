@@ -77,6 +77,8 @@ export class LiveView {
   apply(event) {
     if (event.type === "retrieval_started" && event.algorithm === "ppr") {
       this.run = null; // PPR's frames are drawn by live_ppr.js; here its run is only named
+      this.clearDrawing(); // not the previous run's picture under this run's name
+      this.el.root.dataset.liveRun = event.retrieval_id;
       this.el.status.textContent = `Personalized PageRank run ${event.retrieval_id}: open the live page to draw it.`;
       return;
     }
@@ -163,6 +165,17 @@ export class LiveView {
     this.view.startLayout({ ms: 2000 });
     this.setState("finished");
     this.onFinished(run);
+  }
+
+  // An empty canvas and panels: what a run this view does not draw leaves behind.
+  clearDrawing() {
+    this.view.stopLayout();
+    this.view.clear();
+    this.view.clearStyles();
+    this.view.clearHighlight();
+    for (const panel of [this.el.seeds, this.el.paths, this.el.diff, this.el.plot, this.el.breakdown, this.el.fact]) {
+      if (panel) panel.replaceChildren();
+    }
   }
 
   // Paths complete in bursts; the list is drawn once per frame, not once per path.

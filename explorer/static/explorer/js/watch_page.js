@@ -42,11 +42,18 @@ function describe(summary) {
   return seeds.length ? `seeds ${seeds.map((seed) => seed.id).join(", ")}` : summary.retrieval_id;
 }
 
+// A parameter as people read it: PPR's β is a map of categories ("betas (structural 0.5, temporal 0.2)").
+function paramText(value) {
+  if (Array.isArray(value)) return value.map(paramText).join(", ");
+  if (value && typeof value === "object") return `(${Object.entries(value).map(([key, item]) => `${key} ${paramText(item)}`).join(", ")})`;
+  return typeof value === "number" ? String(Number(value.toPrecision(4))) : String(value);
+}
+
 function drawList() {
   const items = [...retrievals.values()].sort((a, b) => (b.summary.started_at || "").localeCompare(a.summary.started_at || ""));
   $("[data-watch-list]").replaceChildren(
     ...items.map(({ summary }) => {
-      const params = summary.params ? Object.entries(summary.params).map(([key, value]) => `${key} ${value}`).join(", ") : "";
+      const params = summary.params ? Object.entries(summary.params).map(([key, value]) => `${key} ${paramText(value)}`).join(", ") : "";
       return h("li", { class: summary.retrieval_id === shown ? "watched selected" : "watched", "data-retrieval": summary.retrieval_id, "data-status": summary.status },
         h("div", {},
           h("span", { class: `badge status-${summary.status}`, text: summary.status }), " ",
