@@ -106,7 +106,9 @@ def test_watch_lists_and_replays_other_clients_retrievals(
     listed_ppr = page.locator("[data-retrieval='agent-ppr-1']")
     expect(listed_ppr).to_have_attribute("data-status", "completed")
     expect(listed_ppr).not_to_contain_text("[object Object]")
-    expect(listed_ppr).to_contain_text("betas (entity_entity (HIERARCHICAL 0.08, TEMPORAL 0.2, SPATIAL 0.2, CAUSALITY 0.32")
+    expect(listed_ppr).to_contain_text(
+        "betas (entity_entity (HIERARCHICAL 0.08, TEMPORAL 0.2, SPATIAL 0.2, CAUSALITY 0.32"
+    )
     page.wait_for_function(f"{LIVE_ROOT}.liveRun === 'agent-ppr-1'", timeout=20_000)
     assert page.evaluate("memoriaWatch.live.counts()") == {"nodes": 0, "edges": 0, "selectedEdges": 0, "paths": 0}
     expect(page.get_by_test_id("path-list").locator("li")).to_have_count(0)
