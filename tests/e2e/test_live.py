@@ -160,6 +160,10 @@ def test_cancel_stops_the_playback_of_a_retrieval_the_server_had_finished(
     expect(page.get_by_test_id("cancel")).to_be_disabled()
 
 
+def keys(diff, test_id: str) -> set[str]:
+    return {item.get_attribute("data-key") for item in diff.get_by_test_id(test_id).locator("li").all()}
+
+
 def test_changing_min_activation_reruns_and_lists_paths_gained_and_lost(
     page: Page, daphne_url: str, memory: dict, group: str
 ) -> None:
@@ -179,15 +183,34 @@ def test_changing_min_activation_reruns_and_lists_paths_gained_and_lost(
         expect(diff).to_be_visible()
         change = f"min_activation: {before['params']['min_activation']} → {float(threshold)}"
         expect(diff.get_by_test_id("diff-params")).to_have_text(change)
-        gained = diff.get_by_test_id("diff-gained").locator("li")
-        lost = diff.get_by_test_id("diff-lost").locator("li")
-        expect(gained).to_have_count(len(new - old))
-        expect(lost).to_have_count(len(old - new))
-        assert {item.get_attribute("data-key") for item in gained.all()} == new - old
-        assert {item.get_attribute("data-key") for item in lost.all()} == old - new
+        expect(diff.get_by_test_id("diff-summary")).to_contain_text(f"{len(new & old)} unchanged")
+        gained = keys(diff, "diff-gained")
+        lost = keys(diff, "diff-lost")
+        grew = [
+            (item.get_attribute("data-before"), item.get_attribute("data-key"))
+            for item in diff.get_by_test_id("diff-grew").locator("li").all()
+        ]
+        shrank = [
+            (item.get_attribute("data-before"), item.get_attribute("data-key"))
+            for item in diff.get_by_test_id("diff-shrank").locator("li").all()
+        ]
+        # A lowered threshold lets paths go on past their old ends: grown, not lost and gained (the old bug).
+        # A path that now goes on past its old end grew; one that now stops sooner shrank: neither is lost and
+        # gained (the old page said so). The fixture's first change shortens request → ERP → Aldana.
+        extended = {was for was in old - new if any(now.startswith(was + "\u2192") for now in new - old)}
+        shortened = {now for now in new - old if any(was.startswith(now + "\u2192") for was in old - new)}
+        assert {was for was, _ in grew} == extended and {now for _, now in shrank} == shortened
+        assert grew or shrank or threshold != "0.02"
+        for was, now in grew:
+            assert was in old - new and now in new - old and now.startswith(was + "\u2192")
+        for was, now in shrank:
+            assert was in old - new and now in new - old and was.startswith(now + "\u2192")
+        changed = grew + shrank
+        assert gained | {now for _, now in changed} == new - old and not gained & {now for _, now in changed}
+        assert lost | {was for was, _ in changed} == old - new and not lost & {was for was, _ in changed}
         expect(page.get_by_test_id("path-list").locator("li")).to_have_count(len(new))
         # What was lost stays drawn, in the lost colour, beside the new run.
-        lost_edges = {hop["edge_id"] for p in paths_of(before) if path_key(p) in old - new for hop in p["hops"]}
+        lost_edges = {hop["edge_id"] for p in paths_of(before) if path_key(p) in lost for hop in p["hops"]}
         new_edges = {hop["edge_id"] for p in paths_of(after) for hop in p["hops"]}
         for edge_id in lost_edges - new_edges:
             colour = page.evaluate("(id) => memoriaLive.live.view.edgeStyles.get(id).color", edge_id)

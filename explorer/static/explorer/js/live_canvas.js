@@ -159,14 +159,18 @@ export class RunCanvas {
   // and the edges of paths it gained in green.
   showDiff(diff, previous) {
     const edgesOf = (items) => new Set(items.flatMap((item) => item.path.hops.map((hop) => hop.edge_id)));
+    // A grown path's new hops count as gained; the hops a shrunk path no longer takes as lost.
+    const gone = [...diff.lost, ...diff.shrank.map((change) => change.before)];
+    const kept = edgesOf(diff.shrank.map((change) => change.after));
     this.diff = {
-      gainedEdges: edgesOf(diff.gained),
-      lostEdges: edgesOf(diff.lost),
+      gainedEdges: new Set([...edgesOf([...diff.gained, ...diff.grew.map((change) => change.after)])]
+        .filter((id) => !edgesOf(diff.grew.map((change) => change.before)).has(id))),
+      lostEdges: new Set([...edgesOf(gone)].filter((id) => !kept.has(id))),
       lostNodes: new Set(diff.lost.flatMap((item) => item.path.nodes)),
     };
     const cards = [];
     const edges = [];
-    for (const item of diff.lost) {
+    for (const item of gone) {
       for (const id of item.path.nodes) if (!this.view.hasNode(id)) cards.push(previous.nodes.get(id).card);
       for (const hop of item.path.hops) {
         const edge = previous.edges.get(hop.edge_id);

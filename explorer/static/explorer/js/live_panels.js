@@ -84,13 +84,22 @@ export function renderDiff(box, { diff, changes, previous, current, onPick }) {
       h("button", { type: "button", class: "link-like", onclick: () => onPick(entry.path) },
         `${kind === "gained" ? "+" : "−"} ${pathText(run, entry.path)}`),
       h("span", { class: "muted small", text: ` ${number(entry.path.energy, 3)}` }));
+  // A path that grew or shrank: its new form, and how many hops it has now against before.
+  const changed = (kind, change) =>
+    h("li", { class: kind, "data-key": pathKey(change.after.path), "data-before": pathKey(change.before.path) },
+      h("button", { type: "button", class: "link-like", onclick: () => onPick(change.after.path) },
+        `${kind === "grew" ? "↦" : "↤"} ${pathText(current, change.after.path)}`),
+      h("span", { class: "muted small", text: ` ${change.before.path.depth} → ${change.after.path.depth} hops` }));
   box.replaceChildren(
     h("h3", {}, "Changed by the re-run"),
     h("p", { class: "small muted", "data-testid": "diff-params" }, changes.length ? changes.join(" · ") : "same settings"),
     h("p", { class: "small", "data-testid": "diff-summary" },
-      `${diff.gained.length} gained · ${diff.lost.length} lost · ${diff.kept} unchanged`),
+      `${diff.gained.length} gained · ${diff.lost.length} lost · ${diff.grew.length} grew · ${diff.shrank.length} shrank · ` +
+      `${diff.kept} unchanged`),
     h("ul", { class: "diff-list", "data-testid": "diff-gained" }, diff.gained.map((entry) => item("gained", entry, current))),
     h("ul", { class: "diff-list", "data-testid": "diff-lost" }, diff.lost.map((entry) => item("lost", entry, previous))),
+    h("ul", { class: "diff-list", "data-testid": "diff-grew" }, diff.grew.map((change) => changed("grew", change))),
+    h("ul", { class: "diff-list", "data-testid": "diff-shrank" }, diff.shrank.map((change) => changed("shrank", change))),
   );
   box.hidden = false;
 }

@@ -181,12 +181,44 @@ export class RetrievalRun {
 }
 
 // What changed between two runs' paths: gained (only in `after`), lost (only in `before`), and how many stayed.
+// Paths gained and lost between two runs. A path that only went on past its old end (MIN_ACTIVATION lowered)
+// is the same path grown, not one lost and another gained; one that now stops sooner has shrunk.
 export function diffPaths(before, after) {
   const old = new Map(before.paths.map((item) => [pathKey(item.path), item]));
   const now = new Map(after.paths.map((item) => [pathKey(item.path), item]));
-  const gained = [...now.entries()].filter(([key]) => !old.has(key)).map(([, item]) => item);
-  const lost = [...old.entries()].filter(([key]) => !now.has(key)).map(([, item]) => item);
-  return { gained, lost, kept: now.size - gained.length };
+  const added = [...now.entries()].filter(([key]) => !old.has(key)).map(([, item]) => item);
+  const removed = [...old.entries()].filter(([key]) => !now.has(key)).map(([, item]) => item);
+  const grew = changedPaths(removed, added, (was, is) => startsWith(is, was));
+  const shrank = changedPaths(removed, added, (was, is) => startsWith(was, is));
+  const changedBefore = new Set([...grew, ...shrank].map((change) => change.before));
+  const changedAfter = new Set([...grew, ...shrank].map((change) => change.after));
+  return {
+    gained: added.filter((item) => !changedAfter.has(item)),
+    lost: removed.filter((item) => !changedBefore.has(item)),
+    grew,
+    shrank,
+    kept: now.size - added.length,
+  };
+}
+
+// Whether path `longer` begins with every step of `shorter` and goes on.
+function startsWith(longer, shorter) {
+  const [long, short] = [longer.path.nodes, shorter.path.nodes];
+  return short.length < long.length && short.every((id, index) => long[index] === id);
+}
+
+// Each earlier path matched to the new one it became (the longest such), each new path used once.
+function changedPaths(removed, added, became) {
+  const used = new Set();
+  const changes = [];
+  for (const was of removed) {
+    const candidates = added.filter((is) => !used.has(is) && became(was, is));
+    if (!candidates.length) continue;
+    const is = candidates.reduce((best, item) => (item.path.nodes.length > best.path.nodes.length ? item : best));
+    used.add(is);
+    changes.push({ before: was, after: is });
+  }
+  return changes;
 }
 
 // The params that differ between two runs, as "name: before → after".
