@@ -4,6 +4,7 @@ query as sliders, and moving one re-runs with the user's β."""
 
 from __future__ import annotations
 
+import json
 from urllib.parse import quote
 
 import pytest
@@ -45,6 +46,13 @@ def ranked(nodes: list[dict]) -> list[tuple[str, float]]:
 
 
 def test_ppr_from_the_live_page_ranks_as_the_rest_answer(page: Page, daphne_url: str, memory: str) -> None:
+    retrieves: list[str] = []  # the retrieve frames the page sends
+    page.on(
+        "websocket",
+        lambda socket: socket.on(
+            "framesent", lambda payload: retrieves.append(payload) if '"type":"retrieve"' in payload else None
+        ),
+    )
     sign_in(page, daphne_url, "planner", PASSWORD)
     seed = f"{memory}-e1"
     page.goto(f"{daphne_url}/g/{memory}/live/?seed={quote(seed, safe='')}")
@@ -97,8 +105,20 @@ def test_ppr_from_the_live_page_ranks_as_the_rest_answer(page: Page, daphne_url:
     slider = page.locator("[data-beta='entity_entity.CAUSALITY']")
     assert float(slider.input_value()) == pytest.approx(chosen["betas"]["entity_entity"]["CAUSALITY"], abs=0.01)
     slider.fill("1")  # Playwright's fill on a range input sets it and fires input and change
-    wait_finished(page, run)
+    run = wait_finished(page, run)
     expect(page.get_by_test_id("ppr-betas-source")).to_contain_text("yours")
     mine = rest_answer(page)
     assert mine["betas"]["source"] == "caller" and mine["betas"] != chosen["betas"]
     assert listed(page, "ppr-ranked") == ranked(mine["scores"])
+
+    # Five arrow-key steps on a slider are one choice: one run, with the value the slider ended at.
+    sent = len(retrieves)
+    slider = page.locator("[data-beta='entity_entity.CAUSALITY']")
+    start = float(slider.input_value())
+    slider.focus()
+    for _ in range(5):
+        slider.press("ArrowLeft")
+    wait_finished(page, run)
+    page.wait_for_timeout(1500)  # room for any further run to start
+    assert len(retrieves) - sent == 1, retrieves[sent:]
+    assert json.loads(retrieves[-1])["betas"]["entity_entity"]["CAUSALITY"] == pytest.approx(start - 0.05)

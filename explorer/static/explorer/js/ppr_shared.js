@@ -26,7 +26,11 @@ export function scoreStyles(nodes) {
 }
 
 // The β an answer used as sliders in `root`; releasing one calls `onBetas` with every family's values.
+// A settled choice re-runs, not each step: arrow keys fire `change` per press (five presses were five runs).
+export const BETA_SETTLE_MS = 400;
+
 export function drawBetaSliders(root, betas, onBetas) {
+  let settle = null;
   const chosen = { entity_entity: { ...betas.entity_entity }, entity_passage: { ...betas.entity_passage } };
   const source = betas.source === "caller" ? "yours" : `chosen for the query (${betas.source})`;
   root.replaceChildren(h("p", { class: "muted small", "data-testid": "ppr-betas-source", text: `β used: ${source}` }));
@@ -41,7 +45,10 @@ export function drawBetaSliders(root, betas, onBetas) {
           chosen[family][category] = Number(event.target.value);
           shown.textContent = number(chosen[family][category], 2);
         },
-        onchange: () => onBetas(chosen),
+        onchange: () => {
+          clearTimeout(settle);
+          settle = setTimeout(() => onBetas(chosen), BETA_SETTLE_MS);
+        },
       });
       return h("label", { class: "param" }, `${category} `, slider, shown);
     });
