@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ METHODS: dict[str, str] = {
     "relation_ppr": "relation-aware PPR",
 }
 BASELINE = "dense"
+CANDIDATES = ("ppr", "relation_ppr")  # the graph methods; the cross-validated block picks the better on training folds
 # The first PPR of a run waits for the group's projection to load (seconds); a bigger corpus only waits longer.
 PROJECTION_WAIT = 600.0
 ALL = "all"
@@ -194,6 +195,17 @@ def ppr_retriever(*, group: str, limit: int, relation_aware: bool, cache: Projec
         return [node.id for node in ppr_run(request, cache=cache, wait=PROJECTION_WAIT).passages]
 
     return retrieve
+
+
+def methods_described(*, group: str, depth: int, model: str) -> dict[str, dict[str, Any]]:
+    """What each method ran: the baseline's model, and each PPR's whole request but the query."""
+    described: dict[str, dict[str, Any]] = {
+        "dense": {"model": model, "text": "title + text", "similarity": "exact cosine, numpy"}
+    }
+    for method, relation_aware in (("ppr", False), ("relation_ppr", True)):
+        request = PprRequest(group=group, top_k=min(depth, MAX_TOP_K), relation_aware=relation_aware)
+        described[method] = {"ppr_request": {key: value for key, value in asdict(request).items() if key != "query"}}
+    return described
 
 
 @dataclass
