@@ -9,14 +9,15 @@ nonsense sits below.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from memoria.evaluation.crossval import DEFAULT_FOLDS, SEED, CrossValidation, Difference, cross_validate
 from memoria.evaluation.crossval import paired_bootstrap as bootstrap
-from memoria.evaluation.dense import DenseIndex
+from memoria.evaluation.dense import DenseIndex, Embed
+from memoria.evaluation.runner import Question
 
 # Candidate floors, highest first: on equal training recall the highest wins, which is the point of a floor.
 FLOORS: tuple[float, ...] = tuple(round(0.05 * step, 2) for step in range(12, -1, -1))  # 0.60 … 0.00
@@ -81,4 +82,59 @@ def nonsense_best(index: DenseIndex, vectors: Sequence[Sequence[float]], queries
     return {
         query: index.scored(vector, 1)[0][1] if len(index) else float(np.nan)
         for query, vector in zip(queries, vectors, strict=True)
+    }
+
+
+@dataclass
+class FloorInputs:
+    """What the floor is chosen from, gathered over one or more collections (a LoCoMo group each)."""
+
+    questions: list[Ranked] = field(default_factory=list)
+    nonsense: dict[str, float] = field(default_factory=dict)  # the best similarity over every collection
+
+    def add(self, index: DenseIndex, questions: Iterable[Question], *, embed: Embed, depth: int) -> None:
+        """The questions ranked by cosine over this collection, and the nonsense queries' best similarity in it."""
+        chosen = list(questions)
+        if chosen:
+            vectors = embed([question.text for question in chosen])
+            self.questions.extend(
+                ranked(index, vector, question.relevant, depth)
+                for question, vector in zip(chosen, vectors, strict=True)
+            )
+        for query, best in nonsense_best(index, embed(list(NONSENSE)), NONSENSE).items():
+            self.nonsense[query] = max(best, self.nonsense.get(query, best))
+
+
+def floor_lines(choice: FloorChoice) -> list[str]:
+    """The chosen floor per fold with its held-out recall, the loss against no floor, and what nonsense gets."""
+    folds = choice.validation.folds
+    lowest = min(choice.floors())
+    lines = [
+        f"cosine relevance floor at recall@{choice.k} (baseline's cosine, {choice.loss.questions} questions, "
+        f"{len(folds)} folds, seed {SEED}; candidates {max(FLOORS):.2f} … {min(FLOORS):.2f}, "
+        "each fold takes the highest with the best training recall):",
+        "  " + "  ".join(f"fold {f.fold}: floor {f.chosen}, held-out recall {f.test:.3f}" for f in folds),
+    ]
+    interval = "n/a" if choice.loss.low is None else f"[{choice.loss.low:+.3f}, {choice.loss.high:+.3f}]"
+    lines.append(f"  held-out recall − recall without a floor: {choice.loss.mean:+.4f} {interval}")
+    best = ", ".join(f"{query!r} {value:.3f}" for query, value in choice.nonsense.items())
+    lines.append(f"  nonsense queries' best similarity: {best}")
+    lines.append(
+        f"  answered with nothing under the lowest chosen floor ({lowest:.2f}): "
+        f"{len(choice.empty_for(lowest))} of {len(choice.nonsense)}"
+    )
+    return lines
+
+
+def floor_json(choice: FloorChoice) -> dict:
+    return {
+        "k": choice.k,
+        "folds": [
+            {"fold": f.fold, "floor": float(f.chosen), "train": f.train, "test": f.test, "questions": f.questions}
+            for f in choice.validation.folds
+        ],
+        "held_out_recall": choice.validation.mean,
+        "minus_no_floor": {"mean": choice.loss.mean, "low": choice.loss.low, "high": choice.loss.high},
+        "nonsense_best": choice.nonsense,
+        "nonsense_empty_at_lowest": choice.empty_for(min(choice.floors())),
     }

@@ -18,6 +18,7 @@ from django.conf import settings
 from memoria.datasets.locomo import conversation_data, conversation_name, locomo_episodes
 from memoria.errors import InvalidInput
 from memoria.evaluation.dense import DenseIndex, Embed, dense_retriever
+from memoria.evaluation.floor import FloorInputs
 from memoria.evaluation.memory import (
     EPISODE_RECIPE,
     FACT_RECIPE,
@@ -176,6 +177,7 @@ class LocomoEvaluation:
     conversations: list[LocomoConversation]
     dense_index_seconds: float = 0.0  # embedding every turn for the baseline
     seconds: float = 0.0
+    floor: FloorInputs = field(default_factory=FloorInputs)  # the baseline's cosine, for the relevance floor
 
 
 def locomo_evaluate(
@@ -204,6 +206,7 @@ def locomo_evaluate(
             "dense": dense_retriever(index, embed=embed, limit=depth),
         }
         retrievers_run(evaluation.table, questions=conversation.questions, retrievers=retrievers, progress=progress)
+        evaluation.floor.add(index, conversation.questions, embed=embed, depth=depth)
     evaluation.seconds = time.perf_counter() - started
     return evaluation
 

@@ -19,6 +19,7 @@ from django.conf import settings
 from memoria.datasets.musique import CORPUS_FILE, EPISODE_ID, read_list
 from memoria.errors import InvalidInput
 from memoria.evaluation.dense import DenseIndex, Embed, dense_retriever
+from memoria.evaluation.floor import FloorInputs
 from memoria.evaluation.reading import items_read
 from memoria.evaluation.recall import RecallTable
 from memoria.evaluation.report import ReportRow
@@ -215,6 +216,7 @@ class MusiqueEvaluation:
     dense_index_seconds: float = 0.0  # embedding every passage for the baseline
     seconds: float = 0.0
     gains: dict[str, dict[int, float]] = field(default_factory=dict)  # method → k → points above the baseline
+    floor: FloorInputs = field(default_factory=FloorInputs)  # the baseline's cosine, for the relevance floor
 
 
 def musique_evaluate(
@@ -240,6 +242,7 @@ def musique_evaluate(
         "relation_ppr": ppr_retriever(group=dataset.group, limit=depth, relation_aware=True, cache=cache),
     }
     retrievers_run(evaluation.table, questions=dataset.questions, retrievers=retrievers, progress=progress)
+    evaluation.floor.add(index, dataset.questions, embed=embed, depth=depth)
     evaluation.gains = baseline_gains(evaluation.table, labels=frozenset(q.label for q in dataset.questions))
     evaluation.seconds = time.perf_counter() - started
     return evaluation

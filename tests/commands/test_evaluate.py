@@ -103,6 +103,12 @@ def test_ingests_then_scores_each_method(prefix: str, tmp_path: Path) -> None:
     assert by_method[("dense", 1)]["minus_baseline"] is None
     assert [choice["k"] for choice in folded["chosen"]] == [1, 3]
     assert folded["chosen"][0]["candidates"] == ["episodes", "facts", "hybrid"]
+    # The cosine floor, cross-validated over the 5 scored questions at recall@3.
+    assert "cosine relevance floor at recall@3 (baseline's cosine, 5 questions, 5 folds, seed 13" in out
+    floor = figures["relevance_floor"]
+    assert floor["k"] == 3 and len(floor["folds"]) == 5
+    assert set(floor["nonsense_best"]) >= {"zzqqxxyy"}
+    assert all(-1.0 <= value <= 1.0 for value in floor["nonsense_best"].values())
 
     # A second run finds the turns stored and gives the same figures.
     again_path = tmp_path / "again.json"
@@ -121,6 +127,7 @@ def test_markdown_and_limit(prefix: str, tmp_path: Path) -> None:
     assert "| 4 single-hop | 1 | 1.000 | 1.000 | 1.000 |" in out
     assert "| **5 adversarial** | 0 | — |" in out
     assert "cross-validated, row 'all but 5': fewer than 2 questions, nothing to fold" in out
+    assert "cosine relevance floor: fewer than 2 questions, nothing to fold" in out
 
 
 def test_skip_ingest_needs_every_turn_stored(prefix: str, tmp_path: Path) -> None:

@@ -66,6 +66,10 @@ def test_loads_then_scores_each_method(group: str, tmp_path: Path) -> None:
     ppr_at_6 = next(m for m in folded["methods"] if (m["method"], m["k"]) == ("ppr", 6))
     assert ppr_at_6["minus_baseline"] == {"mean": 0.0, "low": 0.0, "high": 0.0, "questions": 3}
     assert [choice["candidates"] for choice in folded["chosen"]] == [["ppr", "relation_ppr"]] * 3
+    # A floor can only drop passages: held out, recall is at most what it is without one.
+    floor = figures["relevance_floor"]
+    assert floor["k"] == 6 and len(floor["folds"]) == 3 and floor["minus_no_floor"]["mean"] <= 0
+    assert all(0.0 <= fold["floor"] <= 0.6 for fold in floor["folds"])
 
     again, _ = run(*args[:-2], "--skip-ingest", "--limit-questions", "1", "--markdown")
     assert f"group {group}: holds all {fx.PASSAGE_COUNT} passages, not loaded again" in again

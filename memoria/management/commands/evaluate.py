@@ -20,6 +20,7 @@ from memoria.embeddings import Embedder, embedder
 from memoria.errors import EmbeddingModelError, GraphUnavailable, InvalidInput
 from memoria.evaluation import locomo as evaluation
 from memoria.evaluation import musique as musique_evaluation
+from memoria.evaluation.floor import FloorInputs, floor_choose, floor_json, floor_lines
 from memoria.evaluation.folds import folds_json, folds_markdown, folds_text, row_folds
 from memoria.evaluation.locomo import LocomoConversation, stored_turns
 from memoria.evaluation.recall import RecallTable, parse_ks
@@ -146,6 +147,7 @@ class Command(BaseCommand):
         folds = _say_folds(
             say, table, rows, titles, baseline=evaluation.BASELINE, candidates=evaluation.CANDIDATES, markdown=markdown
         )
+        floor = _say_floor(say, result.floor, k=max(chosen_ks))
         say("timings per question (query embedding included):")
         for line in timing_lines(table, titles, unit="episodes"):
             say(line)
@@ -158,6 +160,7 @@ class Command(BaseCommand):
             figures = recall_json(table, rows) | {
                 "measured": measured,
                 "cross_validation": folds,
+                "relevance_floor": floor,
                 "conversations": [c.name for c in conversations],
                 "turns": turns,
                 "ingest_s": ingest_seconds,
@@ -209,6 +212,7 @@ class Command(BaseCommand):
             candidates=musique_evaluation.CANDIDATES,
             markdown=run.markdown,
         )
+        floor = _say_floor(say, result.floor, k=max(chosen_ks))
         baseline = titles[musique_evaluation.BASELINE]
         for method, gains in result.gains.items():
             points = ", ".join(f"@{k} {gain:+.1f}" for k, gain in gains.items())
@@ -225,6 +229,7 @@ class Command(BaseCommand):
             figures = recall_json(table, rows) | {
                 "measured": measured,
                 "cross_validation": folds,
+                "relevance_floor": floor,
                 "group": group,
                 "passages": len(dataset.passages),
                 "gains_points": {
@@ -395,6 +400,17 @@ def _say_folds(
             say(line)
         figures.append(folds_json(found))
     return figures
+
+
+def _say_floor(say: Callable[[str], None], inputs: FloorInputs, *, k: int) -> dict[str, Any] | None:
+    """The cosine floor cross-validated over every scored question (docs/search.md, "Relevance floor")."""
+    if len(inputs.questions) < 2:
+        say("cosine relevance floor: fewer than 2 questions, nothing to fold")
+        return None
+    choice = floor_choose(inputs.questions, k=k, nonsense=inputs.nonsense)
+    for line in floor_lines(choice):
+        say(line)
+    return floor_json(choice)
 
 
 def _say_skipped(say: Callable[[str], None], conversations: list[LocomoConversation]) -> None:
