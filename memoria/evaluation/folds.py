@@ -118,7 +118,14 @@ def _choice_title(choice: ChoiceFolds, titles: dict[str, str]) -> str:
 
 
 def _chosen_names(choice: ChoiceFolds, titles: dict[str, str]) -> str:
-    return ", ".join(titles.get(fold.chosen, fold.chosen) for fold in choice.validation.folds)
+    """Fold by fold, a run of one choice written once: "PPR ×2, relation-aware PPR ×3"."""
+    runs: list[list] = []
+    for fold in choice.validation.folds:
+        if runs and runs[-1][0] == fold.chosen:
+            runs[-1][1] += 1
+        else:
+            runs.append([fold.chosen, 1])
+    return ", ".join(f"{titles.get(name, name)} ×{count}" for name, count in runs)
 
 
 def folds_text(found: RowFolds, titles: dict[str, str]) -> list[str]:

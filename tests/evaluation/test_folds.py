@@ -62,7 +62,9 @@ def test_lines_markdown_and_json() -> None:
     m_line = next(line for line in lines if line.strip().startswith("method m"))
     assert m_line.split()[-4:] == ["0.750", "+0.500", "[+0.000,", "+1.000]"]
     assert next(line for line in lines if line.strip().startswith("dense")).split()[-2:] == ["—", "—"]
-    assert any(line.strip().startswith("chosen per fold:") for line in lines)
+    chosen = [fold.chosen for fold in found.choices[0].validation.folds]
+    expected = ", ".join(f"method {name} ×1" for name in chosen) if chosen[0] != chosen[1] else f"method {chosen[0]} ×2"
+    assert any(line.strip() == f"chosen per fold: {expected}" for line in lines)
     markdown = folds_markdown(found, TITLES)
     assert markdown[2] == "| method | k | fold 1 | fold 2 | mean | − dense | 95 % interval |"
     assert any(line.startswith("| method m | 1 |") and "| +0.500 | [+0.000, +1.000] |" in line for line in markdown)
