@@ -10,7 +10,6 @@ passages, LoCoMo at 10 turns over categories 1-4.
 from __future__ import annotations
 
 import os
-import random
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -18,13 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memoria.embeddings import TORCH, Embedder, embedder_load
+from memoria.evaluation.crossval import paired_bootstrap
 from memoria.evaluation.dense import DenseIndex
 from memoria.evaluation.locomo import ADVERSARIAL, category_label, locomo_conversation
 from memoria.evaluation.musique import dense_text, musique_set
 from memoria.evaluation.recall import recall_at
 
-BOOTSTRAP_SAMPLES = 2000
-BOOTSTRAP_SEED = 13
 LOCOMO_K = 10
 MUSIQUE_KS = (2, 5)
 Say = Callable[[str], None]
@@ -53,17 +51,6 @@ class BackendFigures:
 def load_line() -> str:
     one, five, fifteen = os.getloadavg()
     return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f} ({os.cpu_count()} cores)"
-
-
-def paired_bootstrap(
-    values: Sequence[float], reference: Sequence[float], *, samples: int = BOOTSTRAP_SAMPLES
-) -> tuple[float, float, float]:
-    """Mean difference of paired per-question scores and its 95 % percentile interval over resampled questions."""
-    differences = [value - base for value, base in zip(values, reference, strict=True)]
-    rng = random.Random(BOOTSTRAP_SEED)
-    count = len(differences)
-    means = sorted(sum(rng.choices(differences, k=count)) / count for _ in range(samples))
-    return sum(differences) / count, means[int(0.025 * samples)], means[int(0.975 * samples) - 1]
 
 
 def sample_texts(data_dir: Path, count: int) -> list[str]:
@@ -165,8 +152,9 @@ def report(figures: dict[str, BackendFigures], say: Say) -> None:
         if backend == TORCH:
             continue
         for measure in measures:
-            mean, low, high = paired_bootstrap(figure.recalls[measure], reference.recalls[measure])
+            found = paired_bootstrap(figure.recalls[measure], reference.recalls[measure])
+            interval = "n/a" if found.low is None else f"{found.low:+.4f}, {found.high:+.4f}"
             say(
-                f"  {backend} − torch, {measure} ({len(figure.recalls[measure])} questions): {mean:+.4f} "
-                f"[95 % paired bootstrap {low:+.4f}, {high:+.4f}]"
+                f"  {backend} − torch, {measure} ({found.questions} questions): {found.mean:+.4f} "
+                f"[95 % paired bootstrap {interval}]"
             )

@@ -32,12 +32,16 @@ class DenseIndex:
 
     def rank(self, vector: Sequence[float], k: int) -> list[str]:
         """The k items most similar to the vector, best first; equal scores keep the items' order."""
+        return [item for item, _ in self.scored(vector, k)]
+
+    def scored(self, vector: Sequence[float], k: int) -> list[tuple[str, float]]:
+        """The k items most similar to the vector with their cosine similarity, best first."""
         if not self.ids:
             return []
         query = _unit_rows(np.asarray(vector, dtype=np.float32).reshape(1, -1))[0]
         similarities = self.matrix @ query
         order = np.argsort(-similarities, kind="stable")[:k]
-        return [self.ids[index] for index in order]
+        return [(self.ids[index], float(similarities[index])) for index in order]
 
 
 def _unit_rows(matrix: np.ndarray) -> np.ndarray:

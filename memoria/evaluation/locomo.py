@@ -18,7 +18,17 @@ from django.conf import settings
 from memoria.datasets.locomo import conversation_data, conversation_name, locomo_episodes
 from memoria.errors import InvalidInput
 from memoria.evaluation.dense import DenseIndex, Embed, dense_retriever
-from memoria.evaluation.memory import episode_search, fact_search, hybrid_search
+from memoria.evaluation.floor import FloorInputs
+from memoria.evaluation.memory import (
+    EPISODE_RECIPE,
+    FACT_RECIPE,
+    HYBRID_RECIPE,
+    episode_search,
+    fact_limit,
+    fact_search,
+    hybrid_search,
+    recipe_described,
+)
 from memoria.evaluation.reading import items_read
 from memoria.evaluation.recall import RecallTable
 from memoria.evaluation.report import ReportRow
@@ -41,6 +51,10 @@ METHODS: dict[str, str] = {
     "hybrid": "hybrid recipe",
     "dense": "dense baseline",
 }
+BASELINE = "dense"
+# The memory's own methods: the cross-validated block picks the best of them on the training folds, the simplest
+# first so that a tie keeps it.
+CANDIDATES = ("episodes", "facts", "hybrid")
 # Evidence entries may hold several ids in one string ("D8:6; D9:17", "D9:1 D4:4 D4:6"), zero-padded turns
 # ("D30:05") or a stray colon ("D:11:26"): each id is read as session and turn numbers.
 EVIDENCE_ID = re.compile(r"D:?(\d+):(\d+)")
@@ -163,6 +177,7 @@ class LocomoEvaluation:
     conversations: list[LocomoConversation]
     dense_index_seconds: float = 0.0  # embedding every turn for the baseline
     seconds: float = 0.0
+    floor: FloorInputs = field(default_factory=FloorInputs)  # the baseline's cosine, for the relevance floor
 
 
 def locomo_evaluate(
@@ -191,8 +206,20 @@ def locomo_evaluate(
             "dense": dense_retriever(index, embed=embed, limit=depth),
         }
         retrievers_run(evaluation.table, questions=conversation.questions, retrievers=retrievers, progress=progress)
+        evaluation.floor.add(index, conversation.questions, embed=embed, depth=depth)
     evaluation.seconds = time.perf_counter() - started
     return evaluation
+
+
+def methods_described(*, depth: int, model: str) -> dict[str, dict[str, Any]]:
+    """What each method ran, for the output and the JSON: recipes with their settings, and the baseline's model."""
+    return {
+        "episodes": recipe_described(EPISODE_RECIPE, limit=depth),
+        "facts": recipe_described(FACT_RECIPE, limit=fact_limit(depth)) | {"counted": "the episodes of its facts"},
+        "hybrid": recipe_described(HYBRID_RECIPE, limit=depth)
+        | {"counted": "RRF of its episodes and its facts' episodes"},
+        "dense": {"model": model, "text": "speaker: text", "similarity": "exact cosine, numpy"},
+    }
 
 
 def default_locomo_dir() -> Path:

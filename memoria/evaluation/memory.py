@@ -8,6 +8,8 @@ its answers whichever scope found them.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import asdict
+from typing import Any
 
 from memoria.evaluation.recall import distinct
 from memoria.evaluation.runner import Retriever
@@ -35,6 +37,13 @@ RETURN r.id AS id, coalesce(r.episodes, []) AS episodes
 
 def fact_limit(episodes: int) -> int:
     return min(MAX_LIMIT, FACTS_PER_EPISODE * episodes)
+
+
+def recipe_described(name: str, *, limit: int) -> dict[str, Any]:
+    """The recipe a retriever runs, by name and with every setting of each scope it searches, as `evaluate` prints
+    it: a figure is only worth what it says it measured, and recipes' defaults change."""
+    config = recipe(name, limit=limit)
+    return {"recipe": name, "config": {scope.value: asdict(scoped) for scope, scoped in config.scopes().items()}}
 
 
 def episodes_of_facts(group: str, facts: Sequence[SearchHit]) -> list[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from django.conf import settings
 from memoria.datasets.musique import CORPUS_FILE, EPISODE_ID, read_list
 from memoria.errors import InvalidInput
 from memoria.evaluation.dense import DenseIndex, Embed, dense_retriever
+from memoria.evaluation.floor import FloorInputs
 from memoria.evaluation.reading import items_read
 from memoria.evaluation.recall import RecallTable
 from memoria.evaluation.report import ReportRow
@@ -35,6 +36,7 @@ METHODS: dict[str, str] = {
     "relation_ppr": "relation-aware PPR",
 }
 BASELINE = "dense"
+CANDIDATES = ("ppr", "relation_ppr")  # the graph methods; the cross-validated block picks the better on training folds
 # The first PPR of a run waits for the group's projection to load (seconds); a bigger corpus only waits longer.
 PROJECTION_WAIT = 600.0
 ALL = "all"
@@ -196,6 +198,17 @@ def ppr_retriever(*, group: str, limit: int, relation_aware: bool, cache: Projec
     return retrieve
 
 
+def methods_described(*, group: str, depth: int, model: str) -> dict[str, dict[str, Any]]:
+    """What each method ran: the baseline's model, and each PPR's whole request but the query."""
+    described: dict[str, dict[str, Any]] = {
+        "dense": {"model": model, "text": "title + text", "similarity": "exact cosine, numpy"}
+    }
+    for method, relation_aware in (("ppr", False), ("relation_ppr", True)):
+        request = PprRequest(group=group, top_k=min(depth, MAX_TOP_K), relation_aware=relation_aware)
+        described[method] = {"ppr_request": {key: value for key, value in asdict(request).items() if key != "query"}}
+    return described
+
+
 @dataclass
 class MusiqueEvaluation:
     table: RecallTable
@@ -203,6 +216,7 @@ class MusiqueEvaluation:
     dense_index_seconds: float = 0.0  # embedding every passage for the baseline
     seconds: float = 0.0
     gains: dict[str, dict[int, float]] = field(default_factory=dict)  # method → k → points above the baseline
+    floor: FloorInputs = field(default_factory=FloorInputs)  # the baseline's cosine, for the relevance floor
 
 
 def musique_evaluate(
@@ -228,6 +242,7 @@ def musique_evaluate(
         "relation_ppr": ppr_retriever(group=dataset.group, limit=depth, relation_aware=True, cache=cache),
     }
     retrievers_run(evaluation.table, questions=dataset.questions, retrievers=retrievers, progress=progress)
+    evaluation.floor.add(index, dataset.questions, embed=embed, depth=depth)
     evaluation.gains = baseline_gains(evaluation.table, labels=frozenset(q.label for q in dataset.questions))
     evaluation.seconds = time.perf_counter() - started
     return evaluation

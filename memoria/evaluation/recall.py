@@ -92,6 +92,13 @@ class RecallTable:
         column = self.ks.index(k)
         return statistics.fmean(score.recalls[column] for score in chosen)
 
+    def column(self, method: str, labels: Collection[str], k: int) -> tuple[list[str], list[float]]:
+        """The keys and recall@k of the method's questions under these labels, in the order they were asked, which
+        is the same for every method (retrievers_run asks each question of all of them in turn)."""
+        chosen = self._selected(method, labels)
+        column = self.ks.index(k)
+        return [score.key for score in chosen], [score.recalls[column] for score in chosen]
+
     def mean_retrieved(self, method: str) -> float | None:
         chosen = [score.retrieved for score in self.scores if score.method == method]
         return statistics.fmean(chosen) if chosen else None

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from memoria.bench.embeddings import paired_bootstrap
+from memoria.evaluation.crossval import paired_bootstrap
 
 
 def test_every_backend_is_timed_beside_torch(tmp_path: Path) -> None:
@@ -33,6 +33,8 @@ def test_bad_options_are_command_errors(tmp_path: Path) -> None:
 
 def test_paired_bootstrap_brackets_the_mean_difference() -> None:
     reference = [0.0, 1.0, 0.5, 1.0] * 25
-    assert paired_bootstrap(reference, reference) == (0.0, 0.0, 0.0)
-    mean, low, high = paired_bootstrap([value + 0.1 for value in reference[:50]] + reference[50:], reference)
-    assert mean == pytest.approx(0.05) and low < mean < high and low > 0
+    same = paired_bootstrap(reference, reference)
+    assert (same.mean, same.low, same.high) == (0.0, 0.0, 0.0)
+    found = paired_bootstrap([value + 0.1 for value in reference[:50]] + reference[50:], reference)
+    assert found.mean == pytest.approx(0.05) and found.low is not None and found.high is not None
+    assert 0 < found.low < found.mean < found.high

@@ -82,6 +82,34 @@ def test_ingests_then_scores_each_method(prefix: str, tmp_path: Path) -> None:
     assert lines[header + 1].split()[3:5] == ["0.500", "1.000"]
     assert "timings per question" in out and "ingestion" in out and "dense baseline indexing" in out
 
+    # What was measured, with its settings, in the output and the JSON.
+    assert '  episode search: {"recipe":"episodes_hybrid_rrf","config":{"episodes":{"methods":["bm25","cosine"]' in out
+    measured = figures["measured"]
+    assert measured["episodes"]["config"]["episodes"]["limit"] == 3
+    assert measured["facts"]["recipe"] == "facts_hybrid_rrf" and measured["facts"]["config"]["facts"]["limit"] == 9
+    assert set(measured["hybrid"]["config"]) == {"facts", "entities", "episodes", "communities"}
+    assert measured["dense"]["model"]
+    # Cross-validated: "all but 5" has 4 questions, so 4 folds; the single adversarial question cannot be folded.
+    assert "cross-validated, row 'all but 5': 4 questions in 4 folds (seed 13)" in out
+    assert "cross-validated, row '5 adversarial': fewer than 2 questions, nothing to fold" in out
+    (folded,) = figures["cross_validation"]
+    assert folded["row"] == "all but 5" and folded["baseline"] == "dense"
+    by_method = {(m["method"], m["k"]): m for m in folded["methods"]}
+    episodes_at_3 = by_method[("episodes", 3)]
+    assert episodes_at_3["mean"] == pytest.approx(all_but_5) and len(episodes_at_3["folds"]) == 4
+    assert episodes_at_3["minus_baseline"]["mean"] == pytest.approx(
+        all_but_5 - rows["all but 5"]["recall"]["dense"]["3"]
+    )
+    assert by_method[("dense", 1)]["minus_baseline"] is None
+    assert [choice["k"] for choice in folded["chosen"]] == [1, 3]
+    assert folded["chosen"][0]["candidates"] == ["episodes", "facts", "hybrid"]
+    # The cosine floor, cross-validated over the 5 scored questions at recall@3.
+    assert "cosine relevance floor at recall@3 (baseline's cosine, 5 questions, 5 folds, seed 13" in out
+    floor = figures["relevance_floor"]
+    assert floor["k"] == 3 and len(floor["folds"]) == 5
+    assert set(floor["nonsense_best"]) >= {"zzqqxxyy"}
+    assert all(-1.0 <= value <= 1.0 for value in floor["nonsense_best"].values())
+
     # A second run finds the turns stored and gives the same figures.
     again_path = tmp_path / "again.json"
     out, _ = run(str(tmp_path), "--group-prefix", prefix, "--ks", "1,3", "--skip-ingest", "--json", str(again_path))
@@ -98,6 +126,8 @@ def test_markdown_and_limit(prefix: str, tmp_path: Path) -> None:
     assert "| category | n | episode search @5 | episode search @10 | episode search @20 |" in out
     assert "| 4 single-hop | 1 | 1.000 | 1.000 | 1.000 |" in out
     assert "| **5 adversarial** | 0 | — |" in out
+    assert "cross-validated, row 'all but 5': fewer than 2 questions, nothing to fold" in out
+    assert "cosine relevance floor: fewer than 2 questions, nothing to fold" in out
 
 
 def test_skip_ingest_needs_every_turn_stored(prefix: str, tmp_path: Path) -> None:

@@ -55,10 +55,26 @@ def test_loads_then_scores_each_method(group: str, tmp_path: Path) -> None:
         mean = rows["all"]["recall"]
         assert gains[method]["2"] == pytest.approx((mean[method]["2"] - mean["dense"]["2"]) * 100)
     assert "PPR beyond dense passages (recall points, all questions): @1" in out
+    assert '  relation-aware PPR: {"ppr_request":{"group":' in out
+    assert figures["measured"]["relation_ppr"]["ppr_request"]["relation_aware"] is True
+    assert figures["measured"]["ppr"]["ppr_request"]["damping"] == 0.5
+    assert figures["measured"]["ppr"]["ppr_request"]["top_k"] == 6
+    assert "cross-validated, row 'all': 3 questions in 3 folds (seed 13)" in out
+    (folded,) = figures["cross_validation"]
+    dense_at_6 = next(m for m in folded["methods"] if (m["method"], m["k"]) == ("dense", 6))
+    assert dense_at_6["folds"] == [1.0, 1.0, 1.0]
+    ppr_at_6 = next(m for m in folded["methods"] if (m["method"], m["k"]) == ("ppr", 6))
+    assert ppr_at_6["minus_baseline"] == {"mean": 0.0, "low": 0.0, "high": 0.0, "questions": 3}
+    assert [choice["candidates"] for choice in folded["chosen"]] == [["ppr", "relation_ppr"]] * 3
+    # A floor can only drop passages: held out, recall is at most what it is without one.
+    floor = figures["relevance_floor"]
+    assert floor["k"] == 6 and len(floor["folds"]) == 3 and floor["minus_no_floor"]["mean"] <= 0
+    assert all(0.0 <= fold["floor"] <= 0.6 for fold in floor["folds"])
 
     again, _ = run(*args[:-2], "--skip-ingest", "--limit-questions", "1", "--markdown")
     assert f"group {group}: holds all {fx.PASSAGE_COUNT} passages, not loaded again" in again
     assert "| category | n | dense passages @1 |" in again
+    assert "cross-validated, row 'all': fewer than 2 questions, nothing to fold" in again
     assert "1 question(s) scored" in again
 
 

@@ -105,7 +105,11 @@ def test_bad_files(tmp_path: Path) -> None:
     ("evidence", "expected"),
     [
         (["D1:3 D2:3"], {"D1:3", "D2:3"}),  # space-separated in one entry
+        (["D2:1 D1:4 D1:6"], {"D2:1", "D1:4", "D1:6"}),  # three in one entry, as 'D9:1 D4:4 D4:6'
+        (["D1:3; D2:3", "D2:5"], {"D1:3", "D2:3", "D2:5"}),  # semicolon-separated beside a plain entry
         (["D1:03", "D02:3"], {"D1:3", "D2:3"}),  # zero-padded
+        (["D2:05"], {"D2:5"}),  # as 'D30:05': the turn the data calls D2:5
+        (["D1:3 D2:05"], {"D1:3", "D2:5"}),  # both at once
         (["D:1:3"], {"D1:3"}),  # a stray colon
         (["D1:3,D2:3"], {"D1:3", "D2:3"}),
     ],

@@ -183,3 +183,14 @@ def test_a_search_on_views_alone_runs_in_the_callers_thread(searched: str, monke
     assert threads[0] == threading.current_thread().name
     assert threads[1].startswith("memoria-search")
     assert keys(here.facts, searched)[0] == "supplies"
+
+
+def test_a_similarity_floor_lets_nonsense_find_nothing(searched: str) -> None:
+    """Cosine always has nearest vectors, so without a floor a nonsense query still fills its list; BM25 matches
+    none of its words. With the floor that the evaluation chose (docs/search.md), cosine drops them too."""
+    config = recipe("episodes_hybrid_rrf")
+    assert search(query="zzqqxxyy", groups=[searched], config=config).episodes  # no floor: random episodes
+    floored = SearchConfig(episodes=replace(config.episodes, sim_min_score=0.3))
+    assert search(query="zzqqxxyy", groups=[searched], config=floored).episodes == ()
+    real = search(query="Lyon warehouse safety gloves", groups=[searched], config=floored).episodes
+    assert keys(real, searched)[0] == "ep1"

@@ -20,9 +20,11 @@ from memoria.embeddings import Embedder, embedder
 from memoria.errors import EmbeddingModelError, GraphUnavailable, InvalidInput
 from memoria.evaluation import locomo as evaluation
 from memoria.evaluation import musique as musique_evaluation
+from memoria.evaluation.floor import FloorInputs, floor_choose, floor_json, floor_lines
+from memoria.evaluation.folds import folds_json, folds_markdown, folds_text, row_folds
 from memoria.evaluation.locomo import LocomoConversation, stored_turns
-from memoria.evaluation.recall import parse_ks
-from memoria.evaluation.report import recall_json, recall_markdown, recall_text, timing_lines
+from memoria.evaluation.recall import RecallTable, parse_ks
+from memoria.evaluation.report import ReportRow, recall_json, recall_markdown, recall_text, timing_lines
 from memoria.graph.health import graph_health
 from memoria.graph.schema import schema_install
 from memoria.ingest.pipeline import DEFAULT_BATCH_SIZE
@@ -138,8 +140,14 @@ class Command(BaseCommand):
         )
         _say_skipped(say, conversations)
         rows = evaluation.REPORT_ROWS
+        measured = evaluation.methods_described(depth=max(chosen_ks), model=model.model_id)
+        _say_measured(say, measured, titles)
         for line in (recall_markdown if markdown else recall_text)(table, rows, titles):
             say(line)
+        folds = _say_folds(
+            say, table, rows, titles, baseline=evaluation.BASELINE, candidates=evaluation.CANDIDATES, markdown=markdown
+        )
+        floor = _say_floor(say, result.floor, k=max(chosen_ks))
         say("timings per question (query embedding included):")
         for line in timing_lines(table, titles, unit="episodes"):
             say(line)
@@ -150,6 +158,9 @@ class Command(BaseCommand):
         )
         if json_path is not None:
             figures = recall_json(table, rows) | {
+                "measured": measured,
+                "cross_validation": folds,
+                "relevance_floor": floor,
                 "conversations": [c.name for c in conversations],
                 "turns": turns,
                 "ingest_s": ingest_seconds,
@@ -188,8 +199,20 @@ class Command(BaseCommand):
             f"MuSiQue passage recall@k: group {group}, {len(dataset.passages)} passages, {questions} question(s) scored"
         )
         rows = musique_evaluation.report_rows(dataset.hops)
+        measured = musique_evaluation.methods_described(group=group, depth=max(chosen_ks), model=model.model_id)
+        _say_measured(say, measured, titles)
         for line in (recall_markdown if run.markdown else recall_text)(table, rows, titles):
             say(line)
+        folds = _say_folds(
+            say,
+            table,
+            rows,
+            titles,
+            baseline=musique_evaluation.BASELINE,
+            candidates=musique_evaluation.CANDIDATES,
+            markdown=run.markdown,
+        )
+        floor = _say_floor(say, result.floor, k=max(chosen_ks))
         baseline = titles[musique_evaluation.BASELINE]
         for method, gains in result.gains.items():
             points = ", ".join(f"@{k} {gain:+.1f}" for k, gain in gains.items())
@@ -204,6 +227,9 @@ class Command(BaseCommand):
         )
         if json_path is not None:
             figures = recall_json(table, rows) | {
+                "measured": measured,
+                "cross_validation": folds,
+                "relevance_floor": floor,
                 "group": group,
                 "passages": len(dataset.passages),
                 "gains_points": {
@@ -342,6 +368,49 @@ def _conversation_groups(paths: list[Path], prefix: str) -> dict[Path, str]:
             raise CommandError(f"--group-prefix {prefix!r}: {error}") from error
         groups[path] = group
     return groups
+
+
+def _say_measured(say: Callable[[str], None], measured: dict[str, dict[str, Any]], titles: dict[str, str]) -> None:
+    """Which recipe (or model, or PPR request) each column measured, with every setting, one line each."""
+    say("measured:")
+    for method, described in measured.items():
+        say(f"  {titles.get(method, method)}: {json.dumps(described, ensure_ascii=False, separators=(',', ':'))}")
+
+
+def _say_folds(
+    say: Callable[[str], None],
+    table: RecallTable,
+    rows: tuple[ReportRow, ...],
+    titles: dict[str, str],
+    *,
+    baseline: str,
+    candidates: tuple[str, ...],
+    markdown: bool,
+) -> list[dict[str, Any]]:
+    """The cross-validated block of each summary row (the ruled ones), printed; its figures for the JSON."""
+    figures: list[dict[str, Any]] = []
+    for row in rows:
+        if not row.rule:
+            continue
+        found = row_folds(table, row, baseline=baseline, candidates=candidates)
+        if found is None:
+            say(f"cross-validated, row {row.title!r}: fewer than 2 questions, nothing to fold")
+            continue
+        for line in (folds_markdown if markdown else folds_text)(found, titles):
+            say(line)
+        figures.append(folds_json(found))
+    return figures
+
+
+def _say_floor(say: Callable[[str], None], inputs: FloorInputs, *, k: int) -> dict[str, Any] | None:
+    """The cosine floor cross-validated over every scored question (docs/search.md, "Relevance floor")."""
+    if len(inputs.questions) < 2:
+        say("cosine relevance floor: fewer than 2 questions, nothing to fold")
+        return None
+    choice = floor_choose(inputs.questions, k=k, nonsense=inputs.nonsense)
+    for line in floor_lines(choice):
+        say(line)
+    return floor_json(choice)
 
 
 def _say_skipped(say: Callable[[str], None], conversations: list[LocomoConversation]) -> None:
