@@ -33,8 +33,9 @@ import neo4j
 import numpy as np
 
 from memoria.graph import driver, kinds
+from memoria.graph.asof import FactIntervals
 from memoria.graph.versions import group_stamps
-from memoria.graphindex.facts import FACT_COLUMNS, FactColumns, fact_columns
+from memoria.graphindex.facts import FACT_COLUMNS, VALIDITY, FactColumns, fact_columns
 from memoria.graphindex.incidence import FactIncidence, fact_incidence
 from memoria.observability import in_context
 from memoria.ppr.transition import TransitionGraph, WalkPattern, walk_pattern
@@ -114,6 +115,7 @@ class Projection:
     _patterns: dict[tuple[bool, bool], WalkPattern] = field(default_factory=dict, repr=False, compare=False)
     _walks: dict[tuple[bool, bool], TransitionGraph] = field(default_factory=dict, repr=False, compare=False)
     _incidence: list[FactIncidence] = field(default_factory=list, repr=False, compare=False)
+    _intervals: list[FactIntervals] = field(default_factory=list, repr=False, compare=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -152,12 +154,25 @@ class Projection:
                 )
             return self._incidence[0]
 
+    def intervals(self) -> FactIntervals:
+        """Each edge's validity as int64 seconds, which retrievals mask per moment (memoria/graph/asof.py):
+        built once from the interned stamps and shared, so a new as_of never reloads anything."""
+        with self._lock:
+            if not self._intervals:
+                validity = self.facts.validity
+                self._intervals.append(
+                    FactIntervals.from_interned(
+                        {name: (validity[name].vocabulary, validity[name].codes) for name in VALIDITY}
+                    )
+                )
+            return self._intervals[0]
+
     def memory_bytes(self) -> int:
         """About what this projection holds in memory (arrays, strings and the built walks), for budgets and reports."""
         arrays = (self.kinds, self.indptr, self.targets, self.weights, self.categories, self.links)
         node_arrays = (self.label_codes, self.unnamed, self.relates_degrees, self.keys)
         walks = sum(_walk_bytes(walk) for walk in self._walks.values())
-        incidence = sum(built.memory_bytes() for built in self._incidence)
+        incidence = sum(built.memory_bytes() for built in (*self._incidence, *self._intervals))
         strings = _strings_bytes(self.ids) + _strings_bytes(self.names)
         return sum(a.nbytes for a in (*arrays, *node_arrays)) + strings + self.facts.memory_bytes() + walks + incidence
 

@@ -12,14 +12,12 @@ from memoria.errors import InvalidInput
 from memoria.graph import driver
 from memoria.graph.asof import EVERY_FACT, AsOf, AsOfInput, FactIntervals, as_of_parse, counts_cypher
 from memoria.graph.vocabulary import input_parse
-
-TIMES = [f"2026-0{month}-01T00:00:00Z" for month in range(1, 8)]
-COLUMNS = ("valid_at", "invalid_at", "created_at", "expired_at")
+from tests.graph.timed import COLUMNS, TIMES, random_times
 
 
 def random_facts(rng: random.Random, count: int) -> list[dict[str, str | None]]:
     """Facts whose four times are drawn from a few months or missing, ties with the query times included."""
-    return [{name: rng.choice([None, *TIMES]) for name in COLUMNS} for _ in range(count)]
+    return [random_times(rng, missing=1) for _ in range(count)]
 
 
 def intervals_of(facts: list[dict[str, str | None]]) -> FactIntervals:
