@@ -21,6 +21,7 @@ the load below (`node_rows`, `edge_columns`, `edge_rows`).
 
 from __future__ import annotations
 
+import hashlib
 import sys
 import threading
 import time
@@ -33,7 +34,7 @@ import neo4j
 import numpy as np
 
 from memoria.graph import driver, kinds
-from memoria.graph.asof import FactIntervals
+from memoria.graph.asof import AsOf, FactIntervals
 from memoria.graph.versions import group_stamps
 from memoria.graphindex.facts import FACT_COLUMNS, VALIDITY, FactColumns, fact_columns
 from memoria.graphindex.incidence import FactIncidence, fact_incidence
@@ -50,6 +51,7 @@ MENTION_ROLES = ("PRIMARY", "SECONDARY", "PERIPHERAL")
 CATEGORIES = (*kinds.RELATION_CATEGORIES, *MENTION_ROLES)
 # HippoRAG's synonymy edges weigh as attributions (seed 003).
 CATEGORY_ALIASES = {"SYNONYMY": "ATTRIBUTION"}
+MASKED_WALKS = 2  # walks kept for masks other than "every fact": a default `as_of` of now repeats its mask
 PAGE_NODES = 20_000
 PAGE_WORKERS = 2
 
@@ -114,6 +116,7 @@ class Projection:
     _positions: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
     _patterns: dict[tuple[bool, bool], WalkPattern] = field(default_factory=dict, repr=False, compare=False)
     _walks: dict[tuple[bool, bool], TransitionGraph] = field(default_factory=dict, repr=False, compare=False)
+    _masked: dict[tuple[bool, bool, bytes], TransitionGraph] = field(default_factory=dict, repr=False, compare=False)
     _incidence: list[FactIncidence] = field(default_factory=list, repr=False, compare=False)
     _intervals: list[FactIntervals] = field(default_factory=list, repr=False, compare=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
@@ -171,7 +174,7 @@ class Projection:
         """About what this projection holds in memory (arrays, strings and the built walks), for budgets and reports."""
         arrays = (self.kinds, self.indptr, self.targets, self.weights, self.categories, self.links)
         node_arrays = (self.label_codes, self.unnamed, self.relates_degrees, self.keys)
-        walks = sum(_walk_bytes(walk) for walk in self._walks.values())
+        walks = sum(_walk_bytes(walk) for walk in (*self._walks.values(), *self._masked.values()))
         incidence = sum(built.memory_bytes() for built in (*self._incidence, *self._intervals))
         strings = _strings_bytes(self.ids) + _strings_bytes(self.names)
         return sum(a.nbytes for a in (*arrays, *node_arrays)) + strings + self.facts.memory_bytes() + walks + incidence
@@ -180,27 +183,64 @@ class Projection:
         """Which edges a walk uses: all, or the RELATES facts only."""
         return slice(None) if mentions else np.flatnonzero(self.links == RELATES_LINK)
 
-    def walk(self, *, directed: bool, mentions: bool, multipliers: np.ndarray | None = None) -> TransitionGraph:
+    def counting(self, moment: AsOf, chosen: np.ndarray | slice) -> np.ndarray | None:
+        """Which chosen edges count at `moment`: RELATES facts by their intervals, MENTIONS links always (they are
+        no facts). None when all of them count, so the walk is the shared one."""
+        if moment.every_fact:
+            return None
+        mask = self.intervals().mask(moment, chosen)
+        assert mask is not None
+        mask |= self.links[chosen] == MENTIONS_LINK
+        return None if mask.all() else mask
+
+    def walk(
+        self,
+        *,
+        directed: bool,
+        mentions: bool,
+        multipliers: np.ndarray | None = None,
+        counting: np.ndarray | None = None,
+    ) -> TransitionGraph:
         """The PageRank walk over RELATES edges (plus MENTIONS if asked), built once and shared.
 
         `multipliers` (one per chosen edge) scale the stored weights for one query, as relation-aware
-        PPR does; that walk is built from the cached pattern each time and not kept.
+        PPR does; that walk is built from the cached pattern each time and not kept. `counting` (one flag per
+        chosen edge, from `counting()`) leaves out the facts that do not count at a moment: their weight is 0,
+        which the walk never takes. The last few masked walks are kept, keyed by their mask.
         """
         key = (directed, mentions)
         chosen = self.chosen_edges(mentions=mentions)
+        masked_key = None
+        if counting is not None and multipliers is None:
+            masked_key = (*key, hashlib.blake2b(np.packbits(counting).tobytes(), digest_size=16).digest())
         with self._lock:
             pattern = self._patterns.get(key)
             if pattern is None:
                 sources, targets = self.sources[chosen], self.targets[chosen]
                 pattern = walk_pattern(size=self.size, sources=sources, targets=targets, directed=directed)
                 self._patterns[key] = pattern
-            if multipliers is not None:
+            if masked_key is not None:
+                built = self._masked.get(masked_key)
+            elif multipliers is not None or counting is not None:
                 built = None
             else:
                 built = self._walks.get(key)
                 if built is None:
                     built = self._walks[key] = pattern.walk(self.weights[chosen])
-        return built if built is not None else pattern.walk(self.weights[chosen] * multipliers)
+        if built is not None:
+            return built
+        weights = self.weights[chosen]
+        if multipliers is not None:
+            weights = weights * multipliers
+        if counting is not None:
+            weights = np.where(counting, weights, 0.0)
+        built = pattern.walk(weights)
+        if masked_key is not None:
+            with self._lock:
+                while len(self._masked) >= MASKED_WALKS:
+                    self._masked.pop(next(iter(self._masked)))
+                self._masked[masked_key] = built
+        return built
 
 
 def kind_codes(labels: list[list[str]]) -> np.ndarray:
