@@ -10,7 +10,17 @@ import pytest
 
 from memoria.errors import InvalidInput
 from memoria.graph import driver
-from memoria.graph.asof import EVERY_FACT, AsOf, AsOfInput, FactIntervals, as_of_parse, counts_cypher
+from memoria.graph.asof import (
+    EARLIEST,
+    EVERY_FACT,
+    LATEST,
+    AsOf,
+    AsOfInput,
+    FactIntervals,
+    as_of_parse,
+    counts_cypher,
+    seconds,
+)
 from memoria.graph.vocabulary import input_parse
 from tests.graph.timed import COLUMNS, TIMES, random_times
 
@@ -120,3 +130,22 @@ def test_bad_input_names_the_field(raw: dict, field: str, says: str) -> None:
     assert problem.startswith(f"{field}: ") and says in problem, problem
     with pytest.raises(InvalidInput):
         input_parse(AsOfInput, raw)
+
+
+def test_stored_stamps_are_read_as_the_parser_reads_them() -> None:
+    rng = random.Random(3)
+    stamps = [
+        f"{rng.randint(1, 9999):04d}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+        f"T{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}Z"
+        for _ in range(2000)
+    ]
+    stamps += ["2000-02-29T23:59:59Z", "1900-03-01T00:00:00Z", "1969-12-31T23:59:59Z", "1970-01-01T00:00:00Z"]
+    intervals = FactIntervals.from_interned(
+        {name: (tuple(stamps), np.arange(len(stamps), dtype=np.int32)) for name in COLUMNS}
+    )
+    assert intervals.valid_at.tolist() == [seconds(stamp) for stamp in stamps]
+    # Not the stored form (written by hand): read one by one, as the parser reads it.
+    odd = ("2026-01-01T01:00:00+01:00", None)
+    intervals = FactIntervals.from_interned({name: (odd, np.asarray([0, 1], dtype=np.int32)) for name in COLUMNS})
+    assert intervals.valid_at.tolist() == [seconds("2026-01-01T00:00:00Z"), EARLIEST]
+    assert intervals.invalid_at.tolist() == [seconds("2026-01-01T00:00:00Z"), LATEST]
