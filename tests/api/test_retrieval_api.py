@@ -35,7 +35,7 @@ def reference_for(group: str, moment: AsOf = EVERY_FACT) -> ReferenceGraph:
     return ReferenceGraph(
         (
             EdgeData(
-                e["id"], e["source"], e["target"], e["weight"], tuple(e["tags"]), e["valid_at"], e["invalid_at"]
+                e["id"], e["source"], e["target"], e["weight"], tuple(e["tags"]), e.get("valid_at"), e.get("invalid_at")
             )
             for e in document["edges"]
         ),
