@@ -23,7 +23,8 @@ arrays the projection keeps (memoria/graphindex/projection.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -190,6 +191,8 @@ class FactIntervals:
     invalid_at: np.ndarray
     created_at: np.ndarray
     expired_at: np.ndarray
+    _breaks: list[np.ndarray] = field(default_factory=list, repr=False, compare=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @classmethod
     def from_interned(cls, columns: dict[str, tuple[tuple[str | None, ...], np.ndarray]]) -> FactIntervals:
@@ -206,6 +209,19 @@ class FactIntervals:
         t, k = seconds(moment.as_of), seconds(moment.known_at)  # type: ignore[arg-type]
         ongoing = (t < self.invalid_at[edges]) | (k < self.expired_at[edges])
         return ongoing & (self.created_at[edges] <= k) & (self.valid_at[edges] <= t)
+
+    def key(self, moment: AsOf) -> tuple[int, int] | None:
+        """Moments with the same key give the same mask: where as_of falls among the stored valid times and
+        known_at among the transaction times (the mask only changes when one of them passes a stored stamp).
+        None for every fact."""
+        if moment.every_fact:
+            return None
+        with self._lock:
+            if not self._breaks:
+                self._breaks.append(np.unique(np.concatenate([self.valid_at, self.invalid_at])))
+                self._breaks.append(np.unique(np.concatenate([self.created_at, self.expired_at])))
+        t, k = seconds(moment.as_of), seconds(moment.known_at)  # type: ignore[arg-type]
+        return int(np.searchsorted(self._breaks[0], t, "right")), int(np.searchsorted(self._breaks[1], k, "right"))
 
     def memory_bytes(self) -> int:
         return sum(a.nbytes for a in (self.valid_at, self.invalid_at, self.created_at, self.expired_at))

@@ -90,6 +90,15 @@ Progress = Callable[[int, int], None]  # (pages done, pages in all)
 
 
 @dataclass(frozen=True)
+class MomentMask:
+    """A moment's view of the projection: which edges count, and each node's RELATES degree counting only those
+    (the server's count less the node's facts in the group that do not count)."""
+
+    counting: np.ndarray  # bool per edge
+    degrees: np.ndarray  # int64 per node
+
+
+@dataclass(frozen=True)
 class Projection:
     """Nodes `0..size-1` (sorted by id) and edges sorted by (source, target): CSR with `indptr`."""
 
@@ -117,6 +126,7 @@ class Projection:
     _patterns: dict[tuple[bool, bool], WalkPattern] = field(default_factory=dict, repr=False, compare=False)
     _walks: dict[tuple[bool, bool], TransitionGraph] = field(default_factory=dict, repr=False, compare=False)
     _masked: dict[tuple[bool, bool, bytes], TransitionGraph] = field(default_factory=dict, repr=False, compare=False)
+    _moments: dict[tuple[int, int], MomentMask | None] = field(default_factory=dict, repr=False, compare=False)
     _incidence: list[FactIncidence] = field(default_factory=list, repr=False, compare=False)
     _intervals: list[FactIntervals] = field(default_factory=list, repr=False, compare=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
@@ -183,14 +193,41 @@ class Projection:
         """Which edges a walk uses: all, or the RELATES facts only."""
         return slice(None) if mentions else np.flatnonzero(self.links == RELATES_LINK)
 
-    def counting(self, moment: AsOf, chosen: np.ndarray | slice) -> np.ndarray | None:
-        """Which chosen edges count at `moment`: RELATES facts by their intervals, MENTIONS links always (they are
-        no facts). None when all of them count, so the walk is the shared one."""
-        if moment.every_fact:
+    def at(self, moment: AsOf) -> MomentMask | None:
+        """Which edges count at `moment` and each node's RELATES degree then; None when every edge counts (the
+        projection as it is serves). Built once per distinct mask (moments between the same stored stamps share
+        it: a default of now keeps one until a fact's time passes) and kept for the last few."""
+        intervals = self.intervals()
+        key = intervals.key(moment)
+        if key is None:
             return None
-        mask = self.intervals().mask(moment, chosen)
-        assert mask is not None
-        mask |= self.links[chosen] == MENTIONS_LINK
+        with self._lock:
+            if key in self._moments:
+                return self._moments[key]
+        counting = intervals.mask(moment)
+        assert counting is not None
+        counting |= self.links != RELATES_LINK  # MENTIONS links are no facts: they always count
+        built = None
+        if not counting.all():
+            incidence = self.incidence()
+            uncounted = np.bincount(
+                np.repeat(np.arange(self.size), np.diff(incidence.indptr))[~counting[incidence.edges]],
+                minlength=self.size,
+            )
+            built = MomentMask(counting, (self.relates_degrees - uncounted).astype(np.int64))
+        with self._lock:
+            while len(self._moments) >= MASKED_WALKS:
+                self._moments.pop(next(iter(self._moments)))
+            self._moments[key] = built
+        return built
+
+    def counting(self, moment: AsOf, chosen: np.ndarray | slice) -> np.ndarray | None:
+        """Which chosen edges count at `moment` (MENTIONS links always); None when all of them do, so the walk is
+        the shared one."""
+        at = self.at(moment)
+        if at is None:
+            return None
+        mask = at.counting[chosen]
         return None if mask.all() else mask
 
     def walk(

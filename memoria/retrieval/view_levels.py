@@ -52,9 +52,7 @@ class ViewLevelSource:
         self.projection = projection
         self.incidence = projection.incidence()
         self.facts = projection.facts
-        self.moment = moment
-        self.intervals = None if moment.every_fact else projection.intervals()
-        self.degrees: dict[int, int] = {}
+        self.at = projection.at(moment)  # None: every fact counts at this moment, as before
         self.query_tags = frozenset(query_tags)
         self.tag_sim_floor = tag_sim_floor
         self.visited: set[int] = set()
@@ -68,20 +66,11 @@ class ViewLevelSource:
 
     def _counting(self, edges: np.ndarray) -> np.ndarray | None:
         """Which of these facts count at the moment; None when all do."""
-        return None if self.intervals is None else self.intervals.mask(self.moment, edges)
+        return None if self.at is None else self.at.counting[edges]
 
     def _degree(self, position: int) -> int:
-        """The node's RELATES degree at the moment: the server's count less its facts that do not count."""
-        degree = int(self.projection.relates_degrees[position])
-        if self.intervals is None:
-            return degree
-        if (known := self.degrees.get(position)) is not None:
-            return known
-        incidence = self.incidence
-        counting = self._counting(incidence.edges[incidence.indptr[position] : incidence.indptr[position + 1]])
-        degree -= int(len(counting) - np.count_nonzero(counting)) if counting is not None else 0
-        self.degrees[position] = degree
-        return degree
+        """The node's RELATES degree at the moment."""
+        return int((self.projection.relates_degrees if self.at is None else self.at.degrees)[position])
 
     def _mark(self, visited: set[str]) -> None:
         """Bring the visited positions up to `visited`, which only grows during one seed's exploration."""
@@ -139,7 +128,7 @@ class ViewLevelSource:
             flags = None
         else:
             flags = counting.tolist()
-            degrees = [self._degree(parent) for parent in parents]
+            degrees = self.at.degrees[parents].tolist()  # type: ignore[union-attr]
 
         rows: list[LevelRow] = []
         neighbour_degrees: dict[str, int] = {}
