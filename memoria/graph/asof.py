@@ -77,8 +77,12 @@ def as_of_parse(raw: dict[str, Any]) -> AsOf:
 
 def seconds(stamp: str) -> int:
     """A stored or requested timestamp as whole seconds since the epoch (the stored form is fixed-width UTC)."""
-    try:
-        moment = datetime.strptime(stamp, TIMESTAMP_FORMAT)
+    try:  # the stored form by its digits: strptime costs several times more, twice per request
+        if len(stamp) != STORED_WIDTH or stamp[19] != "Z" or stamp[10] != "T" or not stamp[:4].isdigit():
+            raise ValueError(stamp)
+        moment = datetime(
+            int(stamp[:4]), int(stamp[5:7]), int(stamp[8:10]), int(stamp[11:13]), int(stamp[14:16]), int(stamp[17:19])
+        )
     except ValueError:  # not the stored form: read it as any ISO 8601 date-time with a zone
         moment = datetime.strptime(normalise_timestamp(stamp), TIMESTAMP_FORMAT)
     return int(moment.replace(tzinfo=UTC).timestamp())
