@@ -4,7 +4,11 @@ Latency is the wall time to collect one exploration's whole event stream,
 choosing its engine included (as a request does, through engine_events: for the
 view, one read of the group's version, overlapped with the exploration). The
 in-process reference runs the same explorations on the same graph in memory;
-every result must match, and its time is the compute floor.
+every result must match, and its time is the compute floor. Each exploration runs
+at every moment asked, one after the other (every fact, as before time-aware
+retrieval, and now, the requests' default), so the time filter's cost is measured
+under the same load; the synthetic facts carry no times, so every moment gives the
+same paths and the difference is the filter alone.
 """
 
 from __future__ import annotations
@@ -15,11 +19,12 @@ import resource
 import statistics
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from memoria.datasets.synthetic import TOPICS, synthetic_edges, synthetic_nodes, topic_tags
 from memoria.graph import driver, kinds
+from memoria.graph.asof import AsOf
 from memoria.graph.driver import adopt_running_loop
 from memoria.graph.versions import group_version_bump
 from memoria.graphindex.cache import projection_cache
@@ -116,7 +121,7 @@ def explorations(*, group: str, nodes: int, count: int, with_tags: bool, seed: i
 
 
 async def timed_exploration(
-    group: str, exploration: Exploration, params: ActivationParams, engine: str
+    group: str, exploration: Exploration, params: ActivationParams, engine: str, moment: AsOf
 ) -> tuple[float, dict]:
     started = time.perf_counter()
     paths: dict[str, list] = {}
@@ -126,7 +131,12 @@ async def timed_exploration(
     def run(choice: EngineChoice) -> AsyncIterator[dict[str, Any]]:
         ran.append(choice.name)
         return activation_events(
-            group=group, seeds=exploration.seeds, query_tags=exploration.query_tags, params=params, engine=choice
+            group=group,
+            seeds=exploration.seeds,
+            query_tags=exploration.query_tags,
+            params=params,
+            engine=choice,
+            moment=moment,
         )
 
     budget = RetrievalBudget(server_limits())
@@ -155,35 +165,57 @@ async def run_series(
     params: ActivationParams,
     warmup: int,
     engine: str,
-) -> dict[str, Any]:
+    moments: dict[str, AsOf],
+) -> dict[str, dict[str, Any]]:
+    """One series per moment, their explorations interleaved (each exploration at every moment in turn)."""
     for exploration in chosen[:warmup]:
-        await timed_exploration(group, exploration, params, engine)
-    latencies, floors, round_trips, mismatches, paths, engines = [], [], [], 0, [], set()
+        for moment in moments.values():
+            await timed_exploration(group, exploration, params, engine, moment)
+    timings = {name: _Timings() for name in moments}
     for exploration in chosen[warmup:]:
-        seconds, result = await timed_exploration(group, exploration, params, engine)
-        engines.add(result["engine"])
         started = time.perf_counter()
         expected = reference_paths(reference, exploration, params)
-        floors.append(time.perf_counter() - started)
-        latencies.append(seconds)
-        round_trips.append(result["finished"]["round_trips"])
-        paths.append(result["finished"]["paths"])
-        mismatches += result["paths"] != expected
-    return {
-        "runs": len(latencies),
-        "p50_ms": statistics.median(latencies) * 1000,
-        "p95_ms": percentile(latencies, 0.95) * 1000,
-        "reference_p50_ms": statistics.median(floors) * 1000,
-        "reference_p95_ms": percentile(floors, 0.95) * 1000,
-        "round_trips": statistics.mean(round_trips),
-        "paths": statistics.mean(paths),
-        "mismatches": mismatches,
-        "engines": sorted(engines),
-    }
+        floor = time.perf_counter() - started
+        for name, moment in moments.items():
+            seconds, result = await timed_exploration(group, exploration, params, engine, moment)
+            timings[name].add(seconds, floor, result, expected)
+    return {name: series.summary() for name, series in timings.items()}
+
+
+@dataclass
+class _Timings:
+    latencies: list[float] = field(default_factory=list)
+    floors: list[float] = field(default_factory=list)
+    round_trips: list[int] = field(default_factory=list)
+    paths: list[int] = field(default_factory=list)
+    engines: set[str] = field(default_factory=set)
+    mismatches: int = 0
+
+    def add(self, seconds: float, floor: float, result: dict[str, Any], expected: dict) -> None:
+        self.engines.add(result["engine"])
+        self.latencies.append(seconds)
+        self.floors.append(floor)
+        self.round_trips.append(result["finished"]["round_trips"])
+        self.paths.append(result["finished"]["paths"])
+        self.mismatches += result["paths"] != expected
+
+    def summary(self) -> dict[str, Any]:
+        latencies, floors, round_trips, paths = self.latencies, self.floors, self.round_trips, self.paths
+        return {
+            "runs": len(latencies),
+            "p50_ms": statistics.median(latencies) * 1000,
+            "p95_ms": percentile(latencies, 0.95) * 1000,
+            "reference_p50_ms": statistics.median(floors) * 1000,
+            "reference_p95_ms": percentile(floors, 0.95) * 1000,
+            "round_trips": statistics.mean(round_trips),
+            "paths": statistics.mean(paths),
+            "mismatches": self.mismatches,
+            "engines": sorted(self.engines),
+        }
 
 
 async def run_concurrent(
-    group: str, chosen: list[Exploration], params: ActivationParams, clients: int, engine: str
+    group: str, chosen: list[Exploration], params: ActivationParams, clients: int, engine: str, moment: AsOf
 ) -> dict[str, Any]:
     errors = 0
     latencies: list[float] = []
@@ -192,7 +224,7 @@ async def run_concurrent(
         nonlocal errors
         for exploration in chosen[index::clients]:
             try:
-                seconds, result = await timed_exploration(group, exploration, params, engine)
+                seconds, result = await timed_exploration(group, exploration, params, engine, moment)
                 latencies.append(seconds)
                 errors += result["finished"]["status"] != "completed"
             except Exception:
@@ -221,6 +253,7 @@ async def activation_benchmark(
     clients: int,
     params: ActivationParams,
     engine: str,
+    moments: dict[str, AsOf],
 ) -> dict[str, Any]:
     adopt_running_loop()  # one shared driver for the whole benchmark, as in a server
     results: dict[str, Any] = {}
@@ -229,11 +262,12 @@ async def activation_benchmark(
     for with_tags in (True, False):
         chosen = explorations(group=group, nodes=nodes, count=runs + warmup, with_tags=with_tags, seed=7)
         results["with_tags" if with_tags else "without_tags"] = await run_series(
-            group, reference, chosen, params, warmup, engine
+            group, reference, chosen, params, warmup, engine, moments
         )
     if clients:
         chosen = explorations(group=group, nodes=nodes, count=clients * 5, with_tags=True, seed=11)
-        results["concurrent"] = await run_concurrent(group, chosen, params, clients, engine)
+        last = [*moments.values()][-1]
+        results["concurrent"] = await run_concurrent(group, chosen, params, clients, engine, last)
     return results
 
 

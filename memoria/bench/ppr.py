@@ -22,6 +22,7 @@ import numpy as np
 
 from memoria.bench.activation import COUNT_EDGES, COUNT_NODES, bench_group, build_graph, percentile
 from memoria.graph import driver
+from memoria.graph.asof import AsOf, AsOfInput
 from memoria.graph.versions import group_version_bump
 from memoria.graphindex.cache import ProjectionCache
 from memoria.graphindex.projection import Projection, projection_load
@@ -147,6 +148,7 @@ def ppr_benchmark(
     directed: bool,
     say: Callable[[str], None],
     damping: float = DEFAULT_DAMPING,
+    moments: dict[str, AsOf] | None = None,
 ) -> dict[str, Any]:
     """Time every contender on the same seed sets, interleaved so they share the machine's ups and downs."""
     load = timed(lambda: projection_load(group=group))
@@ -191,24 +193,34 @@ def ppr_benchmark(
         "ours": [series.summary() for series in ours.values()],
         "igraph": igraph_series.summary() if igraph_series.seconds else None,
         "networkx": networkx_series.summary() if networkx_series.seconds else None,
-        "service": service_series(group=group, projection=projection, chosen=chosen[warmup:], directed=directed),
+        "service": service_series(
+            group=group,
+            projection=projection,
+            chosen=chosen[warmup:],
+            directed=directed,
+            moments=moments or {"now": AsOfInput().resolved()},
+        ),
     }
 
 
 def service_series(
-    *, group: str, projection: Projection, chosen: list[dict[int, float]], directed: bool
-) -> dict[str, Any]:
-    """Whole ppr_run calls, as the REST view makes them: version read, seed checks, PPR, top 20."""
+    *, group: str, projection: Projection, chosen: list[dict[int, float]], directed: bool, moments: dict[str, AsOf]
+) -> dict[str, dict[str, Any]]:
+    """Whole ppr_run calls, as the REST view makes them: version read, seed checks, time mask, PPR, top 20; each
+    seed set at every moment in turn, so the time filter's cost is measured under the same load."""
     cache = ProjectionCache(loader=lambda **_: projection)
-    series = Series("service")
+    named = len(moments) > 1  # one moment: the line keeps its name
+    series = {name: Series(f"ppr_run, whole call{f', {name}' if named else ''}") for name in moments}
     for seeds in chosen:
-        request = PprRequest(
-            group=group,
-            seeds=tuple(SeedWeight(projection.ids[position], weight) for position, weight in seeds.items()),
-            directed=directed,
-        )
-        series.add(timed(lambda r=request: ppr_run(r, cache=cache, wait=60)))
-    return series.summary()
+        for name, moment in moments.items():
+            request = PprRequest(
+                group=group,
+                seeds=tuple(SeedWeight(projection.ids[position], weight) for position, weight in seeds.items()),
+                directed=directed,
+                moment=moment,
+            )
+            series[name].add(timed(lambda r=request: ppr_run(r, cache=cache, wait=60)))
+    return {name: one.summary() for name, one in series.items()}
 
 
 def _latency(series: dict[str, Any]) -> str:
@@ -239,5 +251,5 @@ def ppr_report(results: dict[str, Any], *, runs: int, directed: bool) -> list[st
         if series["max_l1_to_igraph"] is not None:
             line += f" | max L1 to igraph {series['max_l1_to_igraph']:.1e}"
         lines.append(line)
-    lines.append(_latency({**results["service"], "name": "ppr_run, whole call"}))
+    lines.extend(_latency(series) for series in results["service"].values())
     return lines

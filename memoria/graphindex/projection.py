@@ -21,6 +21,7 @@ the load below (`node_rows`, `edge_columns`, `edge_rows`).
 
 from __future__ import annotations
 
+import hashlib
 import sys
 import threading
 import time
@@ -33,8 +34,9 @@ import neo4j
 import numpy as np
 
 from memoria.graph import driver, kinds
+from memoria.graph.asof import AsOf, FactIntervals
 from memoria.graph.versions import group_stamps
-from memoria.graphindex.facts import FACT_COLUMNS, FactColumns, fact_columns
+from memoria.graphindex.facts import FACT_COLUMNS, VALIDITY, FactColumns, fact_columns
 from memoria.graphindex.incidence import FactIncidence, fact_incidence
 from memoria.observability import in_context
 from memoria.ppr.transition import TransitionGraph, WalkPattern, walk_pattern
@@ -49,6 +51,7 @@ MENTION_ROLES = ("PRIMARY", "SECONDARY", "PERIPHERAL")
 CATEGORIES = (*kinds.RELATION_CATEGORIES, *MENTION_ROLES)
 # HippoRAG's synonymy edges weigh as attributions (seed 003).
 CATEGORY_ALIASES = {"SYNONYMY": "ATTRIBUTION"}
+MASKED_WALKS = 2  # walks kept for masks other than "every fact": a default `as_of` of now repeats its mask
 PAGE_NODES = 20_000
 PAGE_WORKERS = 2
 
@@ -87,6 +90,15 @@ Progress = Callable[[int, int], None]  # (pages done, pages in all)
 
 
 @dataclass(frozen=True)
+class MomentMask:
+    """A moment's view of the projection: which edges count, and each node's RELATES degree counting only those
+    (the server's count less the node's facts in the group that do not count)."""
+
+    counting: np.ndarray  # bool per edge
+    degrees: np.ndarray  # int64 per node
+
+
+@dataclass(frozen=True)
 class Projection:
     """Nodes `0..size-1` (sorted by id) and edges sorted by (source, target): CSR with `indptr`."""
 
@@ -113,7 +125,10 @@ class Projection:
     _positions: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
     _patterns: dict[tuple[bool, bool], WalkPattern] = field(default_factory=dict, repr=False, compare=False)
     _walks: dict[tuple[bool, bool], TransitionGraph] = field(default_factory=dict, repr=False, compare=False)
+    _masked: dict[tuple[bool, bool, bytes], TransitionGraph] = field(default_factory=dict, repr=False, compare=False)
+    _moments: dict[tuple[int, int], MomentMask | None] = field(default_factory=dict, repr=False, compare=False)
     _incidence: list[FactIncidence] = field(default_factory=list, repr=False, compare=False)
+    _intervals: list[FactIntervals] = field(default_factory=list, repr=False, compare=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -152,12 +167,25 @@ class Projection:
                 )
             return self._incidence[0]
 
+    def intervals(self) -> FactIntervals:
+        """Each edge's validity as int64 seconds, which retrievals mask per moment (memoria/graph/asof.py):
+        built once from the interned stamps and shared, so a new as_of never reloads anything."""
+        with self._lock:
+            if not self._intervals:
+                validity = self.facts.validity
+                self._intervals.append(
+                    FactIntervals.from_interned(
+                        {name: (validity[name].vocabulary, validity[name].codes) for name in VALIDITY}
+                    )
+                )
+            return self._intervals[0]
+
     def memory_bytes(self) -> int:
         """About what this projection holds in memory (arrays, strings and the built walks), for budgets and reports."""
         arrays = (self.kinds, self.indptr, self.targets, self.weights, self.categories, self.links)
         node_arrays = (self.label_codes, self.unnamed, self.relates_degrees, self.keys)
-        walks = sum(_walk_bytes(walk) for walk in self._walks.values())
-        incidence = sum(built.memory_bytes() for built in self._incidence)
+        walks = sum(_walk_bytes(walk) for walk in (*self._walks.values(), *self._masked.values()))
+        incidence = sum(built.memory_bytes() for built in (*self._incidence, *self._intervals))
         strings = _strings_bytes(self.ids) + _strings_bytes(self.names)
         return sum(a.nbytes for a in (*arrays, *node_arrays)) + strings + self.facts.memory_bytes() + walks + incidence
 
@@ -165,27 +193,91 @@ class Projection:
         """Which edges a walk uses: all, or the RELATES facts only."""
         return slice(None) if mentions else np.flatnonzero(self.links == RELATES_LINK)
 
-    def walk(self, *, directed: bool, mentions: bool, multipliers: np.ndarray | None = None) -> TransitionGraph:
+    def at(self, moment: AsOf) -> MomentMask | None:
+        """Which edges count at `moment` and each node's RELATES degree then; None when every edge counts (the
+        projection as it is serves). Built once per distinct mask (moments between the same stored stamps share
+        it: a default of now keeps one until a fact's time passes) and kept for the last few."""
+        intervals = self.intervals()
+        key = intervals.key(moment)
+        if key is None:
+            return None
+        with self._lock:
+            if key in self._moments:
+                return self._moments[key]
+        counting = intervals.mask(moment)
+        assert counting is not None
+        counting |= self.links != RELATES_LINK  # MENTIONS links are no facts: they always count
+        built = None
+        if not counting.all():
+            incidence = self.incidence()
+            uncounted = np.bincount(
+                np.repeat(np.arange(self.size), np.diff(incidence.indptr))[~counting[incidence.edges]],
+                minlength=self.size,
+            )
+            built = MomentMask(counting, (self.relates_degrees - uncounted).astype(np.int64))
+        with self._lock:
+            while len(self._moments) >= MASKED_WALKS:
+                self._moments.pop(next(iter(self._moments)))
+            self._moments[key] = built
+        return built
+
+    def counting(self, moment: AsOf, chosen: np.ndarray | slice) -> np.ndarray | None:
+        """Which chosen edges count at `moment` (MENTIONS links always); None when all of them do, so the walk is
+        the shared one."""
+        at = self.at(moment)
+        if at is None:
+            return None
+        mask = at.counting[chosen]
+        return None if mask.all() else mask
+
+    def walk(
+        self,
+        *,
+        directed: bool,
+        mentions: bool,
+        multipliers: np.ndarray | None = None,
+        counting: np.ndarray | None = None,
+    ) -> TransitionGraph:
         """The PageRank walk over RELATES edges (plus MENTIONS if asked), built once and shared.
 
         `multipliers` (one per chosen edge) scale the stored weights for one query, as relation-aware
-        PPR does; that walk is built from the cached pattern each time and not kept.
+        PPR does; that walk is built from the cached pattern each time and not kept. `counting` (one flag per
+        chosen edge, from `counting()`) leaves out the facts that do not count at a moment: their weight is 0,
+        which the walk never takes. The last few masked walks are kept, keyed by their mask.
         """
         key = (directed, mentions)
         chosen = self.chosen_edges(mentions=mentions)
+        masked_key = None
+        if counting is not None and multipliers is None:
+            masked_key = (*key, hashlib.blake2b(np.packbits(counting).tobytes(), digest_size=16).digest())
         with self._lock:
             pattern = self._patterns.get(key)
             if pattern is None:
                 sources, targets = self.sources[chosen], self.targets[chosen]
                 pattern = walk_pattern(size=self.size, sources=sources, targets=targets, directed=directed)
                 self._patterns[key] = pattern
-            if multipliers is not None:
+            if masked_key is not None:
+                built = self._masked.get(masked_key)
+            elif multipliers is not None or counting is not None:
                 built = None
             else:
                 built = self._walks.get(key)
                 if built is None:
                     built = self._walks[key] = pattern.walk(self.weights[chosen])
-        return built if built is not None else pattern.walk(self.weights[chosen] * multipliers)
+        if built is not None:
+            return built
+        weights = self.weights[chosen]
+        if multipliers is not None:
+            weights = weights * multipliers
+        if counting is not None:
+            weights = np.where(counting, weights, 0.0)
+        built = pattern.walk(weights)
+        if masked_key is not None:
+            with self._lock:
+                while len(self._masked) >= MASKED_WALKS:
+                    self._masked.pop(next(iter(self._masked)))
+                self._masked[masked_key] = built
+        return built
 
 
 def kind_codes(labels: list[list[str]]) -> np.ndarray:

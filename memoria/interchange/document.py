@@ -145,7 +145,11 @@ def normalise_timestamp(value: str) -> str:
     parsed = datetime.fromisoformat(text)
     if parsed.tzinfo is None:
         raise ValueError("has no time zone (add Z or an offset such as +02:00)")
-    return parsed.astimezone(UTC).strftime(TIMESTAMP_FORMAT)
+    try:
+        # isoformat pads the year to four digits (strftime's %Y does not below 1000), keeping the width fixed.
+        return parsed.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    except OverflowError:  # e.g. 0001-01-01T00:00:00+01:00: before year 1 in UTC
+        raise ValueError("is out of range (years 1–9999 in UTC)") from None
 
 
 def derived_edge_id(group: str, source: str, relation: str, target: str) -> str:

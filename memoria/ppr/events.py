@@ -13,9 +13,10 @@ import asyncio
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from memoria.graph.asof import AsOfInput
 from memoria.graphindex.cache import ProjectionCache
 from memoria.observability import retrieval_id_events
 from memoria.ppr.request import ALGORITHM, PprRequest
@@ -65,6 +66,7 @@ def ppr_started(request: PprRequest, *, retrieval_id: str, requested_by: str | N
             "filter": request.fact_filter,
         },
         "budget": (request.budget or server_limits(ppr=True)).as_dict(),  # the limits; the end says what was used
+        "time": request.moment.as_dict() if request.moment else None,
     }
 
 
@@ -88,6 +90,7 @@ async def _ppr_events(
     stop = threading.Event()
     pace = _Pace()
     began = time.perf_counter()
+    request = replace(request, moment=request.moment or AsOfInput().resolved())  # one moment for start and solve
 
     def on_iteration(iteration: int, bound: float, top: Callable[[], tuple[ScoredNode, ...]]) -> None:
         if stop.is_set():

@@ -20,6 +20,7 @@ from typing import ClassVar, Protocol
 
 import numpy as np
 
+from memoria.graph.asof import EVERY_FACT, AsOf
 from memoria.graphindex.projection import MENTIONS_LINK, Projection
 from memoria.search.config import ScopeConfig, SearchConfig, SearchMethod
 from memoria.search.service import search
@@ -108,13 +109,21 @@ def passage_weights(scored: list[tuple[str, float]], *, node_weight: float) -> d
 
 
 def relation_seeds(
-    *, projection: Projection, group: str, query: str, options: SeedOptions, fact_filter: FactFilter | None = None
+    *,
+    projection: Projection,
+    group: str,
+    query: str,
+    options: SeedOptions,
+    fact_filter: FactFilter | None = None,
+    moment: AsOf = EVERY_FACT,
 ) -> RelationSeeds:
+    """Seeds from the facts nearest the query that held at the moment's `as_of` (search filters by valid time
+    only: a fact learned after `known_at` may still seed, and the walk then leaves its edge out)."""
     config = SearchConfig(
         facts=ScopeConfig(methods=(SearchMethod.COSINE,), limit=options.fact_candidates),
         episodes=ScopeConfig(methods=(SearchMethod.COSINE,), limit=options.passage_candidates),
     )
-    found = search(query=query, groups=[group], config=config)
+    found = search(query=query, groups=[group], config=config, valid_at=moment.as_of)
     candidates = sorted(
         (
             ScoredFact(hit.id, hit.source or "", hit.target or "", hit.scores.get(COSINE, 0.0), hit.text)

@@ -13,6 +13,7 @@ from typing import Any
 
 from memoria.accounts.roles import GROUP_PATTERN
 from memoria.errors import InvalidInput
+from memoria.graph.asof import FIELDS, AsOf, as_of_parse
 from memoria.interchange.document import ID_PATTERN
 from memoria.ppr.pagerank import DEFAULT_DAMPING
 from memoria.ppr.relations import RelationBetas, betas_parse
@@ -33,6 +34,7 @@ REQUEST_KEYS = {
     "directed",
     "mentions",
     "budget",
+    *FIELDS,
 }
 ALGORITHM = "ppr"
 MAX_SEEDS = 1000
@@ -63,6 +65,7 @@ class PprRequest:
     betas_source: str = AUTO  # who chooses β when the caller gives none: auto | offline | llm
     fact_filter: str = AUTO  # who keeps the facts a query's seeds come from: auto | offline | llm
     budget: BudgetLimits | None = None  # time and rows (memoria/retrieval/budget.py); None: the server's ceilings
+    moment: AsOf | None = None  # when facts count (memoria/graph/asof.py); None: now, as known now
 
 
 def _number(raw: Any) -> float | None:
@@ -170,6 +173,11 @@ def parse_ppr_request(raw: Any) -> PprRequest:
         budget = parse_budget(raw.get("budget"), ceiling=server_limits(ppr=True))
     except InvalidInput as error:
         problems.extend(error.problems)
+    moment = None
+    try:
+        moment = as_of_parse(raw)
+    except InvalidInput as error:
+        problems.extend(error.problems)
     if problems:
         raise InvalidInput(problems)
     return PprRequest(
@@ -185,6 +193,7 @@ def parse_ppr_request(raw: Any) -> PprRequest:
         betas_source,
         fact_filter,
         budget=budget,
+        moment=moment,
     )
 
 

@@ -4,7 +4,9 @@ Plain PPR takes a query's seeds from hybrid entity search; relation-aware PPR
 (seed 003) takes them from the facts nearest the query and the nearest
 episodes, and multiplies every edge's weight by its category's β. The REST
 view, and later the websocket and the evaluation, all come through `ppr_run`;
-it says which projection version it used and how fresh that was.
+it says which projection version it used and how fresh that was. The walk takes only the facts that count at the
+request's moment (memoria/graph/asof.py, default now), masked from the projection's interval arrays per query:
+a new as_of never reloads the projection.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from django.conf import settings
 
 from memoria.errors import InvalidInput
 from memoria.graph import kinds
+from memoria.graph.asof import AsOf, AsOfInput
 from memoria.graphindex.cache import STALE, Freshness, ProjectionCache, projection_cache
 from memoria.graphindex.projection import Projection
 from memoria.ppr.pagerank import CONJUGATE_GRADIENT, DEFAULT_TOLERANCE, POWER, PprResult, personalized_pagerank
@@ -67,6 +70,8 @@ class PprAnswer:
     seconds: float  # PPR itself, on the loaded projection
     status: str = "completed"  # or budget_exhausted: the scores are the iterate the budget stopped at
     budget: dict[str, Any] | None = None  # the budget's limits, use, and which limit ended the solve
+    moment: AsOf | None = None  # the moment the facts counted at
+    facts_left_out: int = 0  # walked edges that did not count at the moment
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -93,6 +98,8 @@ class PprAnswer:
             "seconds": round(self.seconds, 6),
             "status": self.status,
             "budget": self.budget,
+            "time": self.moment.as_dict() if self.moment else None,
+            "facts_left_out": self.facts_left_out,
         }
 
 
@@ -128,7 +135,7 @@ def _relation_steps(request: PprRequest) -> RelationSteps | None:
 
 
 def _query_seeds(
-    request: PprRequest, projection: Projection, steps: RelationSteps | None
+    request: PprRequest, projection: Projection, steps: RelationSteps | None, moment: AsOf
 ) -> tuple[tuple[SeedWeight, ...] | None, str, tuple[ScoredFact, ...]]:
     if request.seeds is not None or request.query is None:
         return request.seeds, CALLER, ()
@@ -139,6 +146,7 @@ def _query_seeds(
             query=request.query,
             options=SeedOptions(),
             fact_filter=steps.facts,
+            moment=moment,
         )
         return tuple(SeedWeight(node, weight) for node, weight in found.weights.items()), FACTS, found.facts
     entities = search_seeds(group=request.group, query=request.query, limit=SEARCH_SEEDS)
@@ -166,8 +174,9 @@ def ppr_run(
     budget = budget or RetrievalBudget(request.budget or server_limits(ppr=True))
     cache = cache or projection_cache()
     steps = _relation_steps(request)
+    moment = request.moment or AsOfInput().resolved()
     projection, freshness = cache.get(request.group, wait=wait)
-    seeds, source, facts = _query_seeds(request, projection, steps)
+    seeds, source, facts = _query_seeds(request, projection, steps, moment)
     if seeds and _missing(projection, seeds) and freshness.state == STALE:
         # Written since this projection was loaded: only a current one can tell whether they exist.
         projection, freshness = cache.get(request.group, wait=wait, fresh=True)
@@ -184,7 +193,10 @@ def ppr_run(
     started = time.perf_counter()
     chosen = projection.chosen_edges(mentions=request.mentions)
     multipliers = betas.multipliers(projection, chosen) if betas else None
-    walk = projection.walk(directed=request.directed, mentions=request.mentions, multipliers=multipliers)
+    counting = projection.counting(moment, chosen)
+    walk = projection.walk(
+        directed=request.directed, mentions=request.mentions, multipliers=multipliers, counting=counting
+    )
     threads = int(getattr(settings, "MEMORIA_PPR_THREADS", DEFAULT_THREADS))
     stopped_at: list[tuple[int, float, np.ndarray]] = []
 
@@ -226,4 +238,6 @@ def ppr_run(
         seconds=seconds,
         status=BUDGET_EXHAUSTED if budget.exhausted else "completed",
         budget=budget.report(),
+        moment=moment,
+        facts_left_out=0 if counting is None else int(len(counting) - np.count_nonzero(counting)),
     )

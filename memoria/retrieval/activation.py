@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 from neo4j import exceptions as neo4j_errors
 
 from memoria.errors import GraphUnavailable, QueryTooLarge, without_addresses
+from memoria.graph.asof import EVERY_FACT, AsOf
 from memoria.graph.driver import async_driver_for_work
 from memoria.interchange.document import MAX_WEIGHT
 from memoria.retrieval.budget import STATUS as BUDGET_EXHAUSTED
@@ -377,16 +378,17 @@ SourceOpener = Callable[[], AbstractAsyncContextManager[LevelSource]]
 
 @asynccontextmanager
 async def _level_sources(
-    engine: EngineChoice, *, group: str, query_tags: Sequence[str], params: ActivationParams
+    engine: EngineChoice, *, group: str, query_tags: Sequence[str], params: ActivationParams, moment: AsOf
 ) -> AsyncIterator[SourceOpener]:
     """Opens each seed's level source: a session of the shared driver, or a reader of the engine's projection."""
     tags = sorted(set(query_tags))
+    floor = params.tag_sim_floor
     if engine.projection is not None:
         projection = engine.projection
-        yield lambda: nullcontext(ViewLevelSource(projection, query_tags=tags, tag_sim_floor=params.tag_sim_floor))
+        yield lambda: nullcontext(ViewLevelSource(projection, query_tags=tags, tag_sim_floor=floor, moment=moment))
         return
     async with async_driver_for_work() as driver:
-        yield lambda: cypher_level_source(driver, group=group, query_tags=tags, tag_sim_floor=params.tag_sim_floor)
+        yield lambda: cypher_level_source(driver, group=group, query_tags=tags, tag_sim_floor=floor, moment=moment)
 
 
 async def activation_events(
@@ -400,13 +402,16 @@ async def activation_events(
     context: dict[str, Any] | None = None,
     budget: RetrievalBudget | None = None,
     engine: EngineChoice = CYPHER_ENGINE,
+    moment: AsOf = EVERY_FACT,
 ) -> AsyncIterator[dict[str, Any]]:
     """Run an Activation Energy retrieval and yield its events in the order they happen.
 
     Seeds explore concurrently; each `seed_finished` is yielded as that seed
     completes. Closing the generator (or cancelling its consumer) cancels the work.
     Without a budget, the server's ceilings apply, counted from this call. The engine (memoria/retrieval/engines.py)
-    says where levels are read: over Bolt, or from the projection it carries.
+    says where levels are read: over Bolt, or from the projection it carries. Only the facts that count at
+    `moment` are walked and counted in degrees (memoria/graph/asof.py); callers' requests default to now, this
+    engine to every fact, as before time-aware retrieval.
     """
     params = params or ActivationParams()
     budget = budget or RetrievalBudget(server_limits())
@@ -423,13 +428,14 @@ async def activation_events(
         "params": params.as_dict(),
         "budget": budget.limits.as_dict(),
         "engine": engine.as_dict(),
+        "time": moment.as_dict(),
         **(context or {}),
     }
     finished: list[dict[str, Any]] = []
     failures: list[str] = []
     outage: list[GraphUnavailable] = []  # the server went away: the answer is incomplete, whatever other seeds found
     refused: list[QueryTooLarge] = []  # the server refused a read as too large: incomplete as well
-    async with _level_sources(engine, group=group, query_tags=query_tags, params=params) as level_source:
+    async with _level_sources(engine, group=group, query_tags=query_tags, params=params, moment=moment) as level_source:
 
         async def explore(seed: Seed) -> None:
             exploration = SeedExploration(

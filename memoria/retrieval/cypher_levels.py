@@ -4,25 +4,31 @@ This is the specification the view source is held to. The transfer energy is com
 candidates above MIN_ACTIVATION come back, at most `limit` per parent; pruned parents only say whether they
 have an unvisited neighbour. One session per seed; each read is one `execute_read`, retried on transient
 failures (memoria/graph/retry.py).
+
+Every read counts only the facts that count at the retrieval's moment (memoria/graph/asof.py): the degree d,
+the candidates and the open neighbours alike. For every fact (`include_invalidated`) the queries are today's.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import neo4j
 
+from memoria.graph.asof import EVERY_FACT, AsOf, counts_cypher
 from memoria.graph.driver import database_name
 from memoria.graph.retry import with_retry_async
 from memoria.observability import cypher_round_trip
 from memoria.retrieval.levels import LevelQuery, LevelRead, LevelRow, SeedNode
 from memoria.retrieval.selection import Candidate
 
+# `{degree_n}`-style holes take the RELATES degree of a node; `{counts_r}` the moment's predicate on r (or nothing).
 SEED_FETCH = """
 MATCH (n:Memory {group_id: $group, id: $seed_id})
-RETURN n.group_id AS group_id, n.name AS name, labels(n) AS labels, COUNT { (n)-[:RELATES]-() } AS degree
+RETURN n.group_id AS group_id, n.name AS name, labels(n) AS labels, {degree_n} AS degree
 """
 
 # The seed's section 6.2, with `:Memory` lookups (indexed), neighbours kept inside the group, and rows slimmed:
@@ -30,9 +36,9 @@ RETURN n.group_id AS group_id, n.name AS name, labels(n) AS labels, COUNT { (n)-
 EXPAND_LEVEL = """
 UNWIND $frontier AS f
 MATCH (current:Memory {group_id: $group, id: f.node_id})
-WITH current, f, COUNT { (current)-[:RELATES]-() } AS degree
+WITH current, f, {degree_current} AS degree
 MATCH (current)-[r:RELATES]-(neighbor:Memory)
-WHERE NOT neighbor.id IN $visited_ids AND neighbor.group_id = $group
+WHERE NOT neighbor.id IN $visited_ids AND neighbor.group_id = $group{counts_r}
 WITH current, f, degree, r, neighbor, coalesce(r.tags, []) AS etags
 WITH current, f, degree, r, neighbor, etags, [t IN etags WHERE t IN $query_tags] AS shared
 WITH current, f, degree, r, neighbor, shared,
@@ -48,7 +54,7 @@ ORDER BY transfer_energy DESC, neighbor.id, r.id
 WITH f.node_id AS parent_id, degree, count(*) AS candidates,
      collect(CASE WHEN transfer_energy > $min_threshold THEN
          [neighbor.id, r.id, startNode(r) = current, r.relation, r.weight, tag_sim, shared, transfer_energy,
-          neighbor.name, labels(neighbor), COUNT { (neighbor)-[:RELATES]-() }]
+          neighbor.name, labels(neighbor), {degree_neighbor}]
      END) AS above
 RETURN parent_id, degree, candidates, size(above) AS above_count, above[0..$limit] AS top
 """
@@ -58,9 +64,45 @@ OPEN_NEIGHBOURS = """
 UNWIND $node_ids AS node_id
 MATCH (current:Memory {group_id: $group, id: node_id})
 RETURN node_id, EXISTS {
-    (current)-[:RELATES]-(neighbor:Memory) WHERE NOT neighbor.id IN $visited_ids AND neighbor.group_id = $group
+    (current)-[r:RELATES]-(neighbor:Memory)
+    WHERE NOT neighbor.id IN $visited_ids AND neighbor.group_id = $group{counts_r}
 } AS open
 """
+
+
+@dataclass(frozen=True)
+class LevelQueries:
+    """The three queries with a moment's filter written in (its times are parameters)."""
+
+    seed: str
+    expand: str
+    open_neighbours: str
+
+
+def _degree(node: str, every_fact: bool) -> str:
+    if every_fact:
+        return f"COUNT {{ ({node})-[:RELATES]-() }}"
+    return f"COUNT {{ ({node})-[d:RELATES]-() WHERE {counts_cypher('d')} }}"
+
+
+def _level_queries(every_fact: bool) -> LevelQueries:
+    """The queries with the filter written in, or today's text when every fact counts."""
+    holes = {
+        "degree_n": _degree("n", every_fact),
+        "degree_current": _degree("current", every_fact),
+        "degree_neighbor": _degree("neighbor", every_fact),
+        "counts_r": "" if every_fact else f" AND {counts_cypher('r')}",
+    }
+
+    def filled(query: str) -> str:
+        for hole, text in holes.items():
+            query = query.replace(f"{{{hole}}}", text)
+        return query
+
+    return LevelQueries(filled(SEED_FETCH), filled(EXPAND_LEVEL), filled(OPEN_NEIGHBOURS))
+
+
+QUERIES = {every_fact: _level_queries(every_fact) for every_fact in (True, False)}
 
 
 def _row_to_level(row: list[Any], neighbour_degrees: dict[str, int]) -> LevelRow:
@@ -108,16 +150,26 @@ class CypherLevelSource:
     """A seed's levels read over one Bolt session."""
 
     def __init__(
-        self, session: neo4j.AsyncSession, *, group: str, query_tags: Sequence[str], tag_sim_floor: float
+        self,
+        session: neo4j.AsyncSession,
+        *,
+        group: str,
+        query_tags: Sequence[str],
+        tag_sim_floor: float,
+        moment: AsOf = EVERY_FACT,
     ) -> None:
         self.session = session
         self.group = group
+        self.queries = QUERIES[moment.every_fact]
+        self.times = moment.parameters()
         self.query_tags = list(query_tags)
         self.tag_sim_floor = tag_sim_floor
         self.round_trips = 0
 
     async def seed(self, seed_id: str) -> SeedNode | None:
-        (rows,) = await _read_with_retry(self.session, (SEED_FETCH, {"seed_id": seed_id, "group": self.group}))
+        (rows,) = await _read_with_retry(
+            self.session, (self.queries.seed, {"seed_id": seed_id, "group": self.group, **self.times})
+        )
         self.round_trips += 1
         if not rows or rows[0][0] != self.group:
             return None
@@ -138,12 +190,12 @@ class CypherLevelSource:
                 "tag_sim_floor": self.tag_sim_floor,
                 "min_threshold": query.min_threshold,
                 "limit": query.limit,
+                **self.times,
             }
-            statements.append((EXPAND_LEVEL, parameters))
+            statements.append((self.queries.expand, parameters))
         if query.pruned:
-            statements.append(
-                (OPEN_NEIGHBOURS, {"node_ids": list(query.pruned), "visited_ids": visited_ids, "group": self.group})
-            )
+            parameters = {"node_ids": list(query.pruned), "visited_ids": visited_ids, "group": self.group}
+            statements.append((self.queries.open_neighbours, {**parameters, **self.times}))
         results = await _read_with_retry(self.session, *statements)
         self.round_trips += 1
         neighbour_degrees: dict[str, int] = {}
@@ -154,8 +206,8 @@ class CypherLevelSource:
 
 @asynccontextmanager
 async def cypher_level_source(
-    driver: neo4j.AsyncDriver, *, group: str, query_tags: Sequence[str], tag_sim_floor: float
+    driver: neo4j.AsyncDriver, *, group: str, query_tags: Sequence[str], tag_sim_floor: float, moment: AsOf
 ) -> AsyncIterator[CypherLevelSource]:
     """A source on a session of its own: sessions are not safe to share between concurrent seeds."""
     async with driver.session(database=database_name(), default_access_mode=neo4j.READ_ACCESS) as session:
-        yield CypherLevelSource(session, group=group, query_tags=query_tags, tag_sim_floor=tag_sim_floor)
+        yield CypherLevelSource(session, group=group, query_tags=query_tags, tag_sim_floor=tag_sim_floor, moment=moment)

@@ -10,6 +10,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from memoria.graph.asof import EVERY_FACT, AsOf
 from memoria.retrieval.energy import tag_similarity, transfer_energy
 from memoria.retrieval.params import ActivationParams
 
@@ -21,6 +22,13 @@ class EdgeData:
     target: str
     weight: float | None
     tags: tuple[str, ...]
+    valid_at: str | None = None
+    invalid_at: str | None = None
+    created_at: str | None = None
+    expired_at: str | None = None
+
+    def counts(self, moment: AsOf) -> bool:
+        return moment.counts(self.valid_at, self.invalid_at, self.created_at, self.expired_at)
 
 
 @dataclass(frozen=True)
@@ -31,9 +39,14 @@ class ReferencePath:
 
 
 class ReferenceGraph:
-    def __init__(self, edges: Iterable[EdgeData], nodes: Iterable[str] = ()) -> None:
+    def __init__(self, edges: Iterable[EdgeData], nodes: Iterable[str] = (), moment: AsOf = EVERY_FACT) -> None:
+        """The graph of the facts that count at `moment` (its nodes all stay: a seed without facts is a dead end)."""
         self.adjacency: dict[str, list[tuple[EdgeData, str]]] = {node: [] for node in nodes}
         for edge in edges:
+            if not edge.counts(moment):
+                self.adjacency.setdefault(edge.source, [])
+                self.adjacency.setdefault(edge.target, [])
+                continue
             self.adjacency.setdefault(edge.source, []).append((edge, edge.target))
             self.adjacency.setdefault(edge.target, []).append((edge, edge.source))
 

@@ -13,13 +13,14 @@ from typing import Any
 
 from memoria.accounts.roles import GROUP_PATTERN
 from memoria.errors import InvalidInput
+from memoria.graph.asof import FIELDS, AsOf, as_of_parse
 from memoria.interchange.document import ID_PATTERN, MAX_TAG_LENGTH, MAX_TAGS, normalise_tag
 from memoria.retrieval.activation import Seed
 from memoria.retrieval.budget import BudgetLimits, parse_budget, server_limits
 from memoria.retrieval.engines import ENGINES
 from memoria.retrieval.params import MAX_SEEDS, ActivationParams, parse_params
 
-REQUEST_KEYS = {"group", "query", "query_tags", "seeds", "params", "explain", "budget", "engine"}
+REQUEST_KEYS = {"group", "query", "query_tags", "seeds", "params", "explain", "budget", "engine", *FIELDS}
 MAX_QUERY_LENGTH = 2000
 RETRIEVAL_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -34,6 +35,7 @@ class ActivationRequest:
     explain: bool = False
     budget: BudgetLimits | None = None  # None: the server's ceilings
     engine: str | None = None  # auto, cypher or view; None: the server's default (memoria/retrieval/engines.py)
+    moment: AsOf | None = None  # when facts count (memoria/graph/asof.py); None: now, as known now
 
 
 def _seeds(raw: Any, problems: list[str]) -> tuple[Seed, ...] | None:
@@ -119,6 +121,11 @@ def parse_activation_request(raw: Any) -> ActivationRequest:
         budget = parse_budget(raw.get("budget"), ceiling=server_limits())
     except InvalidInput as error:
         problems.extend(error.problems)
+    moment = None
+    try:
+        moment = as_of_parse(raw)
+    except InvalidInput as error:
+        problems.extend(error.problems)
     if problems:
         raise InvalidInput(problems)
-    return ActivationRequest(group, query, tags, seeds, params, explain, budget, engine)
+    return ActivationRequest(group, query, tags, seeds, params, explain, budget, engine, moment)

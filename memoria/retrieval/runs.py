@@ -10,6 +10,7 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
+from memoria.graph.asof import AsOfInput
 from memoria.observability import retrieval_id_events
 from memoria.retrieval.activation import Seed, activation_events
 from memoria.retrieval.budget import RetrievalBudget, server_limits
@@ -37,6 +38,7 @@ async def _activation_events(
 ) -> AsyncIterator[dict[str, Any]]:
     # Started before seeds are searched for: finding them is part of the retrieval's time.
     budget = RetrievalBudget(request.budget or server_limits())
+    moment = request.moment or AsOfInput().resolved()
     seeds = request.seeds
     seed_source = "caller"
     if seeds is None:
@@ -70,6 +72,7 @@ async def _activation_events(
             context=context,
             budget=budget,
             engine=engine,
+            moment=moment,
         )
 
     async for event in engine_events(
@@ -113,6 +116,7 @@ def activation_response(events: list[dict[str, Any]]) -> dict[str, Any]:
         "params": started["params"],
         "seed_source": started.get("seed_source"),
         "engine": started["engine"],
+        "time": started["time"],
         "seeds": seeds,
         "stats": {
             key: finished[key] for key in ("status", "elapsed_ms", "round_trips", "paths", "candidates", "budget")

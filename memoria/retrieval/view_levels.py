@@ -10,6 +10,11 @@ A level is small (measured at 100k/500k: 2–5 parents and 20–60 incident fact
 slices are gathered with numpy in a few calls and the rows computed in plain Python: per-call overheads of a
 fully vectorised level cost more than the arithmetic (0.35 ms against the reference's 0.1 ms per level).
 No graph round trip is made, so the exploration's cost does not grow with the server's size.
+
+Facts count as the Cypher's do at the retrieval's moment (memoria/graph/asof.py), read from the interval arrays
+the projection keeps: a fact that does not count is no candidate and leaves the degree d. A node's degree is the
+server's RELATES count less its facts in the group that do not count; a fact whose other end lies outside the
+group (no write path makes one) is not in the projection, so it stays counted whatever its times.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from memoria.graph.asof import EVERY_FACT, AsOf
 from memoria.graphindex.projection import Projection
 from memoria.retrieval.energy import tag_similarity, transfer_energy
 from memoria.retrieval.levels import LevelQuery, LevelRead, LevelRow, SeedNode
@@ -40,10 +46,13 @@ class ViewLevelSource:
 
     round_trips = 0
 
-    def __init__(self, projection: Projection, *, query_tags: Sequence[str], tag_sim_floor: float) -> None:
+    def __init__(
+        self, projection: Projection, *, query_tags: Sequence[str], tag_sim_floor: float, moment: AsOf = EVERY_FACT
+    ) -> None:
         self.projection = projection
         self.incidence = projection.incidence()
         self.facts = projection.facts
+        self.at = projection.at(moment)  # None: every fact counts at this moment, as before
         self.query_tags = frozenset(query_tags)
         self.tag_sim_floor = tag_sim_floor
         self.visited: set[int] = set()
@@ -53,11 +62,15 @@ class ViewLevelSource:
         position = self.projection.position(seed_id)
         if position is None:
             return None
-        return SeedNode(
-            self.projection.name(position),
-            self.projection.labels(position),
-            int(self.projection.relates_degrees[position]),
-        )
+        return SeedNode(self.projection.name(position), self.projection.labels(position), self._degree(position))
+
+    def _counting(self, edges: np.ndarray) -> np.ndarray | None:
+        """Which of these facts count at the moment; None when all do."""
+        return None if self.at is None else self.at.counting[edges]
+
+    def _degree(self, position: int) -> int:
+        """The node's RELATES degree at the moment."""
+        return int((self.projection.relates_degrees if self.at is None else self.at.degrees)[position])
 
     def _mark(self, visited: set[str]) -> None:
         """Bring the visited positions up to `visited`, which only grows during one seed's exploration."""
@@ -82,8 +95,13 @@ class ViewLevelSource:
         for node_id in pruned:
             position = self.projection.position(node_id)
             if position is not None:
-                around = neighbours[indptr[position] : indptr[position + 1]].tolist()
-                answers[node_id] = any(neighbour not in self.visited for neighbour in around)
+                start, stop = indptr[position], indptr[position + 1]
+                around = neighbours[start:stop].tolist()
+                counting = self._counting(self.incidence.edges[start:stop])
+                flags = counting.tolist() if counting is not None else [True] * len(around)
+                answers[node_id] = any(
+                    neighbour not in self.visited and counts for neighbour, counts in zip(around, flags, strict=True)
+                )
         return answers
 
     def _expand(
@@ -104,7 +122,13 @@ class ViewLevelSource:
         ]
         ranks = facts.id_ranks[edges_array].tolist()
         tag_lists = self._tags(edges_array)
-        degrees = projection.relates_degrees[parents].tolist()
+        counting = self._counting(edges_array)
+        if counting is None:
+            degrees = projection.relates_degrees[parents].tolist()
+            flags = None
+        else:
+            flags = counting.tolist()
+            degrees = self.at.degrees[parents].tolist()  # type: ignore[union-attr]
 
         rows: list[LevelRow] = []
         neighbour_degrees: dict[str, int] = {}
@@ -114,7 +138,7 @@ class ViewLevelSource:
             above: list[tuple[float, int, int, int, float]] = []
             for entry in range(at, at + count):
                 neighbour = neighbours[entry]
-                if neighbour in self.visited:
+                if neighbour in self.visited or (flags is not None and not flags[entry]):
                     continue
                 candidates += 1
                 tag_sim = tag_similarity(tag_lists[entry] if tag_lists else (), self.query_tags, self.tag_sim_floor)
@@ -128,7 +152,7 @@ class ViewLevelSource:
             top = []
             for negative_energy, neighbour, _, entry, tag_sim in above[:limit]:
                 neighbour_id = projection.ids[neighbour]
-                neighbour_degrees[neighbour_id] = int(projection.relates_degrees[neighbour])
+                neighbour_degrees[neighbour_id] = self._degree(neighbour)
                 edge = edges[entry]
                 top.append(
                     Candidate(

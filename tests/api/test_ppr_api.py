@@ -54,6 +54,8 @@ def test_a_viewer_gets_scores_and_freshness(client_for, memory: str) -> None:
         "seconds",
         "status",
         "budget",
+        "time",
+        "facts_left_out",
     }
     assert answer["status"] == "completed" and answer["budget"]["exhausted"] is None
     assert answer["seeds"] == [{"id": f"{memory}-e1", "weight": 2 / 3}, {"id": f"{memory}-e2", "weight": 1 / 3}]

@@ -8,6 +8,7 @@ import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
+from memoria.graph.asof import EVERY_FACT, AsOf
 from memoria.graphindex.cache import ProjectionCache
 from memoria.ingest.reindex import group_reindex
 from memoria.interchange.exporter import graph_document_export
@@ -28,10 +29,17 @@ def demo_group(group: str) -> str:
     return group
 
 
-def reference_for(group: str) -> ReferenceGraph:
+def reference_for(group: str, moment: AsOf = EVERY_FACT) -> ReferenceGraph:
+    """The exported facts at `moment` (the export carries valid time; the demo's facts were all learned at load)."""
     document = graph_document_export(group=group)
     return ReferenceGraph(
-        EdgeData(e["id"], e["source"], e["target"], e["weight"], tuple(e["tags"])) for e in document["edges"]
+        (
+            EdgeData(
+                e["id"], e["source"], e["target"], e["weight"], tuple(e["tags"]), e.get("valid_at"), e.get("invalid_at")
+            )
+            for e in document["edges"]
+        ),
+        moment=moment,
     )
 
 
@@ -41,10 +49,21 @@ def test_answer_matches_the_reference_on_the_demo(client_for, demo_group: str) -
     response = run(client_for("viewer", [demo_group]), body)
     assert response.status_code == 200, response.content
     answer = response.json()
-    assert set(answer) == {"retrieval_id", "group", "query_tags", "params", "seed_source", "engine", "seeds", "stats"}
+    assert set(answer) == {
+        "retrieval_id",
+        "group",
+        "query_tags",
+        "params",
+        "seed_source",
+        "engine",
+        "time",
+        "seeds",
+        "stats",
+    }
+    assert not answer["time"]["include_invalidated"] and answer["time"]["as_of"] == answer["time"]["known_at"]
     assert answer["engine"] == {"name": "cypher", "requested": "cypher", "view": None, "fallback": None}
     assert answer["stats"]["status"] == "completed" and answer["stats"]["round_trips"] >= 2
-    reference = reference_for(demo_group)
+    reference = reference_for(demo_group, AsOf(answer["time"]["as_of"], answer["time"]["known_at"]))
     for seed, given in zip(answer["seeds"], seeds, strict=True):
         assert seed["seed_id"] == given["id"] and seed["status"] == "completed"
         expected = reference.explore(given["id"], given["score"], ["safety_stock", "stockout"], ActivationParams())

@@ -16,6 +16,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from memoria.accounts.roles import check_group_name
 from memoria.errors import GraphUnavailable
+from memoria.graph.asof import EVERY_FACT, AsOf, AsOfInput
 from memoria.graph.health import graph_health
 
 CPUINFO = Path("/proc/cpuinfo")
@@ -37,6 +38,19 @@ def load_line() -> str:
     return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f}"
 
 
+TIME_CHOICES = ("every", "now", "both")
+TIME_HELP = (
+    "which facts count: every fact (as before time-aware retrieval), those of now (the requests' default), "
+    "or both, interleaved, to measure the time filter's cost"
+)
+
+
+def bench_moments(choice: str) -> dict[str, AsOf]:
+    """The moments a benchmark runs at, by name: the filter's cost is `now` against `every`."""
+    moments = {"every": EVERY_FACT, "now": AsOfInput().resolved()}
+    return moments if choice == "both" else {choice: moments[choice]}
+
+
 class Command(BaseCommand):
     help = "Run a benchmark against the configured graph server and print its figures."
 
@@ -54,6 +68,7 @@ class Command(BaseCommand):
             default="auto",
             help="which Activation engine runs (auto and view load the group's view before the clock starts)",
         )
+        activation.add_argument("--time", choices=TIME_CHOICES, default="now", help=TIME_HELP)
         search = sub.add_parser("search", help="hybrid search recipes on synthetic sentence-like facts")
         search.add_argument("--facts", type=int, default=10_000)
         search.add_argument("--runs", type=int, default=100, help="timed searches per recipe")
@@ -72,6 +87,7 @@ class Command(BaseCommand):
         ppr.add_argument("--warmup", type=int, default=10)
         ppr.add_argument("--reference-runs", type=int, default=5, help="networkx runs (it is slow)")
         ppr.add_argument("--directed", action="store_true", help="walk edges one way (default: both, as HippoRAG)")
+        ppr.add_argument("--time", choices=TIME_CHOICES, default="now", help=TIME_HELP)
         projection = sub.add_parser("projection", help="a projection after a small write: incremental vs full reload")
         projection.add_argument("--nodes", type=int, default=100_000)
         projection.add_argument("--edges", type=int, default=500_000)
@@ -210,7 +226,7 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from error
 
     def activation(
-        self, *, nodes: int, edges: int, runs: int, warmup: int, clients: int, engine: str, **_: object
+        self, *, nodes: int, edges: int, runs: int, warmup: int, clients: int, engine: str, time: str, **_: object
     ) -> None:
         from memoria.bench.activation import activation_benchmark, build_graph
         from memoria.retrieval.params import ActivationParams
@@ -228,10 +244,14 @@ class Command(BaseCommand):
                 clients=clients,
                 params=ActivationParams(),
                 engine=engine,
+                moments=bench_moments(time),
             )
         )
         say(f"activation, {nodes} nodes / {edges} edges, 5 seeds per exploration, {runs} timed runs each")
-        ran = sorted({*results["with_tags"]["engines"], *results["without_tags"]["engines"]})
+        series = [
+            (f"{name} {moment}", r) for name in ("with_tags", "without_tags") for moment, r in results[name].items()
+        ]
+        ran = sorted({engine for _, r in series for engine in r["engines"]})
         say(f"  engine asked: {engine}; ran: {', '.join(ran)}")
         if "view" in results:
             v = results["view"]
@@ -239,10 +259,9 @@ class Command(BaseCommand):
                 f"  view: loaded in {v['load_seconds']:.2f} s ({v['ready_seconds']:.2f} s until ready), holds about "
                 f"{v['memory_bytes'] / 2**20:.0f} MiB; the process grew by {v['resident_growth_bytes'] / 2**20:.0f} MiB"
             )
-        for name in ("with_tags", "without_tags"):
-            r = results[name]
+        for name, r in series:
             say(
-                f"  {name:13s} p50 {r['p50_ms']:7.2f} ms  p95 {r['p95_ms']:7.2f} ms | reference p50 "
+                f"  {name:24s} p50 {r['p50_ms']:7.2f} ms  p95 {r['p95_ms']:7.2f} ms | reference p50 "
                 f"{r['reference_p50_ms']:6.2f} ms p95 {r['reference_p95_ms']:6.2f} ms | ratio p95 "
                 f"{r['p95_ms'] / max(r['reference_p95_ms'], 1e-9):5.1f}× | round trips {r['round_trips']:.1f} | "
                 f"paths {r['paths']:.1f} | mismatches {r['mismatches']}"
@@ -253,7 +272,7 @@ class Command(BaseCommand):
                 f"  concurrent    {c['clients']} clients, {c['explorations']} explorations, {c['errors']} errors, "
                 f"{c['throughput_per_s']:.1f}/s, p50 {c['p50_ms']:.1f} ms, p95 {c['p95_ms']:.1f} ms"
             )
-        if any(results[name]["mismatches"] for name in ("with_tags", "without_tags")):
+        if any(r["mismatches"] for _, r in series):
             raise CommandError("the engine and the reference disagreed; see mismatches above")
 
     def search(self, *, facts: int, runs: int, warmup: int, embedding_threads: int | None, **_: object) -> None:
@@ -271,7 +290,16 @@ class Command(BaseCommand):
             say(f"  {name:27s} p50 {r['p50_ms']:7.2f} ms  p95 {r['p95_ms']:7.2f} ms | hits {r['hits']:5.1f}")
 
     def ppr(
-        self, *, nodes: int, edges: int, runs: int, warmup: int, reference_runs: int, directed: bool, **_: object
+        self,
+        *,
+        nodes: int,
+        edges: int,
+        runs: int,
+        warmup: int,
+        reference_runs: int,
+        directed: bool,
+        time: str,
+        **_: object,
     ) -> None:
         from memoria.bench.ppr import ensure_graph, optional_module, ppr_benchmark, ppr_report
 
@@ -282,7 +310,13 @@ class Command(BaseCommand):
                 say(f"{name} is not installed (pip install -r requirements/test.txt): its line is left out")
         group = ensure_graph(nodes=nodes, edges=edges, say=say)
         results = ppr_benchmark(
-            group=group, runs=runs, warmup=warmup, reference_runs=reference_runs, directed=directed, say=say
+            group=group,
+            runs=runs,
+            warmup=warmup,
+            reference_runs=reference_runs,
+            directed=directed,
+            say=say,
+            moments=bench_moments(time),
         )
         for line in ppr_report(results, runs=runs, directed=directed):
             say(line)
