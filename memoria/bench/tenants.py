@@ -30,7 +30,8 @@ from memoria.bench.search import (
 )
 from memoria.embeddings import configured_model_id
 from memoria.graph import driver
-from memoria.graph.schema import VECTOR_MODEL, embedding_dimensions
+from memoria.graph.schema import VECTOR_MODEL, VECTOR_TEXT, embedding_dimensions
+from memoria.graph.searchable import SEARCHABLE_TEXT_VERSION
 from memoria.ingest.episodes import EpisodeInput
 from memoria.ingest.pipeline import episodes_add
 from memoria.interchange.document import parse_graph_document
@@ -48,17 +49,18 @@ DELETE_NODES = """
 MATCH (n:Memory {group_id: $group}) WITH n LIMIT $limit
 DETACH DELETE n RETURN count(*) AS deleted
 """
-# $model: the configured model's id, so search takes the crowd's vectors for its own (memoria/graph/schema.py).
+# $model: the configured model's id, so search takes the crowd's vectors for its own (memoria/graph/schema.py);
+# the current text version, so reindex leaves them alone.
 SET_FACT_VECTORS = f"""
 UNWIND $rows AS row
 MATCH (a:Memory {{group_id: $group, id: row.source}})-[r:RELATES]->() WHERE r.id = row.id
-SET r.fact_embedding = row.vector, r.{VECTOR_MODEL} = $model
+SET r.fact_embedding = row.vector, r.{VECTOR_MODEL} = $model, r.{VECTOR_TEXT} = {SEARCHABLE_TEXT_VERSION}
 """
 # {vector} is a node scope's vector property (memoria/readmodel/scopes.py), never input.
 SET_VECTORS_OF_NODES = f"""
 UNWIND $rows AS row
 MATCH (n:Memory {{{{group_id: $group, id: row.id}}}})
-SET n.{{vector}} = row.vector, n.{VECTOR_MODEL} = $model
+SET n.{{vector}} = row.vector, n.{VECTOR_MODEL} = $model, n.{VECTOR_TEXT} = {SEARCHABLE_TEXT_VERSION}
 """
 SET_NODE_VECTORS = SET_VECTORS_OF_NODES.format(vector="name_embedding")
 

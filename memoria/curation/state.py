@@ -16,11 +16,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from memoria.graph import kinds
-from memoria.graph.schema import VECTOR_MODEL
+from memoria.graph.schema import VECTOR_PROPERTIES
 from memoria.interchange.document import TIMESTAMP_FORMAT
 
-# Properties that hold embeddings, and the id of the model that made them: never audited, never compared.
-VECTOR_PROPERTIES = frozenset({"fact_embedding", "name_embedding", "embedding", VECTOR_MODEL})
+# VECTOR_PROPERTIES hold embeddings, their model and their text version: never audited, never compared.
 # Links a change may move: (type, source kind, target kind).
 LINK_TYPES: tuple[str, ...] = (kinds.MENTIONS, kinds.HAS_MEMBER)
 

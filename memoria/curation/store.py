@@ -18,6 +18,7 @@ import neo4j
 from memoria.curation.errors import CurationConflict
 from memoria.curation.state import EdgeState, GraphState, Link, NodeState
 from memoria.graph import driver, kinds
+from memoria.graph.schema import VECTOR_MODEL, VECTOR_TEXT
 from memoria.graph.versions import group_version_bump
 from memoria.ingest.persist import CREATE_ENTITIES as CREATE_NODES
 from memoria.ingest.reindex import FACT_TEXT, NODE_TEXT
@@ -53,15 +54,19 @@ UNWIND $ids AS id
 MATCH (n:{kinds.MEMORY_LABEL} {{group_id: $group, id: id}})-[r]-(m)
 RETURN n.id AS node, type(r) AS type, r.id AS edge_id, startNode(r).id AS source, endNode(r).id AS target
 """
-# Vectors stay when the embedded text stays (the reindex contract, memoria.ingest.reindex); otherwise they go,
-# and reindex makes new ones after the commit.
+# Vectors stay, with their model and text version, when the embedded text stays (the reindex contract,
+# memoria.ingest.reindex); otherwise they go, and reindex makes new ones after the commit.
 UPDATE_NODES = f"""
 UNWIND $rows AS row
 MATCH (n:{kinds.MEMORY_LABEL} {{group_id: $group, id: row.id}})
-WITH n, row, {NODE_TEXT} AS old_text, n.name_embedding AS name_vector, n.embedding AS content_vector
+WITH n, row, {NODE_TEXT} AS old_text, n.name_embedding AS name_vector, n.embedding AS content_vector,
+     n.{VECTOR_MODEL} AS model, n.{VECTOR_TEXT} AS text_version
 SET n = row.props
-SET n.name_embedding = CASE WHEN {NODE_TEXT} = old_text THEN name_vector ELSE null END,
-    n.embedding = CASE WHEN {NODE_TEXT} = old_text THEN content_vector ELSE null END
+WITH n, {NODE_TEXT} = old_text AS kept, name_vector, content_vector, model, text_version
+SET n.name_embedding = CASE WHEN kept THEN name_vector ELSE null END,
+    n.embedding = CASE WHEN kept THEN content_vector ELSE null END,
+    n.{VECTOR_MODEL} = CASE WHEN kept THEN model ELSE null END,
+    n.{VECTOR_TEXT} = CASE WHEN kept THEN text_version ELSE null END
 WITH n WHERE n.name_embedding IS NULL AND n.embedding IS NULL
 RETURN n.id AS unembedded
 """
@@ -82,25 +87,33 @@ UNWIND $rows AS row
 MATCH (a:{kinds.MEMORY_LABEL} {{group_id: $group, id: row.source}})-[r:{kinds.RELATES}]->
       (b:{kinds.MEMORY_LABEL} {{group_id: $group, id: row.target}})
 WHERE r.id = row.id
-WITH a, r, b, row, {FACT_TEXT} AS old_text, r.fact_embedding AS vector
+WITH a, r, b, row, {FACT_TEXT} AS old_text, r.fact_embedding AS vector, r.{VECTOR_MODEL} AS model,
+     r.{VECTOR_TEXT} AS text_version
 SET r = row.props
-SET r.fact_embedding = CASE WHEN {FACT_TEXT} = old_text THEN vector ELSE null END
+WITH a, r, b, {FACT_TEXT} = old_text AS kept, vector, model, text_version
+SET r.fact_embedding = CASE WHEN kept THEN vector ELSE null END,
+    r.{VECTOR_MODEL} = CASE WHEN kept THEN model ELSE null END,
+    r.{VECTOR_TEXT} = CASE WHEN kept THEN text_version ELSE null END
 WITH r WHERE r.fact_embedding IS NULL
 RETURN r.id AS unembedded
 """
 # A relationship cannot change ends: it is created anew (same id and properties) and the old one deleted.
-# The vector moves along when the text reads the same from the new ends (a fact-less fact names its ends).
+# The vector moves along when the text reads the same from the new ends (a fact's text names its ends).
 MOVE_EDGES = f"""
 UNWIND $rows AS row
 MATCH (a:{kinds.MEMORY_LABEL} {{group_id: $group, id: row.old_source}})-[r:{kinds.RELATES}]->
       (b:{kinds.MEMORY_LABEL} {{group_id: $group, id: row.old_target}})
 WHERE r.id = row.id
-WITH row, r AS old, {FACT_TEXT} AS old_text, r.fact_embedding AS vector
+WITH row, r AS old, {FACT_TEXT} AS old_text, r.fact_embedding AS vector, r.{VECTOR_MODEL} AS model,
+     r.{VECTOR_TEXT} AS text_version
 MATCH (a:{kinds.MEMORY_LABEL} {{group_id: $group, id: row.source}})
 MATCH (b:{kinds.MEMORY_LABEL} {{group_id: $group, id: row.target}})
 CREATE (a)-[r:{kinds.RELATES}]->(b)
 SET r = row.props
-SET r.fact_embedding = CASE WHEN {FACT_TEXT} = old_text THEN vector ELSE null END
+WITH old, a, r, b, {FACT_TEXT} = old_text AS kept, vector, model, text_version
+SET r.fact_embedding = CASE WHEN kept THEN vector ELSE null END,
+    r.{VECTOR_MODEL} = CASE WHEN kept THEN model ELSE null END,
+    r.{VECTOR_TEXT} = CASE WHEN kept THEN text_version ELSE null END
 DELETE old
 WITH r WHERE r.fact_embedding IS NULL
 RETURN r.id AS unembedded
@@ -223,7 +236,7 @@ def _node_statements(expected: GraphState, target: GraphState) -> tuple[list, li
         if old is None:
             created[_labels_text(node.labels)].append({"props": dict(node.props)})
         elif old.labels != node.labels or old.name != node.name:
-            # A rename would change the text of the node's fact-less facts outside the scope: not a curation change.
+            # A rename would change the text of the node's facts outside the scope: not a curation change.
             raise ValueError(f"node {key!r}: curation changes neither labels nor names")
         else:
             updated.append({"id": key, "props": dict(node.props)})

@@ -14,6 +14,7 @@ from django.conf import settings
 
 from memoria.graph import driver, kinds
 from memoria.graph.dialect import GraphDialect, IndexSpec, KeySpec, graph_dialect
+from memoria.graph.searchable import LEGACY_TEXT_VERSION, SEARCHABLE_TEXT_VERSION
 from memoria.graph.versions import GROUP_STAMP
 
 EMBEDDING_DIMENSIONS_DEFAULT = 384
@@ -22,6 +23,11 @@ EMBEDDING_DIMENSIONS_DEFAULT = 384
 VECTOR_MODEL = "embedding_model"
 # What a vector stored before models were recorded counts as: the packaged all-MiniLM-L6-v2 in fp32 made them all.
 LEGACY_VECTOR_MODEL = "all-MiniLM-L6-v2"
+# Beside it too: which definition of the item's searchable text it embeds (memoria.graph.searchable), so `reindex`
+# re-embeds vectors made from an older definition; none stored counts as LEGACY_TEXT_VERSION. Such vectors are
+# still the configured model's and are compared meanwhile: they only lack what the newer text adds.
+VECTOR_TEXT = "embedding_text"
+VECTOR_PROPERTIES = frozenset({"name_embedding", "embedding", "fact_embedding", VECTOR_MODEL, VECTOR_TEXT})
 
 
 def vector_model_of(item: str) -> str:
@@ -29,9 +35,14 @@ def vector_model_of(item: str) -> str:
     return f"coalesce({item}.{VECTOR_MODEL}, $legacy_model)"
 
 
-def vector_model_parameters(model: str) -> dict[str, str]:
-    """The parameters `vector_model_of` needs, for the vectors of `model`."""
-    return {"model": model, "legacy_model": LEGACY_VECTOR_MODEL}
+def vector_text_of(item: str) -> str:
+    """Cypher for the searchable-text version the vector on `item` embeds (LEGACY_TEXT_VERSION when none is stored)."""
+    return f"coalesce({item}.{VECTOR_TEXT}, {LEGACY_TEXT_VERSION})"
+
+
+def vector_model_parameters(model: str) -> dict[str, str | int]:
+    """The parameters `vector_model_of` needs, for the vectors of `model`, and the current text version."""
+    return {"model": model, "legacy_model": LEGACY_VECTOR_MODEL, "text_version": SEARCHABLE_TEXT_VERSION}
 
 
 UNIQUE = (KeySpec(kinds.MEMORY_LABEL, ("group_id", "id")),)

@@ -27,7 +27,8 @@ from memoria.accounts.roles import check_group_name
 from memoria.embeddings import configured_model_id
 from memoria.errors import InvalidInput, LlmInvalidAnswer, WriteConflict
 from memoria.graph import driver, kinds
-from memoria.graph.schema import VECTOR_MODEL
+from memoria.graph.schema import VECTOR_MODEL, VECTOR_TEXT
+from memoria.graph.searchable import SEARCHABLE_TEXT_VERSION, node_text
 from memoria.graph.versions import group_version_bump
 from memoria.interchange.document import TIMESTAMP_FORMAT
 from memoria.interchange.importer import DEFAULT_BATCH_SIZE, MERGE_LINKS, batched
@@ -413,6 +414,11 @@ def _members_with_degrees(rows: Iterable[Mapping[str, Any]], degrees: Mapping[st
     return [Member(row["id"], row["name"] or row["id"], row["summary"], degrees.get(row["id"], 0)) for row in rows]
 
 
+def _searchable(text: CommunityText) -> str:
+    """What a community's vector embeds: its name and summary (memoria.graph.searchable)."""
+    return node_text(is_episode=False, name=text.name, summary=text.summary)
+
+
 def _default_embed_names() -> EmbedNames:
     from memoria.embeddings import embedder  # the model loads on first use only
 
@@ -451,12 +457,19 @@ def communities_build(
         return community_text(_members_with_degrees((entities[i] for i in cluster), degrees), tags, client)
 
     texts = [describe(cluster) for cluster in clusters]  # the LLM's pair calls run in parallel inside each
-    vectors = (embed_names or _default_embed_names())([text.name for text in texts]) if texts else []
+    vectors = (embed_names or _default_embed_names())([_searchable(text) for text in texts]) if texts else []
     now, model = _now(), configured_model_id()
     rows, memberships = [], []
     for cluster, text, vector in zip(clusters, texts, vectors, strict=True):
         cid = community_id(group=group, members=cluster)
-        props = {"id": cid, "group_id": group, "created_at": now, "revision": uuid.uuid4().hex, VECTOR_MODEL: model}
+        props = {
+            "id": cid,
+            "group_id": group,
+            "created_at": now,
+            "revision": uuid.uuid4().hex,
+            VECTOR_MODEL: model,
+            VECTOR_TEXT: SEARCHABLE_TEXT_VERSION,
+        }
         rows.append({"props": props | {"name": text.name, "summary": text.summary, "name_embedding": vector}})
         memberships.extend({"source": cid, "target": member} for member in cluster)
 
@@ -525,12 +538,13 @@ def _community_refresh(
     rows = driver.read(MEMBERS, ids=ids, group=group, entity=kinds.ENTITY)
     degrees, tags = Links.from_rows(driver.read(MEMBER_LINKS, ids=ids, group=group)).among(ids)
     text = community_text(_members_with_degrees(rows, degrees), tags, client)
-    [vector] = embed_names([text.name])
+    [vector] = embed_names([_searchable(text)])
     props = {
         "name": text.name,
         "summary": text.summary,
         "name_embedding": vector,
         VECTOR_MODEL: configured_model_id(),
+        VECTOR_TEXT: SEARCHABLE_TEXT_VERSION,
         "revision": uuid.uuid4().hex,
         "updated_at": _now(),
     }

@@ -22,7 +22,8 @@ from memoria.embeddings import configured_model_id
 from memoria.errors import InvalidInput, LlmUnavailable
 from memoria.graph import driver, kinds
 from memoria.graph.dialect import graph_dialect
-from memoria.graph.schema import VECTOR_MODEL
+from memoria.graph.schema import VECTOR_MODEL, VECTOR_TEXT
+from memoria.graph.searchable import SEARCHABLE_TEXT_VERSION, fact_text, node_text
 from memoria.ingest.communities import CommunityConflict, communities_exist, communities_update
 from memoria.ingest.context import CONTEXT_EPISODES, ContextRequest, PriorEpisode, context_fetch
 from memoria.ingest.episodes import Episode, EpisodeInput, episode_prepare
@@ -397,8 +398,17 @@ def _batch_plan(run: _Run, batch: list[Episode]) -> tuple[WritePlan, list[Episod
                     fact.tags,
                 )
             )
-    fact_texts = [fact.fact for item in work for fact in item.facts]
-    contents = [item.episode.content for item in work] if run.episode_vectors else []
+    names = {entity.id: entity.name for entity in resolution.entities.by_id.values()}
+    fact_texts = [
+        fact_text(source_name=names.get(f.source), relation=f.relation, target_name=names.get(f.target), fact=f.fact)
+        for item in work
+        for f in item.facts
+    ]
+    contents = (
+        [node_text(is_episode=True, name=item.episode.name, content=item.episode.content) for item in work]
+        if run.episode_vectors
+        else []
+    )
     embedded = vectors.embed([*fact_texts, *contents])
     fact_vectors = embedded[: len(fact_texts)]
     episode_vectors = embedded[len(fact_texts) :] or [None] * len(work)
@@ -413,9 +423,12 @@ def _batch_plan(run: _Run, batch: list[Episode]) -> tuple[WritePlan, list[Episod
         resolved = facts_resolve(request=ResolveFactsInput(group, item.episode.id, tuple(item.facts), facts, now))
         facts = resolved.facts
         item.created, item.merged, item.invalidated = resolved.created, resolved.merged, resolved.invalidated
-    # 6. summaries (name vectors of new entities were made during resolution)
+    # 6. summaries, then the vectors of the entities whose searchable text (name and summary) they made or changed
     entities = _summarised(work, resolution, facts)
-    plan = _write_plan(group, now, work, episode_vectors, resolution, entities, facts, model=vectors.model_id)
+    entity_vectors = _entity_vectors(work, resolution, entities, vectors)
+    plan = _write_plan(
+        group, now, work, episode_vectors, resolution, entities, entity_vectors, facts, model=vectors.model_id
+    )
     return plan, _results(work, resolution, facts)
 
 
@@ -440,6 +453,21 @@ def _summarised(
     return entities
 
 
+def _entity_vectors(
+    work: list[_EpisodeWork], resolution: EntityResolution, entities: dict[str, EntityState], vectors: _Vectors
+) -> dict[str, list[float]]:
+    """One embedding call for the batch's new entities and those whose summary changed: their stored vector
+    embeds the name and the summary (memoria.graph.searchable), so a summary written here is searchable now."""
+    touched = sorted({resolution.resolved[m.key] for item in work for m in item.extraction.entities})
+    changed = [
+        entity_id
+        for entity_id in touched
+        if entities[entity_id].is_new or entities[entity_id].summary != resolution.entities.by_id[entity_id].summary
+    ]
+    texts = [node_text(is_episode=False, name=entities[e].name, summary=entities[e].summary) for e in changed]
+    return dict(zip(changed, vectors.embed(texts), strict=True))
+
+
 def _fact_props(fact: FactState, group: str, model: str) -> dict:
     props = {
         "episodes": list(fact.episodes),
@@ -460,6 +488,7 @@ def _fact_props(fact: FactState, group: str, model: str) -> dict:
         )
         if fact.vector is not None:
             props[VECTOR_MODEL] = model
+            props[VECTOR_TEXT] = SEARCHABLE_TEXT_VERSION
     return props
 
 
@@ -470,6 +499,7 @@ def _write_plan(
     episode_vectors: list[list[float] | None],
     resolution: EntityResolution,
     entities: dict[str, EntityState],
+    entity_vectors: dict[str, list[float]],
     facts: FactWorkingSet,
     *,
     model: str,
@@ -487,6 +517,7 @@ def _write_plan(
                 "valid_at": item.episode.reference_time,
                 "embedding": vector,
                 VECTOR_MODEL: model if vector is not None else None,
+                VECTOR_TEXT: SEARCHABLE_TEXT_VERSION if vector is not None else None,
                 "created_at": now,
             },
         )
@@ -501,6 +532,12 @@ def _write_plan(
         update: dict = {}
         if entity.summary != before.summary or entity.is_new:
             update["summary"] = entity.summary
+            vector = entity_vectors.get(entity_id)
+            update |= {
+                "name_embedding": vector,
+                VECTOR_MODEL: model if vector is not None else None,
+                VECTOR_TEXT: SEARCHABLE_TEXT_VERSION if vector is not None else None,
+            }
         if entity.is_new or entity.aliases != tuple(entity.attributes.get("aliases", ())):
             update["attributes"] = attributes_json(attributes)
         create = {}
@@ -509,8 +546,6 @@ def _write_plan(
                 "id": entity.id,
                 "group_id": group,
                 "name": entity.name,
-                "name_embedding": resolution.entities.vectors.get(entity.id),
-                VECTOR_MODEL: model if resolution.entities.vectors.get(entity.id) is not None else None,
                 "created_at": now,
             }
         if entity.is_new or update:

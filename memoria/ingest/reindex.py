@@ -3,13 +3,15 @@ arrived: the episode pipeline, a structured import, a curation edit.
 
 The contract every writer keeps (docs/search.md, "Reindexing"):
 
-1. Each vector is computed from one text, given here once as a Cypher expression: an entity's or a community's
-   `name` (`name_embedding`), an episode's `content`, or its `name` when it has none (`embedding`), a fact's
-   `fact`, or "source-name relation target-name" when it has none (`fact_embedding`). Summaries are not embedded.
+1. Each vector is computed from the item's searchable text (memoria.graph.searchable: `NODE_TEXT`, `FACT_TEXT`
+   and their Python twins): an entity's or a community's name and summary (`name_embedding`), an episode's name
+   and content (`embedding`), a fact's "source-name relation target-name" and its fact (`fact_embedding`).
+   Each vector records its model and the version of that definition; vectors of an older version are replaced
+   like vectors of another model.
 2. A write that changes such a text removes that item's vector in the same transaction (compare `NODE_TEXT` or
    `FACT_TEXT` before and after the write, then `REMOVE n.name_embedding, n.embedding` or
-   `REMOVE r.fact_embedding`); renaming a node changes the text of its fact-less facts too. A write that changes
-   no text keeps the vectors, so it costs no embedding.
+   `REMOVE r.fact_embedding`); renaming a node changes the text of every fact it is an end of. A write that
+   changes no text keeps the vectors, so it costs no embedding.
 3. After the transaction commits, `group_reindex(group=G, ids=[...])` embeds the written items that lack a vector
    (`reindex_after_write` does the same and reports a failure instead of raising it, since the write stands).
    `manage.py reindex --group G` fills whatever is still missing in a whole group.
@@ -33,7 +35,14 @@ from memoria.accounts.roles import check_group_name
 from memoria.embeddings import Embedder, configured_model_id, embedder
 from memoria.errors import EmbeddingModelError, GraphUnavailable
 from memoria.graph import driver, kinds
-from memoria.graph.schema import VECTOR_MODEL, vector_model_of, vector_model_parameters
+from memoria.graph.schema import (
+    VECTOR_MODEL,
+    VECTOR_TEXT,
+    vector_model_of,
+    vector_model_parameters,
+    vector_text_of,
+)
+from memoria.graph.searchable import FACT_TEXT, NODE_TEXT
 from memoria.graph.versions import group_vectors_stamp
 
 DEFAULT_BATCH_SIZE = 256
@@ -41,24 +50,17 @@ DEFAULT_BATCH_SIZE = 256
 # share (13k ids at 10k facts: 0.7 s in lists of 256, 4.8 s in lists of 5,000).
 BACKLOG_ID_CHUNK = 256
 
-# The embedded texts. `n` is a node; `a`-[`r`]->`b` a fact and its ends. Relation words are spaced out.
-NODE_TEXT = (
-    f"CASE WHEN '{kinds.EPISODE}' IN labels(n) AND coalesce(n.content, '') <> '' THEN n.content "
-    "ELSE coalesce(n.name, '') END"
-)
-FACT_TEXT = (
-    "CASE WHEN coalesce(r.fact, '') <> '' THEN r.fact ELSE trim(coalesce(a.name, '') + ' ' + "
-    "replace(coalesce(r.relation, ''), '_', ' ') + ' ' + coalesce(b.name, '')) END"
-)
+__all__ = ["CLEAR_FACT_VECTOR", "CLEAR_NODE_VECTOR", "FACT_TEXT", "NODE_TEXT"]  # what writers import from here
 # What a writer runs on a node (`n`) or fact (`r`) whose text it changed; a node has at most one of the two.
 CLEAR_NODE_VECTOR = "REMOVE n.name_embedding, n.embedding"
 CLEAR_FACT_VECTOR = "REMOVE r.fact_embedding"
 
-# The model of a stored vector: only_missing also picks vectors of another model than the configured one.
-NODE_MODEL = vector_model_of("n")
-FACT_MODEL = vector_model_of("r")
-NODE_WANTED = f"(NOT $only_missing OR n[$vector] IS NULL OR {NODE_MODEL} <> $model)"
-FACT_WANTED = f"(NOT $only_missing OR r.fact_embedding IS NULL OR {FACT_MODEL} <> $model)"
+# The model and text version of a stored vector: only_missing also picks vectors of another model than the
+# configured one, and vectors of an older searchable-text definition.
+NODE_STALE = f"({vector_model_of('n')} <> $model OR {vector_text_of('n')} <> $text_version)"
+FACT_STALE = f"({vector_model_of('r')} <> $model OR {vector_text_of('r')} <> $text_version)"
+NODE_WANTED = f"(NOT $only_missing OR n[$vector] IS NULL OR {NODE_STALE})"
+FACT_WANTED = f"(NOT $only_missing OR r.fact_embedding IS NULL OR {FACT_STALE})"
 
 # A whole group is read in id order after a cursor, so rows embedded meanwhile never shift the next page.
 GROUP_NODES_PAGE = f"""
@@ -98,7 +100,7 @@ UNWIND $rows AS row
 MATCH (n:Memory {{group_id: $group, id: row.id}})
 WITH n, row, {NODE_TEXT} AS text
 WHERE text = row.text
-SET n.name_embedding = row.vector, n.{VECTOR_MODEL} = $model
+SET n.name_embedding = row.vector, n.{VECTOR_MODEL} = $model, n.{VECTOR_TEXT} = $text_version
 RETURN count(n) AS stored
 """
 SET_EPISODE_EMBEDDINGS = f"""
@@ -106,7 +108,7 @@ UNWIND $rows AS row
 MATCH (n:Memory {{group_id: $group, id: row.id}})
 WITH n, row, {NODE_TEXT} AS text
 WHERE text = row.text
-SET n.embedding = row.vector, n.{VECTOR_MODEL} = $model
+SET n.embedding = row.vector, n.{VECTOR_MODEL} = $model, n.{VECTOR_TEXT} = $text_version
 RETURN count(n) AS stored
 """
 SET_FACT_EMBEDDINGS = f"""
@@ -115,16 +117,16 @@ MATCH (a:Memory {{group_id: $group, id: row.source}})-[r:RELATES]->(b:Memory {{g
 WHERE r.id = row.id
 WITH a, r, b, row, {FACT_TEXT} AS text
 WHERE text = row.text
-SET r.fact_embedding = row.vector, r.{VECTOR_MODEL} = $model
+SET r.fact_embedding = row.vector, r.{VECTOR_MODEL} = $model, r.{VECTOR_TEXT} = $text_version
 RETURN count(r) AS stored
 """
 _NODE_BACKLOG = f"""
 RETURN
-  sum(CASE WHEN $entity IN labels(n) AND (NOT $only_missing OR n.name_embedding IS NULL OR {NODE_MODEL} <> $model)
+  sum(CASE WHEN $entity IN labels(n) AND (NOT $only_missing OR n.name_embedding IS NULL OR {NODE_STALE})
       THEN 1 ELSE 0 END) AS entities,
-  sum(CASE WHEN $community IN labels(n) AND (NOT $only_missing OR n.name_embedding IS NULL OR {NODE_MODEL} <> $model)
+  sum(CASE WHEN $community IN labels(n) AND (NOT $only_missing OR n.name_embedding IS NULL OR {NODE_STALE})
       THEN 1 ELSE 0 END) AS communities,
-  sum(CASE WHEN $episode IN labels(n) AND (NOT $only_missing OR n.embedding IS NULL OR {NODE_MODEL} <> $model)
+  sum(CASE WHEN $episode IN labels(n) AND (NOT $only_missing OR n.embedding IS NULL OR {NODE_STALE})
       THEN 1 ELSE 0 END) AS episodes
 """
 GROUP_NODES_BACKLOG = "MATCH (n:Memory {group_id: $group})" + _NODE_BACKLOG
@@ -188,7 +190,8 @@ def _node_kind(name: str, label: str, vector: str, store: str) -> _Kind:
     return _Kind(name, GROUP_NODES_PAGE, IDS_NODES_PAGE, store, parameters={"label": label, "vector": vector})
 
 
-# Graphiti embeds an entity's (and a community's) name, an episode's content and an edge's fact.
+# Graphiti embeds an entity's (and a community's) name, an episode's content and an edge's fact; we embed all an
+# item has (memoria.graph.searchable).
 _KINDS = (
     _node_kind("entities", kinds.ENTITY, "name_embedding", SET_NAME_EMBEDDINGS),
     _node_kind("communities", kinds.COMMUNITY, "name_embedding", SET_NAME_EMBEDDINGS),
@@ -249,7 +252,7 @@ def _ids_pages(
 
 def reindex_backlog(*, group: str, ids: Collection[str] | None = None, only_missing: bool = True) -> int:
     """How many texts `group_reindex` would embed now, in the group or among the given ids (for progress bars):
-    those without a vector and those whose vector another model made."""
+    those without a vector and those whose vector another model or an older text definition made."""
     check_group_name(group)
     wanted = _checked_ids(ids)
     model = vector_model_parameters(configured_model_id())
@@ -276,8 +279,9 @@ def group_reindex(
     batch_size: int = DEFAULT_BATCH_SIZE,
     progress: Callable[[int], None] | None = None,
 ) -> ReindexReport:
-    """Embed the group's texts that lack a vector or whose vector another model than the configured one made
-    (every text with only_missing=False); progress gets batch sizes. Each vector is stored with its model's id.
+    """Embed the group's texts that lack a vector, whose vector another model than the configured one made, or
+    whose vector embeds an older definition of the searchable text (every text with only_missing=False); progress
+    gets batch sizes. Each vector is stored with its model's id and the text version.
 
     `ids` (node ids and fact ids, mixed) limits the work to those items, looked up by id: what a small write calls
     after it commits, instead of scanning the whole group. Ids of other groups or of deleted items are ignored.
@@ -321,7 +325,7 @@ def _vectors_store(kind: _Kind, group: str, updates: list[dict[str, Any]], model
     touched = {end for row in updates for end in ((row["source"], row["target"]) if "source" in row else (row["id"],))}
 
     def work(tx: neo4j.ManagedTransaction) -> int:
-        row = tx.run(kind.store, rows=updates, group=group, model=model).single()
+        row = tx.run(kind.store, rows=updates, group=group, **vector_model_parameters(model)).single()
         group_vectors_stamp(tx, group, touched=touched)
         return int(row["stored"]) if row else 0
 

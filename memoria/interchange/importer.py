@@ -63,11 +63,10 @@ WITH n, name_before, {NODE_TEXT} <> text_before AS text_changed
 FOREACH (changed IN CASE WHEN text_changed THEN [1] ELSE [] END | {CLEAR_NODE_VECTOR})
 RETURN n.id AS id, text_changed, n.name <> name_before AS renamed
 """
-# A fact without a fact text is embedded as "source relation target": renaming an end changes its text.
+# A fact's text names its ends (memoria.graph.searchable): renaming an end changes it.
 CLEAR_RENAMED_ENDS_FACTS = f"""
 UNWIND $ids AS id
 MATCH (:Memory {{group_id: $group, id: id}})-[r:RELATES]-()
-WHERE coalesce(r.fact, '') = ''
 {CLEAR_FACT_VECTOR}
 RETURN DISTINCT r.id AS id
 """

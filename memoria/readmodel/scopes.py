@@ -21,6 +21,7 @@ import numpy as np
 from memoria.embeddings import configured_model_id
 from memoria.graph import driver, kinds
 from memoria.graph.schema import vector_model_of, vector_model_parameters
+from memoria.graph.searchable import FACT_TRIPLE
 from memoria.observability import in_context
 
 PAGE_ITEMS = 2_000
@@ -41,9 +42,11 @@ class ScopeSpec:
     is_fact: bool = False
 
 
-FACTS = ScopeSpec("facts", kinds.RELATES, ("fact",), "relation", "fact", "fact_embedding", is_fact=True)
+# The text fields are the parts of each item's searchable text (memoria.graph.searchable), a field each as the
+# server's full-text indexes hold them; a fact's `triple` is "source-name relation target-name".
+FACTS = ScopeSpec("facts", kinds.RELATES, ("fact", "triple"), "relation", "fact", "fact_embedding", is_fact=True)
 ENTITIES = ScopeSpec("entities", kinds.ENTITY, ("name", "summary"), "name", "summary", "name_embedding")
-EPISODES = ScopeSpec("episodes", kinds.EPISODE, ("content",), "name", "content", "embedding")
+EPISODES = ScopeSpec("episodes", kinds.EPISODE, ("name", "content"), "name", "content", "embedding")
 COMMUNITIES = ScopeSpec("communities", kinds.COMMUNITY, ("name", "summary"), "name", "summary", "name_embedding")
 SCOPES: dict[str, ScopeSpec] = {spec.name: spec for spec in (FACTS, ENTITIES, EPISODES, COMMUNITIES)}
 
@@ -89,19 +92,22 @@ WHERE '{label}' IN labels(n)
 RETURN collect(n.id) AS ids, {text_columns},
        collect(CASE WHEN {model} = $model THEN coalesce(n.{vector}, []) ELSE [] END) AS vectors
 """
-# Facts leaving (or, with $both, touching) the page's nodes; the view keys facts by id, so one seen twice is one.
-FACT_COLUMNS = f"""collect(r.id) AS ids, collect(startNode(r).id) AS sources, collect(endNode(r).id) AS targets,
+# Facts leaving (or touching) the page's nodes, `a` and `b` their ends; the view keys facts by id, so one seen
+# twice is one.
+FACT_COLUMNS = f"""collect(r.id) AS ids, collect(a.id) AS sources, collect(b.id) AS targets,
        collect(coalesce(r.relation, '')) AS relations, collect(coalesce(r.fact, '')) AS facts,
+       collect({FACT_TRIPLE}) AS triples,
        collect(coalesce(r.valid_at, '')) AS valid_ats, collect(coalesce(r.invalid_at, '')) AS invalid_ats,
        collect(CASE WHEN {vector_model_of("r")} = $model THEN coalesce(r.fact_embedding, []) ELSE [] END) AS vectors"""
 FACTS_OUT_PAGE = f"""
 UNWIND $ids AS node_id
-MATCH (a:{kinds.MEMORY_LABEL} {{group_id: $group, id: node_id}})-[r:{kinds.RELATES}]->(:{kinds.MEMORY_LABEL})
+MATCH (a:{kinds.MEMORY_LABEL} {{group_id: $group, id: node_id}})-[r:{kinds.RELATES}]->(b:{kinds.MEMORY_LABEL})
 RETURN {FACT_COLUMNS}
 """
 FACTS_TOUCHING_PAGE = f"""
 UNWIND $ids AS node_id
-MATCH (a:{kinds.MEMORY_LABEL} {{group_id: $group, id: node_id}})-[r:{kinds.RELATES}]-(:{kinds.MEMORY_LABEL})
+MATCH (:{kinds.MEMORY_LABEL} {{group_id: $group, id: node_id}})-[r:{kinds.RELATES}]-(:{kinds.MEMORY_LABEL})
+WITH r, startNode(r) AS a, endNode(r) AS b
 RETURN {FACT_COLUMNS}
 """
 
@@ -163,6 +169,7 @@ def _fact_page(record: Any) -> ItemPage:
         record["ids"],
         record["relations"],
         record["facts"],
+        record["triples"],
         record["sources"],
         record["targets"],
         record["valid_ats"],
@@ -174,13 +181,13 @@ def _fact_page(record: Any) -> ItemPage:
             id=fact_id,
             name=str(relation),
             text=str(fact),
-            texts={"fact": str(fact)},
+            texts={"fact": str(fact), "triple": str(triple)},
             source=source,
             target=target,
             valid_at=_optional(valid_at),
             invalid_at=_optional(invalid_at),
         )
-        for fact_id, relation, fact, source, target, valid_at, invalid_at in columns
+        for fact_id, relation, fact, triple, source, target, valid_at, invalid_at in columns
     ]
     return ItemPage(items, _vectors(record["vectors"]))
 

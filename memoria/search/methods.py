@@ -97,6 +97,15 @@ CALL db.index.vector.queryNodes($index, $page, $vector) YIELD node
 RETURN CASE WHEN node.group_id IN $groups AND {vector_model_of("node")} = $model
             THEN {{{NODE_FIELDS}, vector: node[$vector_property]}} END AS hit
 """
+# The facts of the entities whose names matched (a fact's searchable text names its ends), in the groups and
+# holding at $valid_at, each with the id of the matched end; at most $max_rows, so a hub cannot ship the group.
+FACTS_OF_ENDS = f"""
+UNWIND $ends AS end
+MATCH (n:{kinds.MEMORY_LABEL} {{group_id: end.group, id: end.id}})-[r:{kinds.RELATES}]-(:{kinds.MEMORY_LABEL})
+WITH n, r WHERE {KEEP_FACT}
+WITH n, r LIMIT $max_rows
+RETURN n.id AS end, {{{FACT_FIELDS}}} AS hit
+"""
 # One breadth-first level: every edge of the frontier that stays inside the groups, with what a hit needs.
 BFS_LEVEL = f"""
 UNWIND $frontier AS parent
@@ -161,7 +170,9 @@ class _NodeScope:
 
 
 ENTITY_SCOPE = _NodeScope(kinds.ENTITY, ("name", "summary"), "name_embedding")
-EPISODE_SCOPE = _NodeScope(kinds.EPISODE, ("content",), "embedding")
+# Each scope's text properties are the parts of its items' searchable text (memoria.graph.searchable); the last
+# is the text a hit shows.
+EPISODE_SCOPE = _NodeScope(kinds.EPISODE, ("name", "content"), "embedding")
 COMMUNITY_SCOPE = _NodeScope(kinds.COMMUNITY, ("name", "summary"), "name_embedding")
 NODE_SCOPES = {Scope.ENTITIES: ENTITY_SCOPE, Scope.EPISODES: EPISODE_SCOPE, Scope.COMMUNITIES: COMMUNITY_SCOPE}
 
@@ -241,14 +252,40 @@ def _vector_hits(page_query: str, *, limit: int, **parameters: Any) -> list[dict
 
 
 def facts_bm25(*, text: str, groups: Sequence[str], limit: int, valid_at: str | None = None) -> list[Candidate]:
+    """BM25 over the fact sentence, plus the name BM25 of each end whose name matched (the parts of a fact's
+    searchable text that the server indexes; its relation words are only in the views' index)."""
     query = lucene_query(text)
     if not query:
         return []
-    index = graph_dialect().fulltext_index_name(IndexSpec(kinds.RELATES, "fact", relationship=True))
+    dialect = graph_dialect()
+    index = dialect.fulltext_index_name(IndexSpec(kinds.RELATES, "fact", relationship=True))
     hits = _fulltext_hits(
         FACTS_BM25_PAGE, FACTS_BM25_ALL, limit=limit, index=index, text=query, groups=list(groups), valid_at=valid_at
     )
-    return [_fact(hit, hit["score"]) for hit in hits]
+    found = {hit["id"]: _fact(hit, hit["score"]) for hit in hits}
+    ends = _fulltext_hits(
+        NODES_BM25_PAGE,
+        NODES_BM25_ALL,
+        limit=limit,
+        index=dialect.fulltext_index_name(IndexSpec(kinds.ENTITY, "name")),
+        text=query,
+        groups=list(groups),
+        text_property="name",
+    )
+    if ends:
+        end_scores = {hit["id"]: hit["score"] for hit in ends}
+        rows = _read(
+            FACTS_OF_ENDS,
+            ends=[{"id": hit["id"], "group": group} for hit in ends for group in groups],
+            groups=list(groups),
+            valid_at=valid_at,
+            max_rows=MAX_LEVEL_ROWS,
+        )
+        for row in rows:
+            hit, bonus = row["hit"], end_scores[row["end"]]
+            seen = found.get(hit["id"])
+            found[hit["id"]] = _fact(hit, bonus + (seen.score if seen else 0.0))
+    return sorted(found.values(), key=lambda c: (-c.score, c.id))[:limit]
 
 
 def facts_cosine(

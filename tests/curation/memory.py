@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from memoria.graph import driver, kinds
-from memoria.graph.schema import VECTOR_MODEL
+from memoria.graph.schema import VECTOR_MODEL, VECTOR_TEXT
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
 
@@ -150,8 +150,8 @@ def graph_snapshot(group: str) -> dict[str, Any]:
         for link_type in (kinds.MENTIONS, kinds.HAS_MEMBER)
     }
 
-    def plain(props: dict[str, Any]) -> dict[str, Any]:  # a vector's model id goes with it
-        return {key: value for key, value in props.items() if key not in (*VECTORS, VECTOR_MODEL)}
+    def plain(props: dict[str, Any]) -> dict[str, Any]:  # a vector's model id and text version go with it
+        return {key: value for key, value in props.items() if key not in (*VECTORS, VECTOR_MODEL, VECTOR_TEXT)}
 
     return {
         "nodes": {row["id"]: (sorted(row["labels"]), plain(row["props"])) for row in nodes},

@@ -22,6 +22,7 @@ from memoria.curation.state import timestamp_now
 from memoria.curation.undo import audit_entry_undo
 from memoria.embeddings import embedder
 from memoria.errors import InvalidInput
+from memoria.graph.searchable import fact_text
 from memoria.graph.versions import group_version
 from memoria.interchange.exporter import graph_document_export
 from tests.curation.memory import edge_id, graph_snapshot, node_id, vectors_of
@@ -61,7 +62,10 @@ def test_a_new_fact_text_loses_its_vector_and_gets_the_new_texts(embedded_memory
     outcome = patch(embedded_memory, "lives", {"fact": "Liv has lived in Tallinn since 2019"})
     assert outcome.reindexed == 1
     vectors = vectors_of(embedded_memory)
-    assert vectors[key] == pytest.approx(embedder().embed(["Liv has lived in Tallinn since 2019"])[0], abs=1e-5)
+    text = fact_text(
+        source_name="Liv Varga", relation="lives_in", target_name="Tallinn", fact="Liv has lived in Tallinn since 2019"
+    )
+    assert vectors[key] == pytest.approx(embedder().embed([text])[0], abs=1e-5)
     assert {k: v for k, v in vectors.items() if k != key} == {k: v for k, v in kept.items() if k != key}
 
 

@@ -76,13 +76,15 @@ def test_merge_keeps_vectors_whose_text_stays_and_reembeds_the_rest(embedded_mem
     outcome = merge(embedded_memory)
     after = vectors_of(embedded_memory)
     e = lambda key: edge_id(embedded_memory, key)  # noqa: E731
-    assert after[e("sister")] == before[e("sister")]  # "Maren is Liv's sister" reads the same
+    assert after[e("lives")] == before[e("lives")]  # Liv's own facts read the same
+    assert after[e("maren-lives")] == before[e("maren-lives")]
     assert (
         after[node_id(embedded_memory, "liv")] == before[node_id(embedded_memory, "liv")]
-    )  # Liv's name did not change
-    # "Liv V. works at Globex" (a fact-less fact names its ends) became "Liv Varga works at Globex".
-    assert after[e("works")] != before[e("works")]
-    assert outcome.reindexed == 1
+    )  # Liv's name and summary did not change
+    # A fact's text names its ends: "Liv V. works at Globex" became "Liv Varga works at Globex", and so on.
+    for moved in ("works", "sister", "old-job"):
+        assert after[e(moved)] != before[e(moved)]
+    assert outcome.reindexed == 3
 
 
 def test_undo_of_a_merge_restores_everything_exactly_vectors_included(embedded_memory: str) -> None:
@@ -94,9 +96,9 @@ def test_undo_of_a_merge_restores_everything_exactly_vectors_included(embedded_m
     assert set(restored) == set(vectors)
     for key, vector in vectors.items():  # re-embedded from the same texts, or kept
         assert restored[key] == pytest.approx(vector, abs=1e-5), key
-    # Liv V., the folded duplicate and the loop came back without vectors; "Liv V. works at Globex" reads
-    # differently from its restored end again. The rest kept theirs through both moves.
-    assert undo.reindexed == 4
+    # Liv V., the folded duplicate and the loop came back without vectors; the facts that moved back to Liv V.
+    # read differently from their restored end again (works, sister, old-job). The rest kept theirs.
+    assert undo.reindexed == 6
 
 
 @pytest.mark.parametrize(

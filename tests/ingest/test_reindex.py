@@ -13,7 +13,8 @@ from memoria import embeddings
 from memoria.embeddings import embedder
 from memoria.graph import driver, kinds
 from memoria.graph.dialect import graph_dialect
-from memoria.graph.schema import VECTOR
+from memoria.graph.schema import VECTOR, vector_model_parameters
+from memoria.graph.searchable import fact_text, node_text
 from memoria.ingest import reindex
 from memoria.ingest.reindex import group_reindex, reindex_after_write, reindex_backlog
 from memoria.interchange.document import parse_graph_document
@@ -186,15 +187,27 @@ def test_a_vector_is_stored_only_beside_the_text_it_was_computed_from(stored: st
         row = {"id": f"{stored}-{key}"}
     else:
         row = {"id": fact_id(stored, "forecast"), "source": f"{stored}-forecast", "target": f"{stored}-stock"}
-    texts = {"stock": "Warehouse stock levels", "ep": "Forecast Q3 please"}
-    current = texts.get(key, "The Q3 forecast reads the warehouse stock levels")
+    texts = {
+        "stock": node_text(is_episode=False, name="Warehouse stock levels"),
+        "ep": node_text(is_episode=True, name="message 1", content="Forecast Q3 please"),
+    }
+    current = texts.get(key) or fact_text(
+        source_name="Forecast Q3 demand",
+        relation="uses_data",
+        target_name="Warehouse stock levels",
+        fact="The Q3 forecast reads the warehouse stock levels",
+    )
     vector = embedder().embed_one(current)
     # As if a write had changed the text between the read and the store: the older text's vector is refused.
     model = embedder().model_id
-    older = driver.write(store, rows=[{**row, "text": "an older text", "vector": vector}], group=stored, model=model)
+    older = driver.write(
+        store, rows=[{**row, "text": "an older text", "vector": vector}], group=stored, **vector_model_parameters(model)
+    )
     assert older[0]["stored"] == 0
     assert vectors_of(stored)[row["id"]] is None
-    newer = driver.write(store, rows=[{**row, "text": current, "vector": vector}], group=stored, model=model)
+    newer = driver.write(
+        store, rows=[{**row, "text": current, "vector": vector}], group=stored, **vector_model_parameters(model)
+    )
     assert newer[0]["stored"] == 1
     assert vectors_of(stored)[row["id"]] == pytest.approx(vector)
 

@@ -11,7 +11,8 @@ import pytest
 from memoria import embeddings
 from memoria.embeddings import INT8_SUFFIX, ONNX_INT8, Embedder, configured_model_id, embedder, embedder_load
 from memoria.graph import driver
-from memoria.graph.schema import LEGACY_VECTOR_MODEL, VECTOR_MODEL
+from memoria.graph.schema import LEGACY_VECTOR_MODEL, VECTOR_MODEL, VECTOR_TEXT
+from memoria.graph.searchable import SEARCHABLE_TEXT_VERSION
 from memoria.ingest.reindex import group_reindex, reindex_backlog
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
@@ -91,3 +92,32 @@ def test_vectors_stored_before_models_were_recorded_count_as_the_packaged_model(
     assert configured_model_id() == LEGACY_VECTOR_MODEL
     assert reindex_backlog(group=reindexed) == 0
     assert cosine_hits(reindexed, Engine.CYPHER)[0][0] == f"{reindexed}-stock"
+
+
+FORGET_TEXT_VERSIONS = f"""
+MATCH (n:Memory {{group_id: $group}}) REMOVE n.{VECTOR_TEXT}
+WITH count(n) AS nodes
+MATCH (:Memory {{group_id: $group}})-[r:RELATES]->() REMOVE r.{VECTOR_TEXT}
+RETURN nodes, count(r) AS facts
+"""
+TEXT_VERSIONS = f"""
+MATCH (n:Memory {{group_id: $group}}) WHERE n.name_embedding IS NOT NULL OR n.embedding IS NOT NULL
+RETURN n.{VECTOR_TEXT} AS version
+UNION ALL
+MATCH (:Memory {{group_id: $group}})-[r:RELATES]->() WHERE r.fact_embedding IS NOT NULL
+RETURN r.{VECTOR_TEXT} AS version
+"""
+
+
+def test_reindex_records_the_text_version_and_replaces_vectors_of_an_older_definition(reindexed: str) -> None:
+    assert [row["version"] for row in driver.read(TEXT_VERSIONS, group=reindexed)] == [SEARCHABLE_TEXT_VERSION] * 9
+    # As a store embedded before names and summaries were searchable: its vectors record no text version.
+    assert driver.write(FORGET_TEXT_VERSIONS, group=reindexed)[0] == {"nodes": 7, "facts": 2}
+    assert reindex_backlog(group=reindexed) == 9
+    entities, facts = cosine_hits(reindexed, Engine.VIEW)  # the same model's vectors are still compared meanwhile
+    assert entities[0] == f"{reindexed}-stock" and len(facts) == 2
+
+    assert group_reindex(group=reindexed).texts == 9
+    assert reindex_backlog(group=reindexed) == 0
+    assert [row["version"] for row in driver.read(TEXT_VERSIONS, group=reindexed)] == [SEARCHABLE_TEXT_VERSION] * 9
+    assert group_reindex(group=reindexed).texts == 0

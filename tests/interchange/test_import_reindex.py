@@ -10,6 +10,7 @@ import pytest
 from memoria.embeddings import embedder
 from memoria.graph import driver, kinds
 from memoria.graph.dialect import IndexSpec, graph_dialect
+from memoria.graph.searchable import fact_text, node_text
 from memoria.ingest.reindex import reindex_backlog
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import ImportReport, graph_document_import
@@ -88,7 +89,10 @@ def test_a_changed_fact_text_reembeds_only_that_fact(stored: str) -> None:
     report = load(changed(stored, lambda data: data["edges"][0].update(fact=text)), stored)
     assert report.texts_changed == 1 and report.embedding.embedded == 1
     after = vectors_of(stored)
-    assert similarity(after[f"{stored}-reads"], text) > 0.9999
+    full = fact_text(
+        source_name="Forecast Q3 demand", relation="uses_data", target_name="Warehouse stock levels", fact=text
+    )
+    assert similarity(after[f"{stored}-reads"], full) > 0.9999
     assert {key: value for key, value in after.items() if key != f"{stored}-reads"} == {
         key: value for key, value in before.items() if key != f"{stored}-reads"
     }
@@ -105,30 +109,50 @@ def test_without_embedding_a_changed_text_leaves_no_stale_vector(stored: str) ->
     assert f"{stored}-reads" not in [hit.id for hit in found]
 
 
-def test_renaming_an_entity_reembeds_it_and_its_factless_facts(stored: str) -> None:
+def test_renaming_an_entity_reembeds_it_and_its_facts(stored: str) -> None:
     before = vectors_of(stored)
     report = load(changed(stored, lambda data: data["nodes"][1].update(name="Port strike")), stored)
-    # The entity, and the fact without a fact text that names it; the other fact keeps its own sentence.
+    # The entity, and the fact that names it; the other fact names neither the old nor the new name.
     assert report.texts_changed == 2 and report.embedding.embedded == 2
     after = vectors_of(stored)
-    assert similarity(after[f"{stored}-delay"], "Port strike") > 0.9999
+    assert (
+        similarity(after[f"{stored}-delay"], node_text(is_episode=False, name="Port strike", summary="late")) > 0.9999
+    )
     assert similarity(after[f"{stored}-delays"], "Port strike delays Forecast Q3 demand") > 0.9999
     assert after[f"{stored}-reads"] == before[f"{stored}-reads"]
 
 
-def test_episode_text_is_its_content_and_summaries_are_not_embedded(stored: str) -> None:
+def test_renaming_an_end_reembeds_a_fact_with_its_own_sentence_too(stored: str) -> None:
+    report = load(changed(stored, lambda data: data["nodes"][0].update(name="Depot inventory")), stored)
+    assert report.texts_changed == 2 and report.embedding.embedded == 2
+    text = fact_text(
+        source_name="Forecast Q3 demand",
+        relation="uses_data",
+        target_name="Depot inventory",
+        fact="The Q3 forecast reads the warehouse stock levels",
+    )
+    assert similarity(vectors_of(stored)[f"{stored}-reads"], text) > 0.9999
+
+
+def test_episode_names_and_summaries_are_embedded_with_the_rest(stored: str) -> None:
     before = vectors_of(stored)
 
     def edit(data: dict) -> None:
-        data["nodes"][3]["name"] = "message one"  # the content is what is embedded
+        data["nodes"][3]["name"] = "message one"
         data["nodes"][1]["summary"] = "three weeks late"
         data["nodes"][4]["summary"] = "forecasts"
 
-    assert load(changed(stored, edit), stored).texts_changed == 0
-    assert vectors_of(stored) == before
-    report = load(changed(stored, lambda data: data["nodes"][3].update(content="Cancel the forecast")), stored)
-    assert report.texts_changed == 1 and report.embedding.embedded == 1
-    assert similarity(vectors_of(stored)[f"{stored}-ep"], "Cancel the forecast") > 0.9999
+    report = load(changed(stored, edit), stored)
+    assert report.texts_changed == 3 and report.embedding.embedded == 3
+    after = vectors_of(stored)
+    expected = {
+        "ep": node_text(is_episode=True, name="message one", content="Forecast Q3 please"),
+        "delay": node_text(is_episode=False, name="Supplier delay", summary="three weeks late"),
+        "c": node_text(is_episode=False, name="Forecasting", summary="forecasts"),
+    }
+    for key, text in expected.items():
+        assert similarity(after[f"{stored}-{key}"], text) > 0.9999
+    assert after[f"{stored}-stock"] == before[f"{stored}-stock"]
 
 
 def test_a_fact_moved_to_other_ends_is_embedded_again(stored: str) -> None:

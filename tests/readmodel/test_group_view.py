@@ -59,7 +59,9 @@ def test_the_view_and_the_server_indexes_find_the_same_best_facts(memory: str) -
     by_view = search(query="Lyon warehouse gloves", groups=[memory], config=config, engine=Engine.VIEW)
     by_server = search(query="Lyon warehouse gloves", groups=[memory], config=config, engine=Engine.CYPHER)
     assert by_server.engine == {"name": "cypher"}
-    assert [hit.id for hit in by_view.facts][:3] == [hit.id for hit in by_server.facts][:3]
+    # As sets: the view's BM25 also reads a fact's relation words, which the server's indexes lack, so two facts
+    # with the same ends and near-equal sentences ("ran out of", "had a stockout of") may swap places.
+    assert {hit.id for hit in by_view.facts[:3]} == {hit.id for hit in by_server.facts[:3]}
 
 
 def test_a_view_read_in_many_small_pages_is_the_view_read_in_one(memory: str, monkeypatch) -> None:

@@ -6,6 +6,7 @@ import pytest
 
 from memoria.embeddings import embedder
 from memoria.graph import driver
+from memoria.graph.searchable import FACT_TEXT
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
 from memoria.search import methods
@@ -16,6 +17,7 @@ SET_ENDED = "MATCH ()-[r:RELATES]->() WHERE r.id = $id SET r.invalid_at = $at, r
 SET_VALID_AT = "MATCH ()-[r:RELATES]->() WHERE r.id = $id SET r.valid_at = $at"
 SET_GROUP_VECTORS = "MATCH (:Memory {group_id: $group})-[r:RELATES]->() SET r.fact_embedding = $vector"
 CROWDED_QUERY = "Lyon warehouse gloves shortage in March"
+SEARCHABLE_FACTS = f"MATCH (a:Memory {{group_id: $group}})-[r:RELATES]->(b) RETURN r.id AS id, {FACT_TEXT} AS text"
 
 
 def ids(candidates: list, group: str) -> list[str]:
@@ -50,7 +52,8 @@ def test_facts_cosine_ranks_by_exact_cosine(searched: str) -> None:
     vector = embedder().embed_one("Lyon warehouse gloves shortage in March")
     found = methods.facts_cosine(vector=vector, groups=[searched], limit=3)
     assert set(ids(found, searched)[:2]) == {"ran-out", "stockout"}
-    exact = cosine_similarities(vector, [embedder().embed_one(c.text) for c in found])
+    texts = {row["id"]: row["text"] for row in driver.read(SEARCHABLE_FACTS, group=searched)}
+    exact = cosine_similarities(vector, [embedder().embed_one(texts[c.id]) for c in found])
     assert [c.score for c in found] == pytest.approx(exact, abs=1e-5)
     assert [c.score for c in found] == sorted((c.score for c in found), reverse=True)
 
