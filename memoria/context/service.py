@@ -20,6 +20,7 @@ from memoria.browse.selectors import node_detail
 from memoria.embeddings import embedder
 from memoria.errors import NodeNotFound
 from memoria.graph import driver, kinds
+from memoria.graph.asof import AsOfInput
 from memoria.interchange.document import TIMESTAMP_FORMAT
 from memoria.retrieval.activation import Seed
 from memoria.retrieval.request import ActivationRequest
@@ -122,7 +123,10 @@ def activation_facts(*, group: str, entities: list[SearchHit], moment: str) -> l
     if best <= 0:
         return []
     seeds = tuple(Seed(hit.id, hit.score / best) for hit in entities[:ACTIVATION_SEEDS])
-    finished = async_to_sync(_paths)(ActivationRequest(group=group, seeds=seeds, query_tags=()))
+    # The walk itself at the moment: a fact that ended before it (or began after) neither carries energy nor
+    # counts in a degree, so the paths are the ones that held then (HOLDING_FACTS below keeps them exact).
+    at = AsOfInput(as_of=moment).resolved()
+    finished = async_to_sync(_paths)(ActivationRequest(group=group, seeds=seeds, query_tags=(), moment=at))
     energy: dict[str, float] = {}
     ends: dict[str, tuple[str, str]] = {}
     for event in finished:
