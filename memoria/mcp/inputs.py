@@ -16,6 +16,7 @@ from memoria.browse.neighbourhood import DEFAULT_LIMIT as DEFAULT_FACTS
 from memoria.browse.neighbourhood import MAX_LIMIT as MAX_FACTS
 from memoria.browse.neighbourhood import MAX_OFFSET
 from memoria.curation.inputs import VERSION_PATTERN
+from memoria.graph.asof import AsOfInput
 from memoria.graph.kinds import EPISODE_SOURCES, RELATION_CATEGORIES
 from memoria.graph.vocabulary import GroupName, NodeId, RequestModel, Tags, Timestamp, Weight
 from memoria.interchange.document import MAX_NAME_LENGTH, MAX_RELATION_LENGTH, MAX_TEXT_LENGTH
@@ -104,7 +105,10 @@ class SeedInput(RequestModel):
     score: float = Field(default=1.0, gt=0, le=1, description="how strongly the retrieval starts here")
 
 
-class RetrieveInput(RequestModel):
+class RetrieveInput(AsOfInput):
+    """A retrieval as REST and the websocket take it, at a moment (`as_of`, `known_at`, `include_invalidated`:
+    memoria/graph/asof.py) like theirs."""
+
     group: GroupName
     algorithm: Literal["activation", "ppr"] = "activation"
     query: str | None = Field(default=None, min_length=1, max_length=MAX_QUERY_LENGTH)
@@ -137,6 +141,10 @@ class RetrieveInput(RequestModel):
             misplaced = {"query_tags": self.query_tags, "params": self.params}
         body.update({name: value for name, value in optional.items() if value is not None})
         body.update({name: value for name, value in misplaced.items() if value is not None})  # the parser names it
+        moment = {"as_of": self.as_of, "known_at": self.known_at}
+        body.update({name: value for name, value in moment.items() if value is not None})
+        if self.include_invalidated:
+            body["include_invalidated"] = True
         return body
 
 

@@ -159,6 +159,25 @@ async def test_retrieve_sends_each_level_as_progress_in_order(daphne_url: str, m
     assert paths and all("energy" in path for path in paths)
 
 
+async def test_retrieve_at_a_moment_reports_it_and_refuses_a_contradiction(
+    daphne_url: str, memory: str, token_for_role
+) -> None:
+    """The MCP tool takes the moment fields REST and the websocket take (docs/retrieval.md), checked alike."""
+    token = await token_for_role("mcp-viewer", Role.VIEWER, [memory])
+    seeds = [{"id": node_id(memory, "alice"), "score": 1.0}]
+    async with http_session(daphne_url, token) as session:
+        for algorithm in ("activation", "ppr"):
+            arguments = {"group": memory, "seeds": seeds, "algorithm": algorithm, "as_of": "2021-01-01T02:00:00+02:00"}
+            result = await session.call_tool("retrieve", arguments)
+            assert not result.is_error, result
+            assert result.structured_content["result"]["time"]["as_of"] == "2021-01-01T00:00:00Z", algorithm
+        refused = await session.call_tool(
+            "retrieve", {"group": memory, "seeds": seeds, "as_of": "2021-01-01T00:00:00Z", "include_invalidated": True}
+        )
+        problem = problem_of(refused)
+        assert problem["code"] == "invalid" and "include_invalidated" in json.dumps(problem)
+
+
 async def test_viewer_cannot_call_a_curator_tool(daphne_url: str, memory: str, token_for_role) -> None:
     token = await token_for_role("mcp-viewer", Role.VIEWER, [memory])
     before = await sync_to_async(count_group)(memory)
