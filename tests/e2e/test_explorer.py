@@ -158,9 +158,16 @@ def test_graph_view_expand_path_and_edge_inspector(page: Page, daphne_url: str, 
         "(ids) => memoriaGraph.view.edgesOf(ids[0]).find((e) => e.target === ids[1]).id",
         [memory["forecast"], memory["erp"]],
     )
-    click_at(page, page.evaluate(CLEAR_POINT_ON_EDGE, uses_data))
     inspector = page.get_by_test_id("edge-inspector")
-    expect(inspector).to_be_visible()
+    for attempt in range(3):  # a click a few pixels off the drawn line hits the stage (seen once in CI): aim again
+        settle(page)
+        click_at(page, page.evaluate(CLEAR_POINT_ON_EDGE, uses_data))
+        try:
+            expect(inspector).to_be_visible(timeout=3000)
+            break
+        except AssertionError:
+            if attempt == 2:
+                raise
     expect(inspector.get_by_test_id("edge-relation")).to_have_text("uses_data")
     expect(inspector.get_by_test_id("edge-weight")).to_have_text("0.8")
     expect(inspector.get_by_test_id("edge-validity")).to_have_text("2025-02-10 → now")
