@@ -162,9 +162,10 @@ export class RunCanvas {
     // A grown path's new hops count as gained; the hops a shrunk path no longer takes as lost.
     const gone = [...diff.lost, ...diff.shrank.map((change) => change.before)];
     const kept = edgesOf(diff.shrank.map((change) => change.after));
+    const hadBefore = edgesOf(diff.grew.map((change) => change.before));
+    const came = edgesOf([...diff.gained, ...diff.grew.map((change) => change.after)]);
     this.diff = {
-      gainedEdges: new Set([...edgesOf([...diff.gained, ...diff.grew.map((change) => change.after)])]
-        .filter((id) => !edgesOf(diff.grew.map((change) => change.before)).has(id))),
+      gainedEdges: new Set([...came].filter((id) => !hadBefore.has(id))),
       lostEdges: new Set([...edgesOf(gone)].filter((id) => !kept.has(id))),
       lostNodes: new Set(diff.lost.flatMap((item) => item.path.nodes)),
     };
