@@ -22,6 +22,9 @@ BASE = [
     EpisodeInput("Oren: I sailed with Maren at the Harbour Regatta.", id="b2", valid_at="2024-03-02T10:00:00Z"),
     EpisodeInput("Liv: Kestrel Foods ships SKU-4471 from Riga.", id="b3", valid_at="2024-03-03T10:00:00Z"),
     EpisodeInput("Oren: Kestrel Foods delayed SKU-4471 again.", id="b4", valid_at="2024-03-04T10:00:00Z"),
+    # Liv's second tie to Maren: with one fact to Maren and one to "sister", the tie went to whichever entity id
+    # sorted first, and ids hash the (random) group name, so about one build in 25 left Liv out.
+    EpisodeInput("Liv: I sailed with Maren at the Harbour Regatta.", id="b5", valid_at="2024-03-04T12:00:00Z"),
 ]
 TOVE = EpisodeInput("Tove: I met Maren in Tallinn.", id="n-tove", valid_at="2024-03-05T10:00:00Z")
 ANSEL = EpisodeInput("Ansel: I visited Maren in Tallinn.", id="n-ansel", valid_at="2024-03-05T11:00:00Z")
