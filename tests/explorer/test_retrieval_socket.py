@@ -225,8 +225,11 @@ async def test_watch_command_prints_a_retrieval(
         text=True,
         env={**__import__("os").environ, "DJANGO_SETTINGS_MODULE": "tests.settings", "PYTHONPATH": str(ROOT)},
     )
+    # Until the watcher has subscribed: a deadline, not a count of tries, since starting the command alone took
+    # over a minute once on a loaded machine.
+    deadline = asyncio.get_running_loop().time() + 180
     try:
-        for _ in range(100):  # until the watcher has subscribed
+        while asyncio.get_running_loop().time() < deadline:
             await asyncio.sleep(0.1)
             status, _ = await asyncio.to_thread(
                 post_json,
