@@ -12,7 +12,9 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
+from explorer import frames
 from explorer.errors import error_frame, is_expected
+from explorer.frames import ErrorCode, FrameType, json_kind, shown_value, unknown_type
 from memoria.accounts.services import check_group_access
 from memoria.api.throttles import RateLimited, retrieval_count
 from memoria.errors import GroupNotFound, InvalidInput
@@ -20,6 +22,7 @@ from memoria.graph.health import graph_health
 from memoria.live import broadcast_events, publish_event, watch_channel_group
 from memoria.ppr.events import ppr_events
 from memoria.ppr.request import PprRequest, parse_ppr_request
+from memoria.retrieval.event_types import Algorithm, EventType, RetrievalFinished
 from memoria.retrieval.journal import retrieval_journal
 from memoria.retrieval.request import RETRIEVAL_ID, parse_activation_request
 from memoria.retrieval.runs import activation_run, new_retrieval_id
@@ -30,33 +33,7 @@ logger = logging.getLogger(__name__)
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_NOT_FOUND = 4404
 MAX_RUNNING_PER_SOCKET = 4
-ALGORITHMS = ("activation", "ppr")
-ECHOED_CHARS = 64  # a rejected value is quoted back at most this long, so an error never mirrors a flood
-JSON_KINDS = {
-    dict: "an object",
-    list: "an array",
-    str: "a string",
-    int: "a number",
-    float: "a number",
-    bool: "a boolean",
-}
-
-
-def json_kind(value: Any) -> str:
-    """What a decoded JSON value was, with its article: for messages that name what came instead."""
-    return "null" if value is None else JSON_KINDS.get(type(value), type(value).__name__)
-
-
-def echoed(value: str) -> str:
-    return repr(value if len(value) <= ECHOED_CHARS else value[:ECHOED_CHARS] + "…")
-
-
-def shown_value(value: Any) -> str:
-    return echoed(value) if isinstance(value, str) else json_kind(value)
-
-
-def unknown_retrieval(retrieval_id: str, message: str) -> dict[str, Any]:
-    return {"type": "error", "code": "unknown_retrieval", "retrieval_id": retrieval_id, "message": message}
+ALGORITHMS = tuple(Algorithm)
 
 
 def required_retrieval_id(content: dict[str, Any]) -> str:
@@ -78,8 +55,7 @@ class AuthenticatedConsumer(AsyncJsonWebsocketConsumer):
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
             # Accepting first lets the client read why: a close before accept is an HTTP 403 seen only as 1006.
-            frame = {"type": "error", "code": "unauthenticated", "message": "sign in or send a token"}
-            await self.refuse(frame, CLOSE_UNAUTHENTICATED)
+            await self.refuse(frames.error(ErrorCode.UNAUTHENTICATED, "sign in or send a token"), CLOSE_UNAUTHENTICATED)
             return
         await self.on_authenticated()
 
@@ -103,9 +79,7 @@ class AuthenticatedConsumer(AsyncJsonWebsocketConsumer):
         else:
             too_large = len(bytes_data or b"") > limit
         if too_large:
-            await self.send_json(
-                {"type": "error", "code": "too_large", "message": f"messages are limited to {limit} bytes"}
-            )
+            await self.send_json(frames.error(ErrorCode.TOO_LARGE, f"messages are limited to {limit} bytes"))
             return
         if text_data is None:
             await self.send_json(error_frame(InvalidInput("message: send JSON text frames, not binary ones")))
@@ -139,20 +113,15 @@ class HealthConsumer(AuthenticatedConsumer):
         await self.send_health()
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
-        if content.get("type") == "ping":
+        if content.get("type") == FrameType.PING:
             await self.send_health()
         else:
-            await self.send_json(
-                {
-                    "type": "error",
-                    "code": "unknown_type",
-                    "message": f"unknown type {echoed(content['type'])}: use ping",
-                }
-            )
+            await self.send_json(unknown_type(content["type"], FrameType.PING))
 
     async def send_health(self) -> None:
         health = await database_sync_to_async(graph_health)()
-        await self.send_json({"type": "health", "user": self.scope["user"].get_username(), "graph": health.as_dict()})
+        user = self.scope["user"].get_username()
+        await self.send_json({"type": FrameType.HEALTH, "user": user, "graph": health.as_dict()})
 
 
 class RetrievalConsumer(AuthenticatedConsumer):
@@ -167,18 +136,12 @@ class RetrievalConsumer(AuthenticatedConsumer):
 
     async def receive_json(self, content: dict[str, Any], **kwargs: Any) -> None:
         kind = content["type"]
-        if kind == "retrieve":
+        if kind == FrameType.RETRIEVE:
             await self.start_retrieval(content)
-        elif kind == "cancel":
+        elif kind == FrameType.CANCEL:
             await self.cancel_retrieval(required_retrieval_id(content))
         else:
-            await self.send_json(
-                {
-                    "type": "error",
-                    "code": "unknown_type",
-                    "message": f"unknown type {echoed(kind)}: use retrieve or cancel",
-                }
-            )
+            await self.send_json(unknown_type(kind, FrameType.RETRIEVE, FrameType.CANCEL))
 
     async def start_retrieval(self, content: dict[str, Any]) -> None:
         retrieval_id = content.get("retrieval_id")
@@ -191,16 +154,10 @@ class RetrievalConsumer(AuthenticatedConsumer):
             await self.send_json(error_frame(InvalidInput(f"retrieval_id: {retrieval_id!r} is already running")))
             return
         if len(self.running) >= MAX_RUNNING_PER_SOCKET:
-            await self.send_json(
-                {
-                    "type": "error",
-                    "code": "busy",
-                    "retrieval_id": retrieval_id,
-                    "message": f"at most {MAX_RUNNING_PER_SOCKET} retrievals run at once per socket",
-                }
-            )
+            busy = f"at most {MAX_RUNNING_PER_SOCKET} retrievals run at once per socket"
+            await self.send_json(frames.error(ErrorCode.BUSY, busy, retrieval_id=retrieval_id))
             return
-        algorithm = content.get("algorithm", "activation")
+        algorithm = content.get("algorithm", Algorithm.ACTIVATION)
         if algorithm not in ALGORITHMS:
             await self.send_json(
                 error_frame(
@@ -216,7 +173,7 @@ class RetrievalConsumer(AuthenticatedConsumer):
             return
         body = {key: value for key, value in content.items() if key not in ("type", "algorithm", "retrieval_id")}
         try:
-            request = parse_ppr_request(body) if algorithm == "ppr" else parse_activation_request(body)
+            request = parse_ppr_request(body) if algorithm == Algorithm.PPR else parse_activation_request(body)
             await database_sync_to_async(check_group_access)(user=self.scope["user"], group=request.group)
         except (InvalidInput, GroupNotFound) as error:
             await self.send_json(error_frame(error, retrieval_id=retrieval_id))
@@ -233,7 +190,7 @@ class RetrievalConsumer(AuthenticatedConsumer):
             async for event in broadcast_events(request.group, events):
                 await self.send_json(event)
         except asyncio.CancelledError:
-            cancelled = {"type": "retrieval_finished", "retrieval_id": retrieval_id, "status": "cancelled"}
+            cancelled = RetrievalFinished(retrieval_id=retrieval_id, status="cancelled").frame()
             await self.send_json(cancelled)
             await publish_event(request.group, cancelled)
         except Exception as error:
@@ -251,7 +208,8 @@ class RetrievalConsumer(AuthenticatedConsumer):
         """Only this socket's own runs: another socket's (or user's) id is unknown here, whoever guesses it."""
         task = self.running.get(retrieval_id)
         if task is None:
-            await self.send_json(unknown_retrieval(retrieval_id, "no retrieval with this id is running on this socket"))
+            missing = "no retrieval with this id is running on this socket"
+            await self.send_json(frames.error(ErrorCode.UNKNOWN_RETRIEVAL, missing, retrieval_id=retrieval_id))
             return
         task.cancel()
 
@@ -271,7 +229,7 @@ class WatchConsumer(AuthenticatedConsumer):
         self.group = group
         self.watched = watch_channel_group(group)
         await self.channel_layer.group_add(self.watched, self.channel_name)
-        await self.send_json({"type": "watching", "group": group})
+        await self.send_json({"type": FrameType.WATCHING, "group": group})
 
     async def still_allowed(self, group: str) -> bool:
         """Whether the user may (still) see the group; if not, the socket is refused with 4404."""
@@ -294,26 +252,25 @@ class WatchConsumer(AuthenticatedConsumer):
         if not await self.still_allowed(self.group):
             return
         kind = content["type"]
-        if kind == "list":
+        if kind == FrameType.LIST:
             await self.send_json(
-                {"type": "retrievals", "group": self.group, "retrievals": retrieval_journal.runs(self.group)}
+                {"type": FrameType.RETRIEVALS, "group": self.group, "retrievals": retrieval_journal.runs(self.group)}
             )
-        elif kind == "replay":
+        elif kind == FrameType.REPLAY:
             retrieval_id = required_retrieval_id(content)
             replay = retrieval_journal.replay(self.group, retrieval_id)
             if replay is None:
-                await self.send_json(unknown_retrieval(retrieval_id, "no recent retrieval with this id in this group"))
+                missing = "no recent retrieval with this id in this group"
+                await self.send_json(frames.error(ErrorCode.UNKNOWN_RETRIEVAL, missing, retrieval_id=retrieval_id))
             else:
-                await self.send_json({"type": "replay", **replay})
+                await self.send_json({"type": FrameType.REPLAY, **replay})
         else:
-            await self.send_json(
-                {"type": "error", "code": "unknown_type", "message": f"unknown type {echoed(kind)}: use list or replay"}
-            )
+            await self.send_json(unknown_type(kind, FrameType.LIST, FrameType.REPLAY))
 
     async def retrieval_event(self, message: dict[str, Any]) -> None:
         event = message["event"]
         # Once per retrieval, not per event: a run's later events follow its start, or the socket is closed.
-        if event.get("type") == "retrieval_started" and not await self.still_allowed(self.group):
+        if event.get("type") == EventType.RETRIEVAL_STARTED and not await self.still_allowed(self.group):
             return
         if not self.refused:
             await self.send_json(event)

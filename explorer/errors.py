@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from explorer import frames
+from explorer.frames import ErrorCode
 from memoria.api.errors import GRAPH_UNAVAILABLE_DETAIL
 from memoria.api.throttles import RateLimited
 from memoria.errors import (
@@ -34,31 +36,32 @@ def is_expected(error: BaseException) -> bool:
 
 
 def error_frame(error: Exception, *, retrieval_id: str | None = None) -> dict[str, Any]:
-    frame: dict[str, Any] = {"type": "error"}
+    """The error frame for an exception, in the same words as the REST answer for it."""
     if isinstance(error, InvalidInput):
-        frame.update(code="invalid", message=str(error), errors=error.problems)
-    elif isinstance(error, GroupNotFound):
-        frame.update(code="not_found", message=str(error))
-    elif isinstance(error, ProjectionLoading):
-        frame.update(code="projection_loading", message=str(error), retry_after=RETRY_AFTER_SECONDS)
-    elif isinstance(error, GraphUnavailable):  # str(error) names no host or port (memoria.errors.GraphUnavailable)
-        frame.update(code="graph_unavailable", message=GRAPH_UNAVAILABLE_DETAIL, reason=str(error))
-    elif isinstance(error, QueryTooLarge):  # as the REST 422: final, asking again the same way fails the same way
-        frame.update(code="query_too_large", message=str(error), too_large=error.what)
-    elif isinstance(error, LlmUnavailable):  # as the REST 502/503: the model's bad answer, or no model to ask
-        bad_answer = isinstance(error, LlmInvalidAnswer)
-        frame.update(code="llm_invalid_answer" if bad_answer else "llm_unavailable", message=str(error))
-    elif isinstance(error, RateLimited):  # as the REST 429: what was throttled, its limit, and when to retry
+        return frames.error(ErrorCode.INVALID, str(error), retrieval_id=retrieval_id, errors=error.problems)
+    if isinstance(error, GroupNotFound):
+        return frames.error(ErrorCode.NOT_FOUND, str(error), retrieval_id=retrieval_id)
+    if isinstance(error, ProjectionLoading):
+        return frames.error(
+            ErrorCode.PROJECTION_LOADING, str(error), retrieval_id=retrieval_id, retry_after=RETRY_AFTER_SECONDS
+        )
+    if isinstance(error, GraphUnavailable):  # str(error) names no host or port (memoria.errors.GraphUnavailable)
+        return frames.error(
+            ErrorCode.GRAPH_UNAVAILABLE, GRAPH_UNAVAILABLE_DETAIL, retrieval_id=retrieval_id, reason=str(error)
+        )
+    if isinstance(error, QueryTooLarge):  # as the REST 422: final, asking again the same way fails the same way
+        return frames.error(ErrorCode.QUERY_TOO_LARGE, str(error), retrieval_id=retrieval_id, too_large=error.what)
+    if isinstance(error, LlmUnavailable):  # as the REST 502/503: the model's bad answer, or no model to ask
+        code = ErrorCode.LLM_INVALID_ANSWER if isinstance(error, LlmInvalidAnswer) else ErrorCode.LLM_UNAVAILABLE
+        return frames.error(code, str(error), retrieval_id=retrieval_id)
+    if isinstance(error, RateLimited):  # as the REST 429: what was throttled, its limit, and when to retry
         problem = error.problem()
-        frame.update(
-            code="throttled",
-            message=problem["detail"],
+        return frames.error(
+            ErrorCode.THROTTLED,
+            problem["detail"],
+            retrieval_id=retrieval_id,
             scope=problem["scope"],
             limit=problem["limit"],
             retry_after=problem["retry_after"],
         )
-    else:
-        frame.update(code="internal", message="The retrieval failed unexpectedly.")
-    if retrieval_id:
-        frame["retrieval_id"] = retrieval_id
-    return frame
+    return frames.error(ErrorCode.INTERNAL, "The retrieval failed unexpectedly.", retrieval_id=retrieval_id)

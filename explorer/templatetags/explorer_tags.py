@@ -5,9 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from django import template
+from django.utils.html import json_script
+from django.utils.safestring import SafeString
 
 from explorer.current_group import current_group, switchable_groups
+from explorer.frames import ErrorCode, FrameType
 from memoria.accounts.services import user_role
+from memoria.retrieval.event_types import Algorithm, EventType
+
+NAMES_ELEMENT_ID = "memoria-names"  # explorer/static/explorer/js/names.js reads it
 
 register = template.Library()
 
@@ -28,6 +34,19 @@ def header_nav(context: template.Context) -> dict[str, Any]:
         "current": current_group(request),
         "csrf_token": context.get("csrf_token"),
     }
+
+
+@register.simple_tag
+def protocol_names() -> SafeString:
+    """The names of retrieval events, websocket frames, error codes and algorithms, from the enums that declare
+    them, for the pages' scripts: a renamed event cannot leave a page matching the old name."""
+    names = {
+        "EVENT": {member.name: member.value for member in EventType},
+        "FRAME": {member.name: member.value for member in FrameType},
+        "ERROR": {member.name: member.value for member in ErrorCode},
+        "ALGORITHM": {member.name: member.value for member in Algorithm},
+    }
+    return json_script(names, NAMES_ELEMENT_ID)
 
 
 @register.filter

@@ -31,6 +31,7 @@ from memoria.graphindex.cache import projection_cache
 from memoria.retrieval.activation import Seed, activation_events
 from memoria.retrieval.budget import RetrievalBudget, server_limits
 from memoria.retrieval.engines import CYPHER, EngineChoice, engine_events
+from memoria.retrieval.event_types import EventType
 from memoria.retrieval.params import ActivationParams
 from memoria.retrieval.reference import EdgeData, ReferenceGraph
 
@@ -141,11 +142,11 @@ async def timed_exploration(
 
     budget = RetrievalBudget(server_limits())
     async for event in engine_events(group=group, requested=engine, budget=budget, run=run):
-        if event["type"] == "seed_finished":
+        if event["type"] == EventType.SEED_FINISHED:
             paths[event["seed_id"]] = sorted(
                 (tuple(p["nodes"]), tuple(h["transfer_energy"] for h in p["hops"])) for p in event["paths"]
             )
-        elif event["type"] == "retrieval_finished":
+        elif event["type"] == EventType.RETRIEVAL_FINISHED:
             finished = event
     return time.perf_counter() - started, {"paths": paths, "finished": finished, "engine": ran[-1]}
 

@@ -23,6 +23,7 @@ from memoria.graph import driver, kinds
 from memoria.graph.asof import AsOfInput
 from memoria.interchange.document import TIMESTAMP_FORMAT
 from memoria.retrieval.activation import Seed
+from memoria.retrieval.event_types import EventType
 from memoria.retrieval.request import ActivationRequest
 from memoria.retrieval.runs import activation_run
 from memoria.search.config import SearchConfig
@@ -114,7 +115,7 @@ def _fact_item(fact_id: str, text: str, score: float, valid_at: str | None, inva
 
 
 async def _paths(request: ActivationRequest) -> list[dict[str, Any]]:
-    return [event async for event in activation_run(request) if event["type"] == "seed_finished"]
+    return [event async for event in activation_run(request) if event["type"] == EventType.SEED_FINISHED]
 
 
 def activation_facts(*, group: str, entities: list[SearchHit], moment: str) -> list[tuple[EdgeCard, float]]:

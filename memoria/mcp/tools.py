@@ -45,13 +45,12 @@ from memoria.mcp.auth import caller
 from memoria.mcp.errors import HANDLED, tool_error
 from memoria.ppr.request import parse_ppr_request
 from memoria.ppr.service import ppr_run
+from memoria.retrieval.event_types import EventType
 from memoria.retrieval.request import parse_activation_request
 from memoria.retrieval.runs import activation_response, activation_run
 from memoria.search.config import SearchConfig
 from memoria.search.request import parse_search_parameters
 from memoria.search.service import search
-
-LEVEL_EXPANDED = "level_expanded"
 
 
 @dataclass(frozen=True)
@@ -250,7 +249,7 @@ async def retrieve(call: Call) -> outputs.RetrieveOutput:
     stream = activation_run(activation, requested_by=call.user.get_username())
     async for event in broadcast_events(activation.group, stream):  # watchers see it live, as with REST
         events.append(event)
-        if event["type"] == LEVEL_EXPANDED:
+        if event["type"] == EventType.LEVEL_EXPANDED:
             levels += 1
             await call.ctx.report_progress(levels, None, json.dumps(event, ensure_ascii=False))
     if events[-1]["status"] == "failed":

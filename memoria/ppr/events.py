@@ -19,9 +19,10 @@ from typing import Any
 from memoria.graph.asof import AsOfInput
 from memoria.graphindex.cache import ProjectionCache
 from memoria.observability import retrieval_id_events
-from memoria.ppr.request import ALGORITHM, PprRequest
+from memoria.ppr.request import PprRequest
 from memoria.ppr.service import ScoredNode, ppr_run
 from memoria.retrieval.budget import server_limits
+from memoria.retrieval.event_types import Algorithm, PprFinished, PprIteration, RetrievalFinished, RetrievalStarted
 
 ITERATION_EVERY = 3
 ITERATION_SECONDS = 0.05
@@ -47,15 +48,14 @@ class _Pace:
 
 def ppr_started(request: PprRequest, *, retrieval_id: str, requested_by: str | None) -> dict[str, Any]:
     """What was asked, as watchers and the journal list it (seeds as given; the answer says which were used)."""
-    return {
-        "type": "retrieval_started",
-        "retrieval_id": retrieval_id,
-        "algorithm": ALGORITHM,
-        "group": request.group,
-        "requested_by": requested_by,
-        "query": request.query,
-        "seeds": [{"id": seed.id, "weight": seed.weight} for seed in request.seeds or ()],
-        "params": {
+    return RetrievalStarted(
+        retrieval_id=retrieval_id,
+        algorithm=Algorithm.PPR,
+        group=request.group,
+        requested_by=requested_by,
+        query=request.query,
+        seeds=[{"id": seed.id, "weight": seed.weight} for seed in request.seeds or ()],
+        params={
             "damping": request.damping,
             "top_k": request.top_k,
             "directed": request.directed,
@@ -65,9 +65,9 @@ def ppr_started(request: PprRequest, *, retrieval_id: str, requested_by: str | N
             "betas_source": request.betas_source,
             "filter": request.fact_filter,
         },
-        "budget": (request.budget or server_limits(ppr=True)).as_dict(),  # the limits; the end says what was used
-        "time": request.moment.as_dict() if request.moment else None,
-    }
+        budget=(request.budget or server_limits(ppr=True)).as_dict(),  # the limits; the end says what was used
+        time=request.moment.as_dict() if request.moment else None,
+    ).frame()
 
 
 def ppr_events(
@@ -97,13 +97,9 @@ async def _ppr_events(
             raise RunCancelled
         if not pace.due(iteration, time.perf_counter()):
             return
-        event = {
-            "type": "ppr_iteration",
-            "retrieval_id": retrieval_id,
-            "iteration": iteration,
-            "error_bound": bound,
-            "top": [vars(node) for node in top()],
-        }
+        event = PprIteration(
+            retrieval_id=retrieval_id, iteration=iteration, error_bound=bound, top=[vars(node) for node in top()]
+        ).frame()
         loop.call_soon_threadsafe(queue.put_nowait, event)
 
     yield ppr_started(request, retrieval_id=retrieval_id, requested_by=requested_by)
@@ -121,7 +117,7 @@ async def _ppr_events(
     finally:
         stop.set()
         solve.add_done_callback(lambda done: done.cancelled() or done.exception())  # a stopped solve's error is seen
-    yield {"type": "ppr_finished", "retrieval_id": retrieval_id, **answer.as_dict()}
+    yield PprFinished(retrieval_id=retrieval_id, answer=answer.as_dict()).frame()
     yield _finished(
         retrieval_id,
         began,
@@ -133,11 +129,10 @@ async def _ppr_events(
 
 
 def _finished(retrieval_id: str, began: float, *, status: str, **details: Any) -> dict[str, Any]:
-    return {
-        "type": "retrieval_finished",
-        "retrieval_id": retrieval_id,
-        "algorithm": ALGORITHM,
-        "status": status,
-        "elapsed_ms": round((time.perf_counter() - began) * 1000, 3),
+    return RetrievalFinished(
+        retrieval_id=retrieval_id,
+        algorithm=Algorithm.PPR,
+        status=status,
+        elapsed_ms=round((time.perf_counter() - began) * 1000, 3),
         **details,
-    }
+    ).frame()

@@ -19,6 +19,7 @@ from memoria.ppr.pagerank import DEFAULT_DAMPING
 from memoria.ppr.relations import RelationBetas, betas_parse
 from memoria.ppr.steps import AUTO, STEP_CHOICES
 from memoria.retrieval.budget import BudgetLimits, parse_budget, server_limits
+from memoria.retrieval.event_types import Algorithm
 from memoria.search.config import parse_query
 
 REQUEST_KEYS = {
@@ -36,7 +37,7 @@ REQUEST_KEYS = {
     "budget",
     *FIELDS,
 }
-ALGORITHM = "ppr"
+ALGORITHM = Algorithm.PPR
 MAX_SEEDS = 1000
 DEFAULT_TOP_K = 20
 MAX_TOP_K = 1000

@@ -31,6 +31,7 @@ from memoria.ppr.request import PprRequest, SeedWeight
 from memoria.ppr.steps import OFFLINE, RelationSteps, relation_steps_for
 from memoria.retrieval.budget import STATUS as BUDGET_EXHAUSTED
 from memoria.retrieval.budget import BudgetExhausted, RetrievalBudget, server_limits
+from memoria.retrieval.event_types import Algorithm
 from memoria.search.service import search_seeds
 
 SEARCH_SEEDS = 5  # entities taken from hybrid search when the caller gives a query
@@ -76,7 +77,7 @@ class PprAnswer:
     def as_dict(self) -> dict[str, Any]:
         return {
             "group": self.group,
-            "algorithm": "ppr",
+            "algorithm": Algorithm.PPR,
             "seed_source": self.seed_source,
             "seeds": [{"id": seed.id, "weight": seed.weight} for seed in self.seeds],
             "scores": [vars(node) for node in self.scores],

@@ -38,6 +38,16 @@ from memoria.retrieval.budget import TIME, BudgetExhausted, RetrievalBudget, ser
 from memoria.retrieval.cypher_levels import cypher_level_source
 from memoria.retrieval.energy import sqrt_degree
 from memoria.retrieval.engines import CYPHER_ENGINE, EngineChoice
+from memoria.retrieval.event_types import (
+    Algorithm,
+    EventType,
+    LevelExpanded,
+    PathCompleted,
+    RetrievalFinished,
+    RetrievalStarted,
+    SeedFinished,
+    SeedStarted,
+)
 from memoria.retrieval.levels import LevelQuery, LevelRow, LevelSource
 from memoria.retrieval.params import ActivationParams
 from memoria.retrieval.selection import Candidate, Decision, select_level
@@ -193,12 +203,10 @@ class SeedExploration:
         self.neighbour_degrees: dict[str, int] = {}
         self.source: LevelSource | None = None
 
-    def _event(self, kind: str, **body: Any) -> dict[str, Any]:
-        return {"type": kind, "retrieval_id": self.retrieval_id, "seed_id": self.seed.id, **body}
-
     async def run(self, source: LevelSource) -> dict[str, Any]:
         self.source = source
-        await self.emit(self._event("seed_started", score=self.seed.score))
+        started = SeedStarted(retrieval_id=self.retrieval_id, seed_id=self.seed.id, score=self.seed.score)
+        await self.emit(started.frame())
         try:
             node = await self._within_budget(lambda: source.seed(self.seed.id))
         except BudgetExhausted:
@@ -296,14 +304,15 @@ class SeedExploration:
             parents_report.append(_parent_report(branch, level, decided, len(chosen), end_reason))
         visited.update(branch.node_id for branch in next_frontier)
         await self.emit(
-            self._event(
-                "level_expanded",
+            LevelExpanded(
+                retrieval_id=self.retrieval_id,
+                seed_id=self.seed.id,
                 depth=depth,
                 frontier_size=len(frontier),
                 parents=parents_report,
                 selected=len(next_frontier),
                 elapsed_ms=round((time.perf_counter() - started) * 1000, 3),
-            )
+            ).frame()
         )
         for branch, report in zip(frontier, parents_report, strict=True):
             if report["end_reason"]:
@@ -357,11 +366,12 @@ class SeedExploration:
     async def _complete(self, branch: Branch, end_reason: str) -> None:
         path = branch.path(self.seed.id, end_reason)
         self.paths.append(path)
-        await self.emit(self._event("path_completed", path=path))
+        await self.emit(PathCompleted(retrieval_id=self.retrieval_id, seed_id=self.seed.id, path=path).frame())
 
     def _finished(self, status: str, **extra: Any) -> dict[str, Any]:
-        return self._event(
-            "seed_finished",
+        return SeedFinished(
+            retrieval_id=self.retrieval_id,
+            seed_id=self.seed.id,
             status=status,
             score=self.seed.score,
             paths=self.paths,
@@ -370,7 +380,7 @@ class SeedExploration:
             candidates=self.stats.candidates,
             elapsed_ms=round((time.perf_counter() - self.stats.started) * 1000, 3),
             **extra,
-        )
+        ).frame()
 
 
 SourceOpener = Callable[[], AbstractAsyncContextManager[LevelSource]]
@@ -418,19 +428,18 @@ async def activation_events(
     retrieval_id = retrieval_id or uuid.uuid4().hex
     started = time.perf_counter()
     queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-    yield {
-        "type": "retrieval_started",
-        "retrieval_id": retrieval_id,
-        "algorithm": "activation",
-        "group": group,
-        "seeds": [{"id": seed.id, "score": seed.score} for seed in seeds],
-        "query_tags": sorted(set(query_tags)),
-        "params": params.as_dict(),
-        "budget": budget.limits.as_dict(),
-        "engine": engine.as_dict(),
-        "time": moment.as_dict(),
+    yield RetrievalStarted(
+        retrieval_id=retrieval_id,
+        algorithm=Algorithm.ACTIVATION,
+        group=group,
+        seeds=[{"id": seed.id, "score": seed.score} for seed in seeds],
+        query_tags=sorted(set(query_tags)),
+        params=params.as_dict(),
+        budget=budget.limits.as_dict(),
+        engine=engine.as_dict(),
+        time=moment.as_dict(),
         **(context or {}),
-    }
+    ).frame()
     finished: list[dict[str, Any]] = []
     failures: list[str] = []
     outage: list[GraphUnavailable] = []  # the server went away: the answer is incomplete, whatever other seeds found
@@ -475,7 +484,7 @@ async def activation_events(
         try:
             while len(finished) < len(tasks):
                 event = await queue.get()
-                if event["type"] == "seed_finished":
+                if event["type"] == EventType.SEED_FINISHED:
                     finished.append(event)
                     if event["status"] == "error":
                         failures.append(event["error"])
@@ -489,18 +498,17 @@ async def activation_events(
         status = "failed"
     elif any(event["status"] == BUDGET_EXHAUSTED for event in finished):
         status = BUDGET_EXHAUSTED
-    yield {
-        "type": "retrieval_finished",
-        "retrieval_id": retrieval_id,
-        "status": status,
-        "error": failures[0] if failures else None,
-        "elapsed_ms": round((time.perf_counter() - started) * 1000, 3),
-        "round_trips": sum(event["round_trips"] for event in finished),
-        "paths": sum(len(event["paths"]) for event in finished),
-        "seeds": {event["seed_id"]: event["status"] for event in finished},
-        "candidates": sum(event["candidates"] for event in finished),
-        "budget": budget.report(),
-    }
+    yield RetrievalFinished(
+        retrieval_id=retrieval_id,
+        status=status,
+        error=failures[0] if failures else None,
+        elapsed_ms=round((time.perf_counter() - started) * 1000, 3),
+        round_trips=sum(event["round_trips"] for event in finished),
+        paths=sum(len(event["paths"]) for event in finished),
+        seeds={event["seed_id"]: event["status"] for event in finished},
+        candidates=sum(event["candidates"] for event in finished),
+        budget=budget.report(),
+    ).frame()
     if outage:  # after the stream's end, so watchers and the journal see it close; the caller maps the error
         raise GraphUnavailable(str(outage[0])) from outage[0]
     if refused:

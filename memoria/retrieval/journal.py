@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from memoria.retrieval.event_types import EventType
+
 RECENT_RUNS = 20  # per group, running and finished together
 KEEP_FINISHED_SECONDS = 15 * 60
 MAX_RUN_EVENTS = 2000
@@ -47,7 +49,7 @@ class JournalRun:
     def keep(self, event: dict[str, Any], limits: JournalLimits) -> None:
         """Store an event unless the run is over its budget; its end is always stored, so a replay finishes."""
         weight = sum(len(parent["candidates"]) for parent in event.get("parents", ()))
-        if event["type"] != "retrieval_finished" and (
+        if event["type"] != EventType.RETRIEVAL_FINISHED and (
             len(self.events) >= limits.max_run_events - 1 or self.candidates + weight > limits.max_run_candidates
         ):
             self.truncated = True
@@ -85,7 +87,7 @@ class RetrievalJournal:
             return
         with self.lock:
             runs = self.groups.setdefault(group, OrderedDict())
-            if event.get("type") == "retrieval_started":
+            if event.get("type") == EventType.RETRIEVAL_STARTED:
                 runs.pop(retrieval_id, None)  # an id used again is a new run, and the newest
                 runs[retrieval_id] = JournalRun(started=event, started_at=self.clock())
                 self._evict(runs)
@@ -93,7 +95,7 @@ class RetrievalJournal:
             if run is None or run.finished is not None:
                 return
             run.keep(event, self.limits)
-            if event.get("type") == "retrieval_finished":
+            if event.get("type") == EventType.RETRIEVAL_FINISHED:
                 run.finished = event
 
     def _evict(self, runs: OrderedDict[str, JournalRun]) -> None:

@@ -15,6 +15,7 @@ from memoria.observability import retrieval_id_events
 from memoria.retrieval.activation import Seed, activation_events
 from memoria.retrieval.budget import RetrievalBudget, server_limits
 from memoria.retrieval.engines import EngineChoice, default_engine, engine_events
+from memoria.retrieval.event_types import EventType
 from memoria.retrieval.query_tags import derive_query_tags
 from memoria.retrieval.request import ActivationRequest
 from memoria.search.service import search_seeds
@@ -105,7 +106,7 @@ def activation_response(events: list[dict[str, Any]]) -> dict[str, Any]:
             **({"error": event["error"]} if "error" in event else {}),
         }
         for event in events
-        if event["type"] == "seed_finished"
+        if event["type"] == EventType.SEED_FINISHED
     ]
     order = {seed["id"]: index for index, seed in enumerate(started["seeds"])}
     seeds.sort(key=lambda seed: order.get(seed["seed_id"], len(order)))

@@ -22,6 +22,7 @@ from memoria_client import (
 )
 
 from memoria.retrieval.engines import ENGINES
+from memoria.retrieval.event_types import EventType
 
 
 class Command(BaseCommand):
@@ -87,20 +88,20 @@ def describe(event: dict[str, Any]) -> str:
     """One readable line per event."""
     kind = event["type"]
     rid = event.get("retrieval_id", "")[:8]
-    if kind == "retrieval_started":
+    if kind == EventType.RETRIEVAL_STARTED:
         seeds = ", ".join(f"{s['id']} ({s['score']:.2f})" for s in event["seeds"])
         engine = event.get("engine") or {}
         on = f" on {engine['name']}" if engine else ""
         return f"[{rid}] started by {event.get('requested_by')}{on}: seeds {seeds or '-'}; tags {event['query_tags']}"
-    if kind == "seed_started":
+    if kind == EventType.SEED_STARTED:
         return f"[{rid}] {event['seed_id']} started (score {event['score']:.2f})"
-    if kind == "level_expanded":
+    if kind == EventType.LEVEL_EXPANDED:
         return f"[{rid}] {event['seed_id']} depth {event['depth']}: {event['frontier_size']} → {event['selected']}"
-    if kind == "path_completed":
+    if kind == EventType.PATH_COMPLETED:
         path = event["path"]
         return f"[{rid}]   path {' → '.join(path['nodes'])} (energy {path['energy']:.4f}, {path['end_reason']})"
-    if kind == "seed_finished":
+    if kind == EventType.SEED_FINISHED:
         return f"[{rid}] {event['seed_id']} {event['status']}: {len(event.get('paths', []))} path(s)"
-    if kind == "retrieval_finished":
+    if kind == EventType.RETRIEVAL_FINISHED:
         return f"[{rid}] finished {event['status']}: {event.get('paths', 0)} path(s) in {event.get('elapsed_ms', 0)} ms"
     return f"[{rid}] {kind}: {event.get('message', '')}"

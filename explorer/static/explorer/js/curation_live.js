@@ -3,6 +3,7 @@
 // applies them in place; pages call `watchCuration` with their own handler.
 
 import { JsonSocket } from "./live_socket.js";
+import { FRAME } from "./names.js";
 
 const RETRY_MS = [1000, 2000, 5000, 10000];
 
@@ -13,10 +14,10 @@ function open(group) {
   let failures = 0;
   const socket = new JsonSocket(`/ws/retrievals/watch/?group=${encodeURIComponent(group)}`, {
     onFrame: (frame) => {
-      if (frame.type === "watching") {
+      if (frame.type === FRAME.WATCHING) {
         failures = 0;
         document.body.dataset.curationLive = "on";
-      } else if (frame.type === "curation" && frame.group === group) {
+      } else if (frame.type === FRAME.CURATION && frame.group === group) {
         for (const handler of listeners.get(group) || []) handler(frame);
       }
     },

@@ -7,6 +7,7 @@ import { h } from "./dom.js";
 import { JsonSocket } from "./live_socket.js";
 import { PprPanel } from "./live_ppr.js";
 import { LiveView } from "./live_view.js";
+import { ALGORITHM, ERROR, EVENT, FRAME } from "./names.js";
 
 const config = JSON.parse(document.getElementById("live-config").textContent);
 const group = config.group;
@@ -65,7 +66,7 @@ algorithmSelect.value = config.algorithms.includes(wantedAlgorithm) ? wantedAlgo
 
 function showAlgorithm() {
   for (const fieldset of document.querySelectorAll("[data-params]")) fieldset.hidden = fieldset.dataset.params !== algorithmSelect.value;
-  ppr.show(algorithmSelect.value === "ppr");
+  ppr.show(algorithmSelect.value === ALGORITHM.PPR);
 }
 algorithmSelect.addEventListener("change", showAlgorithm);
 showAlgorithm();
@@ -91,7 +92,7 @@ function paramProblems() {
   for (const seed of seeds) {
     if (!(seed.score > 0 && seed.score <= 1)) problems.push(`seed ${seed.name}: score must be in (0, 1]`);
   }
-  if (algorithmSelect.value === "ppr") problems.push(...pprProblems());
+  if (algorithmSelect.value === ALGORITHM.PPR) problems.push(...pprProblems());
   else if (!seeds.length && !form.elements.query.value.trim()) problems.push("Give a query or choose seeds.");
   return problems;
 }
@@ -111,8 +112,8 @@ function pprBody() {
   const query = form.elements.query.value.trim();
   const relationAware = form.elements.relation_aware.checked;
   return {
-    type: "retrieve",
-    algorithm: "ppr",
+    type: FRAME.RETRIEVE,
+    algorithm: ALGORITHM.PPR,
     group,
     ...(seeds.length ? { seeds: seeds.map((seed) => ({ id: seed.id, weight: seed.score })) } : {}),
     ...(query && (relationAware || !seeds.length) ? { query } : {}),
@@ -124,13 +125,13 @@ function pprBody() {
 }
 
 function requestBody() {
-  if (algorithmSelect.value === "ppr") return pprBody();
+  if (algorithmSelect.value === ALGORITHM.PPR) return pprBody();
   const algorithm = ALGORITHMS[algorithmSelect.value];
   const params = Object.fromEntries(algorithm.params.map((name) => [name, Number(form.elements[name].value)]));
   const tags = form.elements.query_tags.value.split(/[\s,]+/).filter(Boolean);
   const query = form.elements.query.value.trim();
   return {
-    type: "retrieve",
+    type: FRAME.RETRIEVE,
     algorithm: algorithmSelect.value,
     group,
     ...(query ? { query } : {}),
@@ -201,7 +202,7 @@ function showError(message) {
 // and the animation went on).
 function cancelRun() {
   if (!current) return;
-  if (!serverFinished) socket.send({ type: "cancel", retrieval_id: current });
+  if (!serverFinished) socket.send({ type: FRAME.CANCEL, retrieval_id: current });
   stopPlayback(serverFinished);
 }
 
@@ -215,11 +216,11 @@ function stopPlayback(serverHadFinished) {
 }
 
 function onFrame(frame) {
-  if (frame.type === "error" && frame.code === "unknown_retrieval" && frame.retrieval_id === current) {
+  if (frame.type === FRAME.ERROR && frame.code === ERROR.UNKNOWN_RETRIEVAL && frame.retrieval_id === current) {
     stopPlayback(true); // the cancel crossed the run's last frame on the wire
     return;
   }
-  if (frame.type === "error") {
+  if (frame.type === FRAME.ERROR) {
     if (!frame.retrieval_id || frame.retrieval_id === current) {
       showError(frame.errors ? frame.errors.join("; ") : frame.message);
       live.setState("error");
@@ -228,13 +229,13 @@ function onFrame(frame) {
     return;
   }
   if (frame.retrieval_id !== current) return; // a cancelled run's stragglers
-  if (frame.type === "retrieval_finished") serverFinished = true;
+  if (frame.type === EVENT.RETRIEVAL_FINISHED) serverFinished = true;
   if (live.el.root.dataset.liveState === "stopped") return; // cancelled: nothing more is drawn
-  if (currentAlgorithm === "ppr") {
+  if (currentAlgorithm === ALGORITHM.PPR) {
     ppr.apply(frame);
     return;
   }
-  if (frame.type === "retrieval_started") {
+  if (frame.type === EVENT.RETRIEVAL_STARTED) {
     const tags = frame.query_tags.length ? frame.query_tags.join(", ") : "none";
     const source = { caller: "given", query: "derived from the query", none: "no query" }[frame.tag_source] || frame.tag_source;
     $("[data-tags-used]").textContent = `Tags used: ${tags} (${source}).`;
@@ -261,13 +262,13 @@ async function run() {
     return;
   }
   showError("");
-  if (current && live.el.root.dataset.liveState === "running") await socket.send({ type: "cancel", retrieval_id: current });
+  if (current && live.el.root.dataset.liveState === "running") await socket.send({ type: FRAME.CANCEL, retrieval_id: current });
   live.stop();
   current = `live-${Math.random().toString(36).slice(2, 12)}`;
   serverFinished = false;
   live.setState("starting");
   currentAlgorithm = algorithmSelect.value;
-  if (lastFinished && currentAlgorithm === "activation") live.compareNextWith(lastFinished);
+  if (lastFinished && currentAlgorithm === ALGORITHM.ACTIVATION) live.compareNextWith(lastFinished);
   live.el.status.textContent = seeds.length ? "Starting…" : "Finding seeds for the query…";
   $("[data-cancel]").disabled = false;
   try {
@@ -279,7 +280,7 @@ async function run() {
 }
 
 function settingsChanged() {
-  const ran = algorithmSelect.value === "ppr" ? pprRan : lastFinished;
+  const ran = algorithmSelect.value === ALGORITHM.PPR ? pprRan : lastFinished;
   if (!ran || !$("[data-rerun]").checked) return;
   clearTimeout(rerunTimer);
   rerunTimer = setTimeout(() => { if (!paramProblems().length) run(); }, 450);

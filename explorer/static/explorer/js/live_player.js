@@ -1,6 +1,7 @@
 // Plays events at a pace people can follow: a whole retrieval often takes a few milliseconds, so each level
 // stays on screen for `stepMs` before the next is drawn. Other events apply at once. A step of 0 plays
 // everything as fast as it arrives.
+import { EVENT } from "./names.js";
 
 export class EventPlayer {
   constructor(apply, { stepMs = 350, onIdle = () => {} } = {}) {
@@ -30,7 +31,7 @@ export class EventPlayer {
     while (this.queue.length) {
       const event = this.queue.shift();
       this.apply(event);
-      if (event.type === "level_expanded" && this.stepMs > 0) {  // hold even if the next level is not here yet
+      if (event.type === EVENT.LEVEL_EXPANDED && this.stepMs > 0) {  // hold even if the next level is not here yet
         this.timer = setTimeout(() => this.pump(), this.stepMs);
         return;
       }

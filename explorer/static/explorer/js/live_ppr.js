@@ -6,6 +6,7 @@
 import { graphUrl } from "./api.js";
 import { h, number } from "./dom.js";
 import { drawBetaSliders, scoreStyles } from "./ppr_shared.js";
+import { EVENT } from "./names.js";
 
 // `hidden` alone loses to a stylesheet's `display` (the legend is a flex row).
 export function setShown(element, shown) {
@@ -53,11 +54,11 @@ export class PprPanel {
   }
 
   apply(frame) {
-    if (frame.type === "retrieval_started") this.begin(frame);
+    if (frame.type === EVENT.RETRIEVAL_STARTED) this.begin(frame);
     else if (frame.retrieval_id !== this.runId) return;
-    else if (frame.type === "ppr_iteration") this.iteration(frame);
-    else if (frame.type === "ppr_finished") this.finished(frame);
-    else if (frame.type === "retrieval_finished") this.end(frame);
+    else if (frame.type === EVENT.PPR_ITERATION) this.iteration(frame);
+    else if (frame.type === EVENT.PPR_FINISHED) this.finished(frame);
+    else if (frame.type === EVENT.RETRIEVAL_FINISHED) this.end(frame);
   }
 
   begin(started) {

@@ -1,6 +1,7 @@
 // One retrieval as its events describe it (docs/websocket.md): the seeds, every node and edge it touched with the
-// energy numbers the server sent, its completed paths, and summaries for display. Pure data, no DOM: the live
+// energy numbers the server sent, its completed paths, and summaries for display. Pure data, drawing nothing: the live
 // page, the watch page and the diff of two runs all read it. Numbers are the server's; nothing is recomputed.
+import { EVENT } from "./names.js";
 
 export const REASONS = {
   below_threshold: "below threshold",
@@ -51,16 +52,16 @@ export class RetrievalRun {
   apply(event) {
     this.events += 1;
     switch (event.type) {
-      case "seed_started":
+      case EVENT.SEED_STARTED:
         return { type: event.type, seedId: event.seed_id };
-      case "level_expanded":
+      case EVENT.LEVEL_EXPANDED:
         return this.applyLevel(event);
-      case "path_completed":
+      case EVENT.PATH_COMPLETED:
         this.paths.push({ seed_id: event.seed_id, path: event.path });
         return { type: event.type, path: event.path };
-      case "seed_finished":
+      case EVENT.SEED_FINISHED:
         return this.applySeedFinished(event);
-      case "retrieval_finished":
+      case EVENT.RETRIEVAL_FINISHED:
         this.finished = event;
         return { type: event.type };
       default:

@@ -13,6 +13,7 @@ import { renderBreakdown, renderDiff, renderPaths, renderSeeds, statusText } fro
 import { EventPlayer } from "./live_player.js";
 import { depthPlot } from "./live_plot.js";
 import { REASONS, RetrievalRun, changedParams, diffPaths } from "./live_run.js";
+import { ALGORITHM, EVENT } from "./names.js";
 
 export class LiveView {
   constructor(root, { group, stepMs = 350, nodeActions = () => [], onFinished = () => {} }) {
@@ -75,29 +76,29 @@ export class LiveView {
   }
 
   apply(event) {
-    if (event.type === "retrieval_started" && event.algorithm === "ppr") {
+    if (event.type === EVENT.RETRIEVAL_STARTED && event.algorithm === ALGORITHM.PPR) {
       this.run = null; // PPR's frames are drawn by live_ppr.js; here its run is only named
       this.clearDrawing(); // not the previous run's picture under this run's name
       this.el.root.dataset.liveRun = event.retrieval_id;
       this.el.status.textContent = `Personalized PageRank run ${event.retrieval_id}: open the live page to draw it.`;
       return;
     }
-    if (event.type === "retrieval_started") {
+    if (event.type === EVENT.RETRIEVAL_STARTED) {
       this.begin(event);
       return;
     }
     const run = this.run;
     if (!run || event.retrieval_id !== run.id) return;
     const change = run.apply(event);
-    if (event.type === "level_expanded") {
+    if (event.type === EVENT.LEVEL_EXPANDED) {
       this.canvas.showLevel(change, event);
       this.drawPlot();
-    } else if (event.type === "path_completed") {
+    } else if (event.type === EVENT.PATH_COMPLETED) {
       this.schedulePaths();
-    } else if (event.type === "seed_finished") {
+    } else if (event.type === EVENT.SEED_FINISHED) {
       this.renameNodes([event.seed_id]);
       renderSeeds(this.el.seeds, run);
-    } else if (event.type === "retrieval_finished") {
+    } else if (event.type === EVENT.RETRIEVAL_FINISHED) {
       this.finish();
     }
     this.el.status.textContent = statusText(run);

@@ -6,6 +6,7 @@ import { h } from "./dom.js";
 import { milliseconds } from "./live_panels.js";
 import { JsonSocket } from "./live_socket.js";
 import { LiveView } from "./live_view.js";
+import { EVENT, FRAME } from "./names.js";
 
 const config = JSON.parse(document.getElementById("watch-config").textContent);
 const group = config.group;
@@ -78,17 +79,17 @@ function show(id) {
   if (item && item.complete) {
     for (const event of item.events) live.push(event);
   } else {
-    socket.send({ type: "replay", retrieval_id: id });
+    socket.send({ type: FRAME.REPLAY, retrieval_id: id });
   }
 }
 
 function onFrame(frame) {
-  if (frame.type === "watching") {
+  if (frame.type === FRAME.WATCHING) {
     $("[data-watch-connection]").textContent = `Watching ${frame.group} live.`;
-    socket.send({ type: "list" });
+    socket.send({ type: FRAME.LIST });
     return;
   }
-  if (frame.type === "retrievals") {
+  if (frame.type === FRAME.RETRIEVALS) {
     for (const summary of frame.retrievals) {
       const item = entry(summary.retrieval_id);
       item.summary = { ...item.summary, ...summary };
@@ -96,22 +97,22 @@ function onFrame(frame) {
     drawList();
     return;
   }
-  if (frame.type === "replay") {
+  if (frame.type === FRAME.REPLAY) {
     const item = entry(frame.retrieval_id);
     const liveAfter = item.events.filter((event) => !frame.events.some((replayed) => JSON.stringify(replayed) === JSON.stringify(event)));
     item.events = [];
     item.seen = new Set();
     for (const event of [...frame.events, ...liveAfter]) keep(item, event);
-    item.complete = item.events.length > 0 && item.events[0].type === "retrieval_started";
+    item.complete = item.events.length > 0 && item.events[0].type === EVENT.RETRIEVAL_STARTED;
     if (frame.retrieval_id === shown) for (const event of item.events) live.push(event);
     return;
   }
-  if (frame.type === "error") {
+  if (frame.type === FRAME.ERROR) {
     $("[data-watch-connection]").textContent = frame.message;
     return;
   }
   if (!frame.retrieval_id) return; // curation changes and the like: not this page's business
-  const started = frame.type === "retrieval_started";
+  const started = frame.type === EVENT.RETRIEVAL_STARTED;
   if (!started && !retrievals.has(frame.retrieval_id)) return; // began before we watched: the list will bring it
   const item = entry(frame.retrieval_id);
   if (started) {
@@ -121,10 +122,10 @@ function onFrame(frame) {
     item.complete = true;
   }
   if (!keep(item, frame)) return;
-  if (frame.type === "retrieval_finished") {
+  if (frame.type === EVENT.RETRIEVAL_FINISHED) {
     Object.assign(item.summary, { status: frame.status, elapsed_ms: frame.elapsed_ms, paths: frame.paths });
   }
-  if (started || frame.type === "retrieval_finished") drawList();
+  if (started || frame.type === EVENT.RETRIEVAL_FINISHED) drawList();
   if (started && $("[data-follow]").checked && (!shown || live.el.root.dataset.liveState !== "running")) {
     show(frame.retrieval_id);
   } else if (frame.retrieval_id === shown && item.complete) {
