@@ -95,11 +95,14 @@ def static_texts() -> tuple[dict[str, str], list[str]]:
     return texts, skipped
 
 
-def refusals(problems: Mapping[str, list[str]]) -> dict[str, list[str]]:
-    """The problems that fail the build: Neo4j's errors, and names the models do not declare. A deprecation is a
-    warning Neo4j 5 still runs; tests/graph/test_neo4j_cypher.py keeps their list, each with its reason."""
+def refusals(problems: Mapping[str, list[str]], *, names: bool = True) -> dict[str, list[str]]:
+    """The problems that fail the build: Neo4j's errors and, with `names`, labels or types the models do not declare
+    (not for texts sent at run time, which carry the allow-listed labels users chose). A deprecation is a warning
+    Neo4j 5 still runs; tests/graph/test_neo4j_cypher.py keeps their list, each with its reason."""
     kept = {
-        where: [item for item in found if item.startswith("error:") or "is not present in the database" in item]
+        where: [
+            item for item in found if item.startswith("error:") or (names and "is not present in the database" in item)
+        ]
         for where, found in problems.items()
     }
     return {where: found for where, found in kept.items() if found}
