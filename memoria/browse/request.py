@@ -12,11 +12,14 @@ from memoria.browse.filters import CATEGORY_CHOICES, EdgeFilter
 from memoria.browse.neighbourhood import DEFAULT_LIMIT, LINK_KINDS, MAX_LIMIT, MAX_OFFSET
 from memoria.browse.selectors import MAX_CARDS
 from memoria.errors import InvalidInput, names_shown
+from memoria.graph.asof import EVERY_FACT, FIELDS, AsOf, AsOfInput
 from memoria.graph.paths import DEFAULT_MAX_HOPS, MAX_HOPS, PathMode, PathQuery
+from memoria.graph.vocabulary import input_parse
 from memoria.interchange.document import ID_PATTERN, MAX_WEIGHT, MIN_WEIGHT
-from memoria.search.service import checked_valid_at
 
-FILTER_PARAMETERS = {"valid_at", "min_weight", "categories"}
+# `valid_at` is the older name of `as_of`, kept for callers that used it.
+FILTER_PARAMETERS = {"valid_at", *FIELDS, "min_weight", "categories"}
+FLAG_VALUES = {"true": True, "false": False}
 NEIGHBOURHOOD_PARAMETERS = FILTER_PARAMETERS | {"links", "offset", "limit"}
 PATH_PARAMETERS = FILTER_PARAMETERS | {"from", "to", "mode", "max_hops"}
 IDS_PARAMETERS = FILTER_PARAMETERS | {"ids"}
@@ -76,12 +79,37 @@ class _Problems(list[str]):
             raise InvalidInput(list(self))
 
 
-def _edge_filter(params: Mapping[str, str], problems: _Problems) -> EdgeFilter:
+def view_moment(given: Mapping[str, object]) -> AsOf:
+    """The moment a view's facts must count at, from the time fields given (as_of, known_at, include_invalidated,
+    and valid_at, the older name of as_of). None of them means every fact: a view shows history, ended facts
+    included, as it did before. Any of them asks as retrieval does, so `include_invalidated=false` alone is now.
+    InvalidInput names the field as the caller spelled it."""
+    raw = {name: given[name] for name in FIELDS if given.get(name) is not None}
+    older = given.get("valid_at")
+    if older is not None and "as_of" in raw:
+        raise InvalidInput("valid_at: is the older name of as_of: give one of them")
+    if older is not None:
+        raw["as_of"] = older
+    if not raw:
+        return EVERY_FACT
+    if isinstance(raw.get("include_invalidated"), str):  # a URL's flag
+        flag = str(raw["include_invalidated"])
+        raw["include_invalidated"] = FLAG_VALUES.get(flag.lower(), flag)
     try:
-        valid_at = checked_valid_at(params.get("valid_at") or None)
+        return input_parse(AsOfInput, raw).resolved()
+    except InvalidInput as error:
+        named = "valid_at" if older is not None else "as_of"
+        raise InvalidInput(
+            [f"{named}:{p.removeprefix('as_of:')}" if p.startswith("as_of:") else p for p in error.problems]
+        ) from None
+
+
+def _edge_filter(params: Mapping[str, str], problems: _Problems) -> EdgeFilter:
+    moment = EVERY_FACT
+    try:
+        moment = view_moment({name: value for name, value in params.items() if value})
     except InvalidInput as error:
         problems.extend(error.problems)
-        valid_at = None
     min_weight = MIN_WEIGHT
     raw = params.get("min_weight")
     if raw:
@@ -93,7 +121,7 @@ def _edge_filter(params: Mapping[str, str], problems: _Problems) -> EdgeFilter:
             problems.append(f"min_weight: {raw!r} is not a number in [0, {MAX_WEIGHT}]")
             min_weight = MIN_WEIGHT
     categories = problems.listed(params.get("categories"), "categories", CATEGORY_CHOICES)
-    return EdgeFilter(valid_at=valid_at, min_weight=min_weight, categories=categories)
+    return EdgeFilter(moment=moment, min_weight=min_weight, categories=categories)
 
 
 def parse_neighbourhood_parameters(params: Mapping[str, str]) -> NeighbourhoodRequest:

@@ -17,8 +17,9 @@ replays what the memory knew then: facts learned later are left out, and an end 
 as "the end became known" and not as "the record was withdrawn": docs/retrieval.md, "Time".
 
 The definition exists three times, which are held to each other by tests/graph/test_asof.py: `counts` here on
-Python values, `counts_cypher` as a parameterised Cypher predicate, and `FactIntervals.mask` over the interval
-arrays the projection keeps (memoria/graphindex/projection.py).
+Python values, `counts_cypher` as a parameterised Cypher predicate (`moment_cypher` wraps it for queries written
+once for every moment), and `FactIntervals.mask` over the interval arrays the projection keeps
+(memoria/graphindex/projection.py).
 """
 
 from __future__ import annotations
@@ -107,6 +108,10 @@ class AsOf:
         """The Cypher parameters `counts_cypher` names (none when every fact counts)."""
         return {} if self.every_fact else {"as_of": self.as_of, "known_at": self.known_at}  # type: ignore[dict-item]
 
+    def nullable_parameters(self) -> dict[str, str | None]:
+        """The parameters `moment_cypher` names: nulls when every fact counts."""
+        return {"as_of": self.as_of, "known_at": self.known_at}
+
     def counts(
         self,
         valid_at: str | None,
@@ -140,6 +145,12 @@ def counts_cypher(fact: str) -> str:
         f" AND ({fact}.invalid_at IS NULL OR $as_of < {fact}.invalid_at"
         f" OR ({fact}.expired_at IS NOT NULL AND $known_at < {fact}.expired_at)))"
     )
+
+
+def moment_cypher(fact: str) -> str:
+    """`counts_cypher` for a query text shared by every moment (the browse reads, paths, traversals, BFS search):
+    a null `$as_of` (`AsOf.nullable_parameters` of EVERY_FACT) lets every fact through."""
+    return f"($as_of IS NULL OR {counts_cypher(fact)})"
 
 
 def _stored_seconds(stamps: list[str]) -> np.ndarray | None:
