@@ -12,14 +12,11 @@ from memoria.browse.filters import CATEGORY_CHOICES, EdgeFilter
 from memoria.browse.neighbourhood import DEFAULT_LIMIT, LINK_KINDS, MAX_LIMIT, MAX_OFFSET
 from memoria.browse.selectors import MAX_CARDS
 from memoria.errors import InvalidInput, names_shown
-from memoria.graph.asof import EVERY_FACT, FIELDS, AsOf, AsOfInput
+from memoria.graph.asof import EVERY_FACT, VIEW_FIELDS, view_moment
 from memoria.graph.paths import DEFAULT_MAX_HOPS, MAX_HOPS, PathMode, PathQuery
-from memoria.graph.vocabulary import input_parse
 from memoria.interchange.document import ID_PATTERN, MAX_WEIGHT, MIN_WEIGHT
 
-# `valid_at` is the older name of `as_of`, kept for callers that used it.
-FILTER_PARAMETERS = {"valid_at", *FIELDS, "min_weight", "categories"}
-FLAG_VALUES = {"true": True, "false": False}
+FILTER_PARAMETERS = {*VIEW_FIELDS, "min_weight", "categories"}
 NEIGHBOURHOOD_PARAMETERS = FILTER_PARAMETERS | {"links", "offset", "limit"}
 PATH_PARAMETERS = FILTER_PARAMETERS | {"from", "to", "mode", "max_hops"}
 IDS_PARAMETERS = FILTER_PARAMETERS | {"ids"}
@@ -77,31 +74,6 @@ class _Problems(list[str]):
     def check(self) -> None:
         if self:
             raise InvalidInput(list(self))
-
-
-def view_moment(given: Mapping[str, object]) -> AsOf:
-    """The moment a view's facts must count at, from the time fields given (as_of, known_at, include_invalidated,
-    and valid_at, the older name of as_of). None of them means every fact: a view shows history, ended facts
-    included, as it did before. Any of them asks as retrieval does, so `include_invalidated=false` alone is now.
-    InvalidInput names the field as the caller spelled it."""
-    raw = {name: given[name] for name in FIELDS if given.get(name) is not None}
-    older = given.get("valid_at")
-    if older is not None and "as_of" in raw:
-        raise InvalidInput("valid_at: is the older name of as_of: give one of them")
-    if older is not None:
-        raw["as_of"] = older
-    if not raw:
-        return EVERY_FACT
-    if isinstance(raw.get("include_invalidated"), str):  # a URL's flag
-        flag = str(raw["include_invalidated"])
-        raw["include_invalidated"] = FLAG_VALUES.get(flag.lower(), flag)
-    try:
-        return input_parse(AsOfInput, raw).resolved()
-    except InvalidInput as error:
-        named = "valid_at" if older is not None else "as_of"
-        raise InvalidInput(
-            [f"{named}:{p.removeprefix('as_of:')}" if p.startswith("as_of:") else p for p in error.problems]
-        ) from None
 
 
 def _edge_filter(params: Mapping[str, str], problems: _Problems) -> EdgeFilter:

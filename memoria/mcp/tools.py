@@ -26,7 +26,6 @@ from memoria.accounts.services import check_access, check_role, user_groups, use
 from memoria.api.throttles import INGEST, RETRIEVAL, SEARCH, throttle_count
 from memoria.browse.filters import EdgeFilter
 from memoria.browse.neighbourhood import neighbourhood
-from memoria.browse.request import view_moment
 from memoria.browse.selectors import entity_page
 from memoria.context.request import ContextRequest
 from memoria.context.service import context_build
@@ -36,7 +35,7 @@ from memoria.curation.invalidate import edge_invalidate
 from memoria.curation.selectors import edge_detail
 from memoria.errors import GraphUnavailable, InvalidInput
 from memoria.graph import kinds
-from memoria.graph.asof import FIELDS
+from memoria.graph.asof import VIEW_FIELDS, view_moment
 from memoria.graph.selectors import group_summary, visible_groups
 from memoria.graph.vocabulary import input_parse
 from memoria.ingest.episodes import episode_input_parse
@@ -222,7 +221,7 @@ async def get_facts(call: Call) -> outputs.GetFactsOutput:
     wanted: inputs.GetFactsInput = call.wanted
 
     def read() -> outputs.GetFactsOutput:
-        times = wanted.model_dump(include={"valid_at", *FIELDS} & wanted.model_fields_set)
+        times = wanted.model_dump(include=set(VIEW_FIELDS) & wanted.model_fields_set)
         edge_filter = EdgeFilter(moment=view_moment(times))
         if wanted.min_weight is not None:
             edge_filter = EdgeFilter(moment=edge_filter.moment, min_weight=wanted.min_weight)

@@ -93,6 +93,8 @@ CROSS_FIELD_OPERATIONS = {
     ("GET", "/api/groups/{group}/nodes/{node_id}/neighbours"),
     ("GET", "/api/groups/{group}/subgraph"),
     ("GET", "/api/groups/{group}/paths"),
+    ("GET", "/api/graph/{group}/nodes/{node_id}/traverse"),
+    ("GET", "/api/graph/{group}/nodes/{node_id}/related"),
 }
 UNDESCRIBED_INPUT = FREE_FORM_BODY_OPERATIONS | CROSS_FIELD_OPERATIONS
 
