@@ -15,6 +15,7 @@ from memoria.graph import driver
 from tests.browse.graphs import entity, fact, load
 from tests.e2e.browsing import sign_in
 from tests.e2e.live_memory import live_memory, retrieval_body
+from tests.e2e.test_explorer import open_graph
 from tests.e2e.test_live import open_live, paths_of, rest_answer, wait_finished
 
 PASSWORD = "correct horse battery staple"
@@ -45,8 +46,7 @@ def test_the_graph_page_hides_a_fact_before_its_start_and_keeps_the_moment_in_th
     page: Page, daphne_url: str, memory: dict, group: str
 ) -> None:
     sign_in(page, daphne_url, "planner", PASSWORD)
-    page.goto(f"{daphne_url}/g/{group}/graph/?nodes={quote(memory['request'], safe='')}")
-    page.wait_for_function("document.body.dataset.graphReady === 'true'", timeout=30_000)
+    open_graph(page, daphne_url, group, f"nodes={quote(memory['request'], safe='')}")
     page.wait_for_function("(id) => memoriaGraph.view.hasEdge(id)", arg=memory["edge"], timeout=20_000)
     assert page.evaluate(EDGE_HIDDEN, memory["edge"]) is False
 
