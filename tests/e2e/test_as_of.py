@@ -1,9 +1,11 @@
 """The as-of control in Chromium against daphne: on the graph page, moving the moment before a fact began hides
 its edge, keeps the moment in the URL, and expansions at that moment do not load it; on the live page, a
-retrieval at that moment does not walk it (as the REST answer at that moment), and back at now it does."""
+retrieval at that moment does not walk it (as the REST answer at that moment), and back at now it does; a fact a
+curator invalidates is left out of the next run, and moving the moment back before the invalidation brings it."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from urllib.parse import quote
 
 import pytest
@@ -14,14 +16,14 @@ from memoria.accounts.services import user_grant
 from memoria.graph import driver
 from tests.browse.graphs import entity, fact, load
 from tests.e2e.browsing import sign_in
-from tests.e2e.live_memory import live_memory, retrieval_body
+from tests.e2e.live_memory import QUERY_TAGS, live_memory, retrieval_body
 from tests.e2e.test_explorer import open_graph
-from tests.e2e.test_live import open_live, paths_of, rest_answer, wait_finished
+from tests.e2e.test_live import POST_JSON, open_live, paths_of, rest_answer, wait_finished
 
 PASSWORD = "correct horse battery staple"
 BEGINS = "2025-06-01T00:00:00Z"  # the recall fact holds from June 2025
 BEFORE = "2025-03-01T00:00:00Z"
-EDGE_ID = "MATCH ()-[r:RELATES]->() WHERE r.group_id = $group AND r.relation = 'triggers' RETURN r.id AS id"
+RELATION_ID = "MATCH ()-[r:RELATES]->() WHERE r.group_id = $group AND r.relation = $relation RETURN r.id AS id"
 EDGE_HIDDEN = "(id) => memoriaGraph.view.isEdgeHidden(id, ...memoriaGraph.view.graph.extremities(id))"
 
 
@@ -37,7 +39,7 @@ def memory(transactional_db: None, group: str) -> dict[str, str]:
         ],
         edges=[fact(ids["request"], ids["recall"], 0.95, "triggers", tags=["stockout"], valid_at=BEGINS)],
     )
-    ids["edge"] = driver.read(EDGE_ID, group=group)[0]["id"]
+    ids["edge"] = driver.read(RELATION_ID, group=group, relation="triggers")[0]["id"]
     user_grant(username="planner", role=Role.VIEWER, groups=[group], password=PASSWORD)
     return ids
 
@@ -94,3 +96,32 @@ def test_a_live_retrieval_at_a_moment_does_not_walk_a_fact_that_had_not_begun(
     now = rest_answer(page, retrieval_body(group, memory["request"]))
     assert walked_now == {hop["edge_id"] for path in paths_of(now) for hop in path["hops"]}
     assert memory["edge"] in walked_now
+
+
+def test_a_curator_invalidates_a_walked_fact_the_rerun_leaves_it_and_an_earlier_moment_brings_it_back(
+    page: Page, daphne_url: str, memory: dict, group: str
+) -> None:
+    user_grant(username="curie", role=Role.CURATOR, groups=[group], password=PASSWORD)
+    sign_in(page, daphne_url, "curie", PASSWORD)
+    page.goto(f"{daphne_url}/g/{group}/live/?seed={quote(memory['request'], safe='')}")
+    page.wait_for_function("document.body.dataset.liveReady === 'true'", timeout=20_000)
+    page.get_by_test_id("query-tags").fill(", ".join(QUERY_TAGS))
+    page.get_by_test_id("pace").select_option("0")
+    page.get_by_test_id("run").click()
+    first = wait_finished(page)
+    erp = driver.read(RELATION_ID, group=group, relation="uses_data")[0]["id"]
+    assert erp in page.evaluate("memoriaLive.live.run.selectedEdgeIds()")
+
+    # The curator invalidates it (the inspector's call, as this user), and runs again: the walk leaves it out.
+    before_invalidation = f"{(datetime.now(UTC) - timedelta(hours=1)).isoformat()[:19]}Z"
+    ended = page.evaluate(POST_JSON, [f"/api/groups/{group}/edges/{quote(erp, safe='')}/invalidate", {}])
+    assert ended["status"] == 200, ended
+    page.get_by_test_id("run").click()
+    second = wait_finished(page, run_other_than=first)
+    assert erp not in page.evaluate("memoriaLive.live.run.selectedEdgeIds()")
+
+    # Moving the moment back to before the invalidation re-runs there, and the fact is walked again.
+    page.get_by_test_id("as-of").fill(before_invalidation.removesuffix("Z"))
+    page.get_by_test_id("as-of").dispatch_event("change")
+    wait_finished(page, run_other_than=second)
+    assert erp in page.evaluate("memoriaLive.live.run.selectedEdgeIds()")
