@@ -27,12 +27,18 @@ from memoria.graph.paths import DEFAULT_MAX_HOPS, MAX_HOPS, PathMode, path_find
 from memoria.interchange.document import MAX_WEIGHT
 
 IDS = id_list(ID_CHARACTERS)
+MOMENT = {"anyOf": [{"type": "string", "format": "date-time"}, EMPTY]}
 FILTER_PARAMETERS = [
     OpenApiParameter(
-        "valid_at",
-        {"anyOf": [{"type": "string", "format": "date-time"}, EMPTY]},
-        description="ISO 8601 with a zone: only facts that held then",
+        "as_of", MOMENT, description="ISO 8601 with a zone: only facts that count then (docs/retrieval.md, Time)"
     ),
+    OpenApiParameter("known_at", MOMENT, description="as the memory knew them then (default with as_of: now)"),
+    OpenApiParameter(
+        "include_invalidated",
+        {"type": "string", "enum": ["true", "false"]},
+        description="true: every fact (also the default with no time parameter); false alone: facts that count now",
+    ),
+    OpenApiParameter("valid_at", MOMENT, description="the older name of as_of"),
     OpenApiParameter(
         "min_weight", number_or_empty(0, MAX_WEIGHT), description="only facts at least this heavy (default: all)"
     ),

@@ -19,7 +19,19 @@ from rest_framework.views import APIView
 from memoria.accounts.services import check_group_access
 from memoria.errors import InvalidInput, names_shown
 from memoria.graph import index_service as index
+from memoria.graph.asof import FIELDS, view_moment
 
+MOMENT = {"type": "string", "format": "date-time"}
+MOMENT_PARAMETERS = [
+    OpenApiParameter("as_of", MOMENT, description="walk only the facts that count then (docs/retrieval.md, Time)"),
+    OpenApiParameter("known_at", MOMENT, description="as the memory knew them then (default with as_of: now)"),
+    OpenApiParameter(
+        "include_invalidated",
+        str,
+        enum=["true", "false"],
+        description="true: every edge (also the default with no time parameter); false alone: edges that count now",
+    ),
+]
 # Each comma-separated relation must hold a character that is neither a comma nor a space.
 RELATIONS = {"type": "string", "pattern": r"^[^,]*[^,\s][^,]*(,[^,]*[^,\s][^,]*)*$"}
 RELATED_PARAMETERS = [
@@ -31,6 +43,7 @@ RELATED_PARAMETERS = [
         "max_results", {"type": "integer", "minimum": 1, "maximum": index.MAX_RESULTS}, description="default 100"
     ),
     OpenApiParameter("min_weight", {"type": "number", "minimum": 0, "maximum": 1}, description="default 0"),
+    *MOMENT_PARAMETERS,
 ]
 TRAVERSAL_PARAMETERS = [
     *RELATED_PARAMETERS,
@@ -64,7 +77,7 @@ def _number(params: QueryDict, name: str, kind: type, default: Any) -> Any:
 
 
 def _options(params: QueryDict, *, depth: bool) -> index.TraversalOptions:
-    allowed = {"relation", "direction", "max_results", "min_weight"} | ({"max_depth"} if depth else set())
+    allowed = {"relation", "direction", "max_results", "min_weight", *FIELDS} | ({"max_depth"} if depth else set())
     _only(params, allowed)
     relations = [part.strip() for value in params.getlist("relation") for part in value.split(",")]
     return index.traversal_options(
@@ -73,6 +86,7 @@ def _options(params: QueryDict, *, depth: bool) -> index.TraversalOptions:
         max_depth=_number(params, "max_depth", int, 1),
         max_results=_number(params, "max_results", int, 100),
         min_weight=_number(params, "min_weight", float, 0.0),
+        moment=view_moment({name: params[name] for name in FIELDS if params.get(name)}),
     )
 
 

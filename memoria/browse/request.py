@@ -12,11 +12,11 @@ from memoria.browse.filters import CATEGORY_CHOICES, EdgeFilter
 from memoria.browse.neighbourhood import DEFAULT_LIMIT, LINK_KINDS, MAX_LIMIT, MAX_OFFSET
 from memoria.browse.selectors import MAX_CARDS
 from memoria.errors import InvalidInput, names_shown
+from memoria.graph.asof import EVERY_FACT, VIEW_FIELDS, view_moment
 from memoria.graph.paths import DEFAULT_MAX_HOPS, MAX_HOPS, PathMode, PathQuery
 from memoria.interchange.document import ID_PATTERN, MAX_WEIGHT, MIN_WEIGHT
-from memoria.search.service import checked_valid_at
 
-FILTER_PARAMETERS = {"valid_at", "min_weight", "categories"}
+FILTER_PARAMETERS = {*VIEW_FIELDS, "min_weight", "categories"}
 NEIGHBOURHOOD_PARAMETERS = FILTER_PARAMETERS | {"links", "offset", "limit"}
 PATH_PARAMETERS = FILTER_PARAMETERS | {"from", "to", "mode", "max_hops"}
 IDS_PARAMETERS = FILTER_PARAMETERS | {"ids"}
@@ -77,11 +77,11 @@ class _Problems(list[str]):
 
 
 def _edge_filter(params: Mapping[str, str], problems: _Problems) -> EdgeFilter:
+    moment = EVERY_FACT
     try:
-        valid_at = checked_valid_at(params.get("valid_at") or None)
+        moment = view_moment({name: value for name, value in params.items() if value})
     except InvalidInput as error:
         problems.extend(error.problems)
-        valid_at = None
     min_weight = MIN_WEIGHT
     raw = params.get("min_weight")
     if raw:
@@ -93,7 +93,7 @@ def _edge_filter(params: Mapping[str, str], problems: _Problems) -> EdgeFilter:
             problems.append(f"min_weight: {raw!r} is not a number in [0, {MAX_WEIGHT}]")
             min_weight = MIN_WEIGHT
     categories = problems.listed(params.get("categories"), "categories", CATEGORY_CHOICES)
-    return EdgeFilter(valid_at=valid_at, min_weight=min_weight, categories=categories)
+    return EdgeFilter(moment=moment, min_weight=min_weight, categories=categories)
 
 
 def parse_neighbourhood_parameters(params: Mapping[str, str]) -> NeighbourhoodRequest:

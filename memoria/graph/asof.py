@@ -17,13 +17,15 @@ replays what the memory knew then: facts learned later are left out, and an end 
 as "the end became known" and not as "the record was withdrawn": docs/retrieval.md, "Time".
 
 The definition exists three times, which are held to each other by tests/graph/test_asof.py: `counts` here on
-Python values, `counts_cypher` as a parameterised Cypher predicate, and `FactIntervals.mask` over the interval
-arrays the projection keeps (memoria/graphindex/projection.py).
+Python values, `counts_cypher` as a parameterised Cypher predicate (`moment_cypher` wraps it for queries written
+once for every moment), and `FactIntervals.mask` over the interval arrays the projection keeps
+(memoria/graphindex/projection.py).
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -31,10 +33,14 @@ from typing import Any
 import numpy as np
 from pydantic import Field, StrictBool, ValidationInfo, field_validator
 
+from memoria.errors import InvalidInput
 from memoria.graph.vocabulary import RequestModel, Timestamp, input_parse
 from memoria.interchange.document import TIMESTAMP_FORMAT, normalise_timestamp
 
 FIELDS = ("as_of", "known_at", "include_invalidated")
+# What views and traversals take: `valid_at` is the older name of `as_of`, kept for the callers that used it.
+VIEW_FIELDS = ("valid_at", *FIELDS)
+FLAG_VALUES = {"true": True, "false": False}  # a URL's include_invalidated
 STORED_WIDTH = len("2026-01-01T00:00:00Z")
 STORED_SEPARATORS = [4, 7, 10, 13, 16, 19]
 STORED_DIGITS = [i for i in range(STORED_WIDTH) if i not in STORED_SEPARATORS]
@@ -75,6 +81,31 @@ def as_of_parse(raw: dict[str, Any]) -> AsOf:
     return input_parse(AsOfInput, {name: raw[name] for name in FIELDS if name in raw}).resolved()
 
 
+def view_moment(given: Mapping[str, object]) -> AsOf:
+    """The moment a view's facts must count at, from the time fields given (as_of, known_at, include_invalidated,
+    and valid_at, the older name of as_of). None of them means every fact: a view shows history, ended facts
+    included, as it did before. Any of them asks as retrieval does, so `include_invalidated=false` alone is now.
+    InvalidInput names the field as the caller spelled it."""
+    raw = {name: given[name] for name in FIELDS if given.get(name) is not None}
+    older = given.get("valid_at")
+    if older is not None and "as_of" in raw:
+        raise InvalidInput("valid_at: is the older name of as_of: give one of them")
+    if older is not None:
+        raw["as_of"] = older
+    if not raw:
+        return EVERY_FACT
+    if isinstance(raw.get("include_invalidated"), str):  # a URL's flag
+        flag = str(raw["include_invalidated"])
+        raw["include_invalidated"] = FLAG_VALUES.get(flag.lower(), flag)
+    try:
+        return input_parse(AsOfInput, raw).resolved()
+    except InvalidInput as error:
+        named = "valid_at" if older is not None else "as_of"
+        raise InvalidInput(
+            [f"{named}:{p.removeprefix('as_of:')}" if p.startswith("as_of:") else p for p in error.problems]
+        ) from None
+
+
 def seconds(stamp: str) -> int:
     """A stored or requested timestamp as whole seconds since the epoch (the stored form is fixed-width UTC)."""
     try:  # the stored form by its digits: strptime costs several times more, twice per request
@@ -106,6 +137,10 @@ class AsOf:
     def parameters(self) -> dict[str, str]:
         """The Cypher parameters `counts_cypher` names (none when every fact counts)."""
         return {} if self.every_fact else {"as_of": self.as_of, "known_at": self.known_at}  # type: ignore[dict-item]
+
+    def nullable_parameters(self) -> dict[str, str | None]:
+        """The parameters `moment_cypher` names: nulls when every fact counts."""
+        return {"as_of": self.as_of, "known_at": self.known_at}
 
     def counts(
         self,
@@ -140,6 +175,12 @@ def counts_cypher(fact: str) -> str:
         f" AND ({fact}.invalid_at IS NULL OR $as_of < {fact}.invalid_at"
         f" OR ({fact}.expired_at IS NOT NULL AND $known_at < {fact}.expired_at)))"
     )
+
+
+def moment_cypher(fact: str) -> str:
+    """`counts_cypher` for a query text shared by every moment (the browse reads, paths, traversals, BFS search):
+    a null `$as_of` (`AsOf.nullable_parameters` of EVERY_FACT) lets every fact through."""
+    return f"($as_of IS NULL OR {counts_cypher(fact)})"
 
 
 def _stored_seconds(stamps: list[str]) -> np.ndarray | None:

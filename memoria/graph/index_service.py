@@ -7,13 +7,14 @@ place (its id is derived from those three). Adding goes through the document
 importer, so edges obey the import rules (docs/import-format.md) and bump the
 group version there; removals bump it in their own transaction. Traversal is a
 breadth-first walk, one parameterised query per depth, that never revisits a
-node (cycles end there) and stops at `max_results`.
+node (cycles end there) and stops at `max_results`; given a moment, it walks only the facts that count then
+(memoria/graph/asof.py), and with none every edge, as before.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 import neo4j
@@ -21,6 +22,7 @@ import neo4j
 from memoria.accounts.roles import check_group_name
 from memoria.errors import InvalidInput, NodeNotFound
 from memoria.graph import driver
+from memoria.graph.asof import EVERY_FACT, AsOf, moment_cypher
 from memoria.graph.versions import group_version_bump
 from memoria.interchange.document import MAX_RELATION_LENGTH, parse_graph_document
 from memoria.interchange.importer import ImportReport, graph_document_import
@@ -66,12 +68,17 @@ HOP = {
     "in": "MATCH (a:Memory {group_id: $group, id: id})<-[r:RELATES]-(b:Memory)",
     "both": "MATCH (a:Memory {group_id: $group, id: id})-[r:RELATES]-(b:Memory)",
 }
-HOP_RETURN = """
+HOP_RETURN = (
+    """
 UNWIND $frontier AS id
 {match}
 WHERE r.group_id = $group AND r.weight >= $min_weight AND (size($relations) = 0 OR r.relation IN $relations)
+AND """
+    + moment_cypher("r")
+    + """
 RETURN a.id AS source, b.id AS target, r.relation AS relation, r.weight AS weight
 """
+)
 HAS_EDGE = """
 MATCH (a:Memory {group_id: $group, id: $source})-[r:RELATES]->(b:Memory {group_id: $group, id: $target})
 WHERE r.group_id = $group AND ($relation = '' OR r.relation = $relation)
@@ -119,6 +126,7 @@ class TraversalOptions:
     max_depth: int = 1
     max_results: int = 100
     min_weight: float = 0.0
+    moment: AsOf = EVERY_FACT  # which facts are walked: every one unless a moment is asked for
 
 
 @dataclass(frozen=True)
@@ -148,6 +156,7 @@ def traversal_options(
     max_depth: int = 1,
     max_results: int = 100,
     min_weight: float = 0.0,
+    moment: AsOf = EVERY_FACT,
 ) -> TraversalOptions:
     """Checked options: a bad value is an InvalidInput naming it, never a silent default."""
     checked = tuple(dict.fromkeys(_relation(r, "relations") for r in relations))
@@ -159,7 +168,7 @@ def traversal_options(
         raise InvalidInput(f"max_results: must be an integer from 1 to {MAX_RESULTS}")
     if isinstance(min_weight, bool) or not isinstance(min_weight, int | float) or not 0.0 <= min_weight <= 1.0:
         raise InvalidInput("min_weight: must be a number from 0 to 1")
-    return TraversalOptions(checked, direction, max_depth, max_results, float(min_weight))  # type: ignore[arg-type]
+    return TraversalOptions(checked, direction, max_depth, max_results, float(min_weight), moment)  # type: ignore[arg-type]
 
 
 def _check_node(group: str, node_id: str) -> None:
@@ -274,6 +283,7 @@ def _hops(group: str, frontier: list[str], options: TraversalOptions) -> list[tu
         group=group,
         min_weight=options.min_weight,
         relations=list(options.relations),
+        **options.moment.nullable_parameters(),
     )
     hops = [(row["source"], row["target"], row["relation"], row["weight"]) for row in rows]
     # Heaviest first, then by id: which node is kept when max_results cuts a level is stable.
@@ -305,7 +315,7 @@ def traverse(*, group: str, start: str, options: TraversalOptions) -> list[Trave
 
 def related(*, group: str, node_id: str, options: TraversalOptions) -> list[TraversalResult]:
     """The direct neighbours (depth 1) under the options' relation, direction, weight and count limits."""
-    one_hop = TraversalOptions(options.relations, options.direction, 1, options.max_results, options.min_weight)
+    one_hop = replace(options, max_depth=1)
     return traverse(group=group, start=node_id, options=one_hop)
 
 

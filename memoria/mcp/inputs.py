@@ -91,10 +91,12 @@ class GetEntityInput(RequestModel):
     entity_id: NodeId
 
 
-class GetFactsInput(RequestModel):
+class GetFactsInput(AsOfInput):
+    """An entity's facts; with none of the time fields every fact, ended ones included (as the explorer's view)."""
+
     group: GroupName
     entity_id: NodeId
-    valid_at: Timestamp | None = Field(default=None, description="only facts that held at this time (default: all)")
+    valid_at: Timestamp | None = Field(default=None, description="the older name of as_of")
     min_weight: Weight | None = None
     offset: int = Field(default=0, ge=0, le=MAX_OFFSET)
     limit: int = Field(default=DEFAULT_FACTS, ge=1, le=MAX_FACTS)

@@ -35,6 +35,7 @@ from memoria.curation.invalidate import edge_invalidate
 from memoria.curation.selectors import edge_detail
 from memoria.errors import GraphUnavailable, InvalidInput
 from memoria.graph import kinds
+from memoria.graph.asof import VIEW_FIELDS, view_moment
 from memoria.graph.selectors import group_summary, visible_groups
 from memoria.graph.vocabulary import input_parse
 from memoria.ingest.episodes import episode_input_parse
@@ -219,9 +220,10 @@ async def get_facts(call: Call) -> outputs.GetFactsOutput:
     wanted: inputs.GetFactsInput = call.wanted
 
     def read() -> outputs.GetFactsOutput:
-        edge_filter = EdgeFilter(valid_at=wanted.valid_at)
+        times = wanted.model_dump(include=set(VIEW_FIELDS) & wanted.model_fields_set)
+        edge_filter = EdgeFilter(moment=view_moment(times))
         if wanted.min_weight is not None:
-            edge_filter = EdgeFilter(valid_at=wanted.valid_at, min_weight=wanted.min_weight)
+            edge_filter = EdgeFilter(moment=edge_filter.moment, min_weight=wanted.min_weight)
         found = neighbourhood(
             group=wanted.group,
             node_id=wanted.entity_id,

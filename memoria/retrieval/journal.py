@@ -24,7 +24,7 @@ MAX_RUN_EVENTS = 2000
 MAX_RUN_CANDIDATES = 20_000  # explain mode ships every candidate; past this a run's levels are no longer kept
 
 # Copied from retrieval_started into a run's summary.
-SUMMARY_KEYS = ("algorithm", "requested_by", "query", "seeds", "query_tags", "params", "seed_source", "explain")
+SUMMARY_KEYS = ("algorithm", "requested_by", "query", "seeds", "query_tags", "params", "seed_source", "explain", "time")
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ import numpy as np
 
 from memoria.embeddings import configured_model_id
 from memoria.graph import driver, kinds
+from memoria.graph.asof import EVERY_FACT, AsOf, moment_cypher
 from memoria.graph.dialect import IndexSpec, graph_dialect
 from memoria.graph.schema import vector_model_of, vector_model_parameters
 from memoria.search.config import Scope
@@ -106,15 +107,16 @@ WITH n, r WHERE {KEEP_FACT}
 WITH n, r LIMIT $max_rows
 RETURN n.id AS end, {{{FACT_FIELDS}}} AS hit
 """
-# One breadth-first level: every edge of the frontier that stays inside the groups, with what a hit needs.
+# One breadth-first level: every edge of the frontier that stays inside the groups, with what a hit needs. Facts
+# that do not count at the walk's moment (memoria/graph/asof.py) are not walked; mentions always are.
 BFS_LEVEL = f"""
 UNWIND $frontier AS parent
 MATCH (a:{kinds.MEMORY_LABEL} {{group_id: $group, id: parent}})-[r:{kinds.RELATES}|{kinds.MENTIONS}]-
       (b:{kinds.MEMORY_LABEL})
 WHERE b.group_id = $group AND (r.group_id IS NULL OR r.group_id = $group)
+  AND (type(r) <> $relates OR {moment_cypher("r")})
 RETURN a.id AS parent, b.id AS node, $entity IN labels(b) AS is_entity, b.name AS node_name,
-       coalesce(b.summary, '') AS node_text, type(r) = $relates AS is_fact,
-       {FACT_COLUMNS}, type(r) = $relates AND {FACT_HOLDS} AS holds
+       coalesce(b.summary, '') AS node_text, type(r) = $relates AS is_fact, {FACT_COLUMNS}
 LIMIT $max_rows
 """
 # Node distance: one shortest-path search per node, bounded; RELATES edges never leave their group, so a center
@@ -396,11 +398,11 @@ def neighbourhood(
     origins: Iterable[str],
     group: str,
     depth: int,
-    valid_at: str | None = None,
+    moment: AsOf = EVERY_FACT,
 ) -> Neighbourhood:
     """Walk level by level over RELATES and MENTIONS (one round trip each), so distances are true hop counts.
 
-    A fact is at hop h when it leaves a node at hop h-1.
+    A fact is at hop h when it leaves a node at hop h-1; only facts that count at `moment` are walked.
     """
     found = Neighbourhood()
     frontier = list(dict.fromkeys(origins))
@@ -414,8 +416,8 @@ def neighbourhood(
             group=group,
             entity=kinds.ENTITY,
             relates=kinds.RELATES,
-            valid_at=valid_at,
             max_rows=MAX_LEVEL_ROWS,
+            **moment.nullable_parameters(),
         )
         frontier = []
         for row in rows:
@@ -425,7 +427,7 @@ def neighbourhood(
                 frontier.append(node)
                 if row["is_entity"]:
                     found.entities[node] = Candidate(node, row["node_name"] or "", row["node_text"], 1.0 / hop)
-            if row["is_fact"] and row["holds"] and row["id"] not in found.fact_hops:
+            if row["is_fact"] and row["id"] not in found.fact_hops:
                 found.fact_hops[row["id"]] = hop
                 found.facts[row["id"]] = _fact(row, 1.0 / hop)
     return found
@@ -436,16 +438,18 @@ def _by_hops(items: dict[str, Candidate], hops: dict[str, int], limit: int) -> l
 
 
 def facts_bfs(
-    *, origin_ids: Sequence[str], group: str, depth: int, limit: int, valid_at: str | None = None
+    *, origin_ids: Sequence[str], group: str, depth: int, limit: int, moment: AsOf = EVERY_FACT
 ) -> list[Candidate]:
     """Facts on walks of up to `depth` hops over RELATES and MENTIONS from the origins, nearest first."""
-    walk = neighbourhood(origins=origin_ids, group=group, depth=depth, valid_at=valid_at)
+    walk = neighbourhood(origins=origin_ids, group=group, depth=depth, moment=moment)
     return _by_hops(walk.facts, walk.fact_hops, limit)
 
 
-def entities_bfs(*, origin_ids: Sequence[str], group: str, depth: int, limit: int) -> list[Candidate]:
+def entities_bfs(
+    *, origin_ids: Sequence[str], group: str, depth: int, limit: int, moment: AsOf = EVERY_FACT
+) -> list[Candidate]:
     """Entities within `depth` hops over RELATES and MENTIONS of the origins (the origins excluded), nearest first."""
-    walk = neighbourhood(origins=origin_ids, group=group, depth=depth)
+    walk = neighbourhood(origins=origin_ids, group=group, depth=depth, moment=moment)
     return _by_hops(walk.entities, walk.node_hops, limit)
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from memoria.accounts.roles import GROUP_PATTERN
 from memoria.embeddings import embedder
 from memoria.errors import InvalidInput
+from memoria.graph.asof import EVERY_FACT, AsOf, AsOfInput
 from memoria.interchange.document import normalise_timestamp
 from memoria.observability import in_context
 from memoria.readmodel.cache import ViewTooLarge
@@ -105,6 +106,7 @@ class _Request:
     engine: Engine = Engine.AUTO
     views: view_methods.ViewReport = field(default_factory=view_methods.ViewReport)
     fallbacks: list[str] = field(default_factory=list)  # why a method read the server's indexes instead
+    walk_at: AsOf = EVERY_FACT  # which facts BFS walks: those that count at valid_at (as its as_of), or all
 
     @property
     def groups(self) -> tuple[str, ...]:
@@ -216,9 +218,11 @@ def _run_bfs(scope: Scope, config: ScopeConfig, request: _Request, origins: list
     limit = METHOD_DEPTH * config.limit
     if scope is Scope.FACTS:
         return methods.facts_bfs(
-            origin_ids=origins, group=request.group, depth=config.bfs_depth, limit=limit, valid_at=request.valid_at
+            origin_ids=origins, group=request.group, depth=config.bfs_depth, limit=limit, moment=request.walk_at
         )
-    return methods.entities_bfs(origin_ids=origins, group=request.group, depth=config.bfs_depth, limit=limit)
+    return methods.entities_bfs(
+        origin_ids=origins, group=request.group, depth=config.bfs_depth, limit=limit, moment=request.walk_at
+    )
 
 
 def _candidate_vectors(scope: Scope, candidates: dict[str, Candidate], request: _Request) -> dict[str, list[float]]:
@@ -399,8 +403,10 @@ def search(
     vector: concurrent.futures.Future | None = concurrent.futures.Future() if config.needs_query_vector() else None
     if vector is not None:  # the query's embedding runs while the views catch up
         _pool.submit(in_context(_embed_into), vector, query)
+    walk_at = AsOfInput(as_of=moment).resolved() if moment else EVERY_FACT
     answers = [
-        _search_group(_Request(query, group, moment, vector, Engine(engine)), scoped) for group in request_groups
+        _search_group(_Request(query, group, moment, vector, Engine(engine), walk_at=walk_at), scoped)
+        for group in request_groups
     ]
     return answers[0] if len(answers) == 1 else _merged(answers, scoped)
 

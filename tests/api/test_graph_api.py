@@ -9,6 +9,8 @@ from memoria.graph.versions import group_version
 from tests.conftest import count_group
 from tests.graph.test_index_service import chain, nodes
 
+MAY = "2025-05-01T00:00:00Z"
+
 
 def base(group: str) -> str:
     return f"/api/graph/{group}"
@@ -68,6 +70,39 @@ def test_traverse_and_related(client_for, group: str) -> None:
     assert [r["id"] for r in related.json()["results"]] == [ids["e"]]
 
 
+def test_traversals_walk_only_the_edges_that_count_at_their_moment(client_for, group: str) -> None:
+    """a→b ended in March, b→c behind it; a→d starts in May; a→e always."""
+    ids = nodes(group, "abcde")
+    curator: APIClient = client_for("curator", [group])
+    ended = {"valid_at": "2025-01-01T00:00:00Z", "invalid_at": "2025-03-01T00:00:00Z"}
+    edges = [
+        {"source": ids["a"], "target": ids["b"], "relation": "follows", "weight": 0.9, "metadata": ended},
+        {"source": ids["b"], "target": ids["c"], "relation": "follows", "weight": 0.9},
+        {"source": ids["a"], "target": ids["d"], "relation": "follows", "weight": 0.8, "metadata": {"valid_at": MAY}},
+        {"source": ids["a"], "target": ids["e"], "relation": "follows", "weight": 0.7},
+    ]
+    assert curator.post(f"{base(group)}/edges", {"edges": edges}, format="json").status_code == 201
+    viewer = client_for("viewer", [group])
+
+    def reached(tail: str = "traverse", **params: object) -> str:
+        answer = viewer.get(f"{base(group)}/nodes/{ids['a']}/{tail}", {"max_depth": 2, **params})
+        assert answer.status_code == 200, answer.content
+        back = {node_id: name for name, node_id in ids.items()}
+        return "".join(sorted(back[result["id"]] for result in answer.json()["results"]))
+
+    assert reached() == "bcde"  # no moment: every edge, as before
+    assert reached(as_of="2025-04-01T00:00:00Z") == "e"  # a→b ended (and b→c is not reached), a→d not begun
+    assert reached(as_of="2025-02-01T00:00:00Z") == "bce"
+    assert reached(include_invalidated="false") == "de"  # now
+    assert reached(include_invalidated="true") == "bcde"
+    one_hop = viewer.get(f"{base(group)}/nodes/{ids['a']}/related", {"as_of": "2025-04-01T00:00:00Z"})
+    assert [result["id"] for result in one_hop.json()["results"]] == [ids["e"]]
+    refused = viewer.get(
+        f"{base(group)}/nodes/{ids['a']}/traverse", {"as_of": "2025-04-01T00:00:00Z", "include_invalidated": "true"}
+    )
+    assert refused.status_code == 400 and refused.json()["errors"][0].startswith("include_invalidated:")
+
+
 def test_removals_need_the_curator_and_bump_the_version(client_for, group: str) -> None:
     ids = chain(group)
     where = {"source": ids["a"], "target": ids["b"], "relation": "caused_by"}
@@ -107,6 +142,8 @@ def test_other_groups_are_invisible(client_for, group: str) -> None:
         ("traverse", {"min_weight": "heavy"}, "min_weight: 'heavy' is not a number"),
         ("traverse", {"colour": "red"}, "unknown parameter(s): colour"),
         ("related", {"max_depth": 2}, "unknown parameter(s): max_depth"),
+        ("traverse", {"as_of": "soon"}, "as_of: must be an ISO 8601 date-time"),
+        ("related", {"known_at": "2025-13-01T00:00:00Z"}, "known_at:"),
         ("outgoing", {"x": 1}, "unknown parameter(s): x"),
     ],
 )

@@ -86,8 +86,16 @@ FREE_FORM_BODY_OPERATIONS = {
     if _body_schema(operation) == FREE_FORM_BODY
 }
 # Operations whose inputs depend on each other in ways the schema does not express (a node_distance recipe needs
-# `center`): "schema-valid" is not "valid" there either.
-CROSS_FIELD_OPERATIONS = {("GET", "/api/search")}
+# `center`; include_invalidated=true cannot come with as_of or known_at, nor valid_at with as_of, its newer name):
+# "schema-valid" is not "valid" there either.
+CROSS_FIELD_OPERATIONS = {
+    ("GET", "/api/search"),
+    ("GET", "/api/groups/{group}/nodes/{node_id}/neighbours"),
+    ("GET", "/api/groups/{group}/subgraph"),
+    ("GET", "/api/groups/{group}/paths"),
+    ("GET", "/api/graph/{group}/nodes/{node_id}/traverse"),
+    ("GET", "/api/graph/{group}/nodes/{node_id}/related"),
+}
 UNDESCRIBED_INPUT = FREE_FORM_BODY_OPERATIONS | CROSS_FIELD_OPERATIONS
 
 

@@ -7,6 +7,7 @@ import pytest
 from memoria.browse.filters import EdgeFilter
 from memoria.browse.neighbourhood import neighbourhood, subgraph
 from memoria.errors import InvalidInput, NodeNotFound
+from memoria.graph.asof import AsOfInput
 from tests.browse.graphs import small_memory
 
 
@@ -57,9 +58,13 @@ def test_pages_run_across_link_kinds(group: str, memory: dict) -> None:
 
 
 def test_filters_apply_to_pages_and_totals(group: str, memory: dict) -> None:
-    in_may = neighbourhood(group=group, node_id=memory["req"], edge_filter=EdgeFilter(valid_at="2025-05-01T00:00:00Z"))
+    in_may = neighbourhood(
+        group=group,
+        node_id=memory["req"],
+        edge_filter=EdgeFilter(moment=AsOfInput(as_of="2025-05-01T00:00:00Z").resolved()),
+    )
     assert {edge.relation for edge in in_may.edges} == {"uses_data", "answers"} and in_may.total == 2
-    in_february = EdgeFilter(valid_at="2025-02-15T00:00:00Z")
+    in_february = EdgeFilter(moment=AsOfInput(as_of="2025-02-15T00:00:00Z").resolved())
     # ERP orders joins the request only in March, so its report of the strike is not among the neighbours yet.
     february = neighbourhood(group=group, node_id=memory["req"], edge_filter=in_february)
     assert {edge.relation for edge in february.edges} == {"delays", "answers"}

@@ -5,6 +5,7 @@ and plays in the live view."""
 from __future__ import annotations
 
 import json
+import re
 import urllib.request
 
 import pytest
@@ -76,11 +77,13 @@ def test_watch_lists_and_replays_other_clients_retrievals(
 
     # Another client runs one now, over its own socket: the page lists it and, following, plays it.
     page.get_by_test_id("pace").select_option("350")
-    body = retrieval_body(group, memory["request"]) | {"retrieval_id": "agent-live-1"}
+    body = retrieval_body(group, memory["request"]) | {"retrieval_id": "agent-live-1", "as_of": "2026-01-01T00:00:00Z"}
     events = agent_socket_retrieval(daphne_url, token, body)
     assert events[-1]["status"] == "completed"
     running = page.locator("[data-retrieval='agent-live-1']")
     expect(running).to_have_attribute("data-status", "completed")
+    expect(running.get_by_test_id("watch-time")).to_contain_text("as of 2026-01-01 00:00 (known ")  # its moment
+    expect(listed.get_by_test_id("watch-time")).to_have_text(re.compile(r"^as of \d{4}-"))  # now, when it ran
     shown_run(page, "agent-live-1")
     paths = [event["path"] for event in events if event["type"] == "path_completed"]
     expect(page.get_by_test_id("path-list").locator("li")).to_have_count(len(paths))

@@ -16,6 +16,7 @@ from tests.explorer.test_retrieval_socket import (  # noqa: F401 - fixtures
 )
 
 pytestmark = pytest.mark.django_db(transaction=True)
+MOMENT = "2026-01-01T00:00:00Z"
 
 
 async def test_a_late_watcher_lists_and_replays(
@@ -27,7 +28,7 @@ async def test_a_late_watcher_lists_and_replays(
     agent = await token_for_role("agent", Role.VIEWER, [group])
     analyst = await token_for_role("analyst", Role.VIEWER, [group])
     async with connect(daphne_url, "/ws/retrievals/", agent) as socket:
-        request = {"type": "retrieve", "retrieval_id": "late", "group": group, "explain": True}
+        request = {"type": "retrieve", "retrieval_id": "late", "group": group, "explain": True, "as_of": MOMENT}
         await socket.send(json.dumps(request | {"seeds": [{"id": small_graph[4], "score": 0.7}]}))
         sent = await until_finished(socket, "late")
 
@@ -39,6 +40,7 @@ async def test_a_late_watcher_lists_and_replays(
         (run,) = [item for item in listed["retrievals"] if item["retrieval_id"] == "late"]
         assert run["requested_by"] == "agent" and run["status"] == "completed" and run["explain"] is True
         assert run["seeds"] == [{"id": small_graph[4], "score": 0.7}]
+        assert run["time"]["as_of"] == MOMENT and run["time"]["include_invalidated"] is False  # shown per run
         assert run["paths"] == sent[-1]["paths"] and run["events"] == len(sent)
 
         await watcher.send(json.dumps({"type": "replay", "retrieval_id": "late"}))

@@ -19,6 +19,7 @@ from memoria.graph.asof import (
     FactIntervals,
     as_of_parse,
     counts_cypher,
+    moment_cypher,
     seconds,
 )
 from memoria.graph.vocabulary import input_parse
@@ -80,6 +81,13 @@ def test_the_cypher_predicate_agrees_with_the_definition(group: str) -> None:
         )
         expected = {f"{group}-f{i}" for i, fact in enumerate(facts) if moment.counts(**fact)}
         assert {row["id"] for row in rows} == expected
+        shared = driver.read(  # the form for query texts shared by every moment, every fact by null parameters
+            f"MATCH (:Memory {{group_id: $group, id: $group + '-a'}})-[r:RELATES]->() WHERE {moment_cypher('r')}"
+            " RETURN r.id AS id",
+            group=group,
+            **moment.nullable_parameters(),
+        )
+        assert {row["id"] for row in shared} == expected
 
 
 def test_the_defaults_ask_now_as_known_now() -> None:

@@ -11,6 +11,7 @@ import pytest
 from memoria.browse.filters import EdgeFilter
 from memoria.errors import InvalidInput, NodeNotFound
 from memoria.graph import driver
+from memoria.graph.asof import AsOfInput
 from memoria.graph.paths import PathMode, PathQuery, path_find, shortest_path, strongest_path
 from tests.browse.graphs import entity, fact, load
 
@@ -77,7 +78,7 @@ def test_strongest_respects_max_hops(group: str, graph: dict[str, str]) -> None:
 
 
 def test_filters_take_facts_out_of_paths(group: str, graph: dict[str, str]) -> None:
-    at_march = EdgeFilter(valid_at="2025-03-01T00:00:00Z")  # A-F ended in February
+    at_march = EdgeFilter(moment=AsOfInput(as_of="2025-03-01T00:00:00Z").resolved())  # A-F ended in February
     assert names(graph, shortest_path(query=between(group, graph, "AD", edge_filter=at_march)).nodes) == "ABD"
     heavy = EdgeFilter(min_weight=0.6)
     assert names(graph, shortest_path(query=between(group, graph, "AD", edge_filter=heavy)).nodes) == "ACED"

@@ -97,6 +97,20 @@ async def test_every_tool_over_http(daphne_url: str, memory: str, token_for_role
             "get_facts", {"group": memory, "entity_id": node_id(memory, "bob"), "valid_at": "2021-01-01T00:00:00Z"}
         )
         assert [f["relation"] for f in before.structured_content["facts"]] == ["drove_for"]
+        bob = node_id(memory, "bob")
+        as_of = await session.call_tool(
+            "get_facts", {"group": memory, "entity_id": bob, "as_of": "2021-01-01T00:00:00Z"}
+        )
+        assert as_of.structured_content["facts"] == before.structured_content["facts"]  # valid_at: as_of's old name
+        every = await session.call_tool("get_facts", {"group": memory, "entity_id": bob})
+        now = await session.call_tool("get_facts", {"group": memory, "entity_id": bob, "include_invalidated": False})
+        assert "drove_for" in {f["relation"] for f in every.structured_content["facts"]}  # no moment: every fact
+        assert "drove_for" not in {f["relation"] for f in now.structured_content["facts"]}  # it ended
+        both = await session.call_tool(
+            "get_facts",
+            {"group": memory, "entity_id": bob, "valid_at": "2021-01-01T00:00:00Z", "as_of": "2021-01-01T00:00:00Z"},
+        )
+        assert both.is_error and "valid_at" in str(both.content)
 
         ppr = await session.call_tool(
             "retrieve", {"group": memory, "algorithm": "ppr", "seeds": [{"id": alice}], "top_k": 3}

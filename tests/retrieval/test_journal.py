@@ -58,6 +58,7 @@ def test_lists_newest_first_and_replays_events_so_far() -> None:
         "params": None,
         "seed_source": None,
         "explain": None,
+        "time": None,
         "started_at": None,
         "status": "completed",
         "elapsed_ms": 3.5,

@@ -6,11 +6,13 @@ import pytest
 
 from memoria.embeddings import embedder
 from memoria.graph import driver
+from memoria.graph.asof import EVERY_FACT, AsOf, AsOfInput
 from memoria.graph.searchable import FACT_TEXT
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
 from memoria.search import methods
 from memoria.search.methods import cosine_similarities, lucene_query
+from tests.browse.graphs import entity, fact, load
 from tests.search.memory import node_id
 
 SET_ENDED = "MATCH ()-[r:RELATES]->() WHERE r.id = $id SET r.invalid_at = $at, r.expired_at = $at"
@@ -145,8 +147,34 @@ def test_bfs_walks_relates_and_mentions_nearest_first(searched: str) -> None:
 
 def test_bfs_keeps_to_facts_that_hold(searched: str) -> None:
     origin = [node_id(searched, "bob")]
-    then = methods.facts_bfs(origin_ids=origin, group=searched, depth=1, limit=10, valid_at="2021-01-01T00:00:00Z")
+    at = AsOfInput(as_of="2021-01-01T00:00:00Z").resolved()
+    then = methods.facts_bfs(origin_ids=origin, group=searched, depth=1, limit=10, moment=at)
     assert ids(then, searched) == ["drove"]
+
+
+def test_bfs_walks_only_the_facts_that_count_at_its_moment(group: str) -> None:
+    """O─W always; O─X ended before April (and X─Y behind it); O─Z starts after April."""
+    names = {name: f"{group}-{name}" for name in "OWXYZ"}
+    edges = [
+        fact(names["O"], names["W"], 0.5, "near"),
+        fact(names["O"], names["X"], 0.5, "ended", valid_at="2025-01-01T00:00:00Z", invalid_at="2025-03-01T00:00:00Z"),
+        fact(names["X"], names["Y"], 0.5, "beyond"),
+        fact(names["O"], names["Z"], 0.5, "later", valid_at="2025-05-01T00:00:00Z"),
+    ]
+    load(group, nodes=[entity(node) for node in names.values()], edges=edges)
+    origin = [names["O"]]
+
+    def walked(moment: AsOf = EVERY_FACT) -> tuple[set[str], set[str]]:
+        facts = methods.facts_bfs(origin_ids=origin, group=group, depth=2, limit=50, moment=moment)
+        entities = methods.entities_bfs(origin_ids=origin, group=group, depth=2, limit=50, moment=moment)
+        return {c.name for c in facts}, {c.id.removeprefix(f"{group}-") for c in entities}
+
+    assert walked() == ({"near", "ended", "beyond", "later"}, {"W", "X", "Y", "Z"})  # no moment: as before
+    april = AsOfInput(as_of="2025-04-01T00:00:00Z").resolved()
+    assert walked(april) == ({"near"}, {"W"})  # the ended fact is not walked, nor what lies behind it
+    assert walked(AsOfInput(as_of="2025-02-01T00:00:00Z").resolved()) == ({"near", "ended", "beyond"}, {"W", "X", "Y"})
+    assert walked(AsOfInput().resolved()) == ({"near", "later"}, {"W", "Z"})
+    assert walked(AsOfInput(include_invalidated=True).resolved()) == walked()
 
 
 def test_node_hops_are_true_shortest_distances(searched: str) -> None:

@@ -3,6 +3,7 @@
 // API (docs/explorer.md) through a GraphView (graph_view.js).
 
 import { getJson, groupApi, neighboursApi, pageUrl } from "./api.js";
+import { AsOfControl } from "./as_of.js";
 import { day, h, number } from "./dom.js";
 import { attachCuration } from "./curation_graph.js";
 import { showEdge } from "./edge_inspector.js";
@@ -37,11 +38,30 @@ function chosenCategories() {
   return chosen.length === categoryBoxes.length ? null : new Set(chosen);
 }
 
+// The moment (as_of.js, kept in the URL): what expansions, paths and subgraphs ask for and the drawing shows. The
+// slider moves it through the loaded facts' times; typing a moment places the slider there.
+const asOf = new AsOfControl({ input: $("[data-as-of]"), clear: $("[data-as-of-clear]"), onChange: momentChanged });
+
 function timeAt() {
-  if (!$("[data-time-enabled]").checked || !timeRange) return null;
+  return asOf.value();
+}
+
+function sliderMoment() {
+  if (!timeRange) return null;
   const fraction = Number($("[data-time-slider]").value) / 1000;
   const moment = new Date(timeRange.start + fraction * (timeRange.end - timeRange.start));
   return `${moment.toISOString().slice(0, 19)}Z`;
+}
+
+function momentChanged(stamp) {
+  if (!stamp) {
+    $("[data-time-enabled]").checked = false;
+    $("[data-time-slider]").disabled = true;
+  } else if (timeRange) {
+    const fraction = (Date.parse(stamp) - timeRange.start) / (timeRange.end - timeRange.start);
+    $("[data-time-slider]").value = String(Math.round(Math.min(Math.max(fraction, 0), 1) * 1000));
+  }
+  applyFilter();
 }
 
 // What the server should filter by when a node is expanded or a path is found: the same as the view shows.
@@ -51,7 +71,7 @@ function filterParameters() {
   return {
     min_weight: minWeight > 0.25 ? minWeight : null,
     categories: categories ? [...categories].join(",") || "NONE" : null,
-    valid_at: timeAt(),
+    ...asOf.parameters(),
   };
 }
 
@@ -80,10 +100,10 @@ function updateTimeRange() {
 
 for (const box of categoryBoxes) box.addEventListener("change", applyFilter);
 $("[data-min-weight]").addEventListener("input", applyFilter);
-$("[data-time-slider]").addEventListener("input", applyFilter);
+$("[data-time-slider]").addEventListener("input", () => asOf.set(sliderMoment()));
 $("[data-time-enabled]").addEventListener("change", (event) => {
   $("[data-time-slider]").disabled = !event.target.checked;
-  applyFilter();
+  asOf.set(event.target.checked ? sliderMoment() : null);
 });
 
 // ---- colours and legend -----------------------------------------------------------------------------------
@@ -156,7 +176,7 @@ async function expand(id) {
 
 async function addByIds(ids) {
   if (!ids.length) return;
-  const found = await getJson(`${groupApi(group)}/subgraph`, { ids: ids.join(",") });
+  const found = await getJson(`${groupApi(group)}/subgraph`, { ids: ids.join(","), ...asOf.parameters() });
   view.addNodes(found.nodes);
   view.addEdges(found.edges);
   view.startLayout({ ms: 2500 });
@@ -165,7 +185,7 @@ async function addByIds(ids) {
 // ---- PageRank (graph_ppr.js) ------------------------------------------------------------------------------
 
 const ppr = new GraphPpr({
-  view, group, root: $("[data-ppr]"), addByIds, openNode: (id) => openNode(id),
+  view, group, root: $("[data-ppr]"), addByIds, openNode: (id) => openNode(id), moment: () => asOf.parameters(),
   selection: () => [...new Set([...view.selected, currentNode].filter((id) => id && view.hasNode(id)))],
 });
 
@@ -342,6 +362,7 @@ $("[data-fit]").addEventListener("click", () => view.fit());
 $("[data-unhide]").addEventListener("click", () => view.unhideAll());
 
 async function start() {
+  applyFilter(); // a moment from the URL
   const { nodes, edge, query } = config.start;
   if (nodes.length) {
     await addByIds(nodes);
@@ -368,7 +389,7 @@ async function start() {
 attachCuration({ view, group, panel: $("[data-edge-panel]"), controls: $("[data-path]"), ends: () => ({ ...pathEnds }), openEdge });
 
 // For the browser tests and the console: the page's view and its actions.
-window.memoriaGraph = { view, expand, openNode, openEdge, setPathEnd, findPath, ppr };
+window.memoriaGraph = { view, expand, openNode, openEdge, setPathEnd, findPath, ppr, asOf };
 start().catch((error) => {
   showError(error);
   document.body.dataset.graphReady = "error";

@@ -30,7 +30,9 @@ async function postPpr(body) {
 export class GraphPpr {
   // `root`: the page's PPR fieldset; `addByIds(ids)`: loads nodes and the facts among them into the view;
   // `openNode(id)`: shows a node's panel; `selection()`: the ids to seed from when none were picked.
-  constructor({ view, group, root, addByIds, openNode, selection }) {
+  // `moment()`: the page's as-of parameters ({as_of} or {}), sent with every run.
+  constructor({ view, group, root, addByIds, openNode, selection, moment = () => ({}) }) {
+    this.moment = moment;
     Object.assign(this, { view, group, addByIds, openNode, selection });
     const $ = (selector) => root.querySelector(selector);
     this.el = {
@@ -81,7 +83,7 @@ export class GraphPpr {
     const query = this.el.query.value.trim();
     const fromFacts = this.el.relation.checked && query && !this.seeds.size;
     const ids = fromFacts ? [] : this.seedIds();
-    const body = { group: this.group, top_k: Number(this.el.topK.value) };
+    const body = { group: this.group, top_k: Number(this.el.topK.value), ...this.moment() };
     if (ids.length) body.seeds = ids.map((id) => ({ id }));
     if (this.el.relation.checked) {
       body.relation_aware = true;

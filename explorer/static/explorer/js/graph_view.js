@@ -44,11 +44,17 @@ const INVALIDATED_COLOUR = "#b9c0ca";
 // drawing tens of thousands of edges every frame is what makes a big graph stutter, above all without a GPU.
 const BIG_GRAPH_EDGES = 5000;
 
-// A fact holds at `at` when it had begun (unknown start: always) and not yet ended; the server's rule too
-// (memoria/search/methods.py FACT_HOLDS). Timestamps are fixed-width UTC strings, so they compare as text.
+// Whether a loaded fact counts at `at` as the memory knows it now: memoria/graph/asof.py's `counts` with known_at
+// now, so the drawing hides what the server would not walk at that moment (the server decides what it loads;
+// this only hides loaded facts again when the moment moves). Stamps are fixed-width UTC strings: text order is
+// time order.
 export function holdsAt(edge, at) {
   if (!at) return true;
-  return (!edge.valid_at || edge.valid_at <= at) && (!edge.invalid_at || edge.invalid_at > at);
+  const now = `${new Date().toISOString().slice(0, 19)}Z`;
+  const known = !edge.created_at || edge.created_at <= now;
+  const begun = !edge.valid_at || edge.valid_at <= at;
+  const ongoing = !edge.invalid_at || at < edge.invalid_at || Boolean(edge.expired_at && now < edge.expired_at);
+  return known && begun && ongoing;
 }
 
 export function kindKey(card) {

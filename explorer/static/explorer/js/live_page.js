@@ -3,6 +3,7 @@
 // shows what the change gained and lost.
 
 import { getJson, graphUrl, groupApi } from "./api.js";
+import { AsOfControl } from "./as_of.js";
 import { h } from "./dom.js";
 import { JsonSocket } from "./live_socket.js";
 import { PprPanel } from "./live_ppr.js";
@@ -121,6 +122,7 @@ function pprBody() {
     top_k: Number(form.elements.top_k.value),
     ...(relationAware ? { relation_aware: true } : {}),
     ...(relationAware && ppr.userBetas ? { betas: ppr.userBetas } : {}),
+    ...asOf.parameters(),
   };
 }
 
@@ -139,6 +141,7 @@ function requestBody() {
     ...(tags.length ? { query_tags: tags } : {}),
     params,
     explain: form.elements.explain.checked,
+    ...asOf.parameters(),
   };
 }
 
@@ -291,6 +294,8 @@ form.addEventListener("submit", (event) => {
   run();
 });
 $("[data-cancel]").addEventListener("click", cancelRun);
+// The moment the retrieval walks at (as_of.js, kept in the URL): moving it re-runs, as a setting does.
+const asOf = new AsOfControl({ input: $("[data-as-of]"), clear: $("[data-as-of-clear]"), onChange: settingsChanged });
 for (const fieldset of document.querySelectorAll("[data-params]")) fieldset.addEventListener("input", settingsChanged);
 form.elements.explain.addEventListener("change", settingsChanged);
 form.elements.relation_aware.addEventListener("change", () => ppr.resetBetas()); // the next run chooses β again
@@ -312,7 +317,7 @@ async function start() {
 }
 
 // For the browser tests and the console.
-window.memoriaLive = { live, ppr, run, seeds, addSeed, requestBody, serverFinished: () => serverFinished };
+window.memoriaLive = { live, ppr, run, seeds, addSeed, requestBody, asOf, serverFinished: () => serverFinished };
 start().catch((error) => {
   showError(error.message);
   document.body.dataset.liveReady = "error";

@@ -33,7 +33,7 @@ function keep(item, event) {
 }
 
 function summaryFromStart(event) {
-  const keys = ["retrieval_id", "algorithm", "requested_by", "query", "seeds", "query_tags", "params", "explain"];
+  const keys = ["retrieval_id", "algorithm", "requested_by", "query", "seeds", "query_tags", "params", "explain", "time"];
   return { ...Object.fromEntries(keys.map((key) => [key, event[key]])), started_at: new Date().toISOString().slice(0, 19) + "Z", status: "running" };
 }
 
@@ -50,6 +50,14 @@ function paramText(value) {
   return typeof value === "number" ? String(Number(value.toPrecision(4))) : String(value);
 }
 
+// The moment a run walked at (docs/retrieval.md, "Time"): as of when, as known when, or every fact.
+function timeText(time) {
+  if (!time) return "";
+  if (time.include_invalidated) return "every fact";
+  const known = time.known_at && time.known_at !== time.as_of ? ` (known ${time.known_at.slice(0, 16).replace("T", " ")})` : "";
+  return `as of ${(time.as_of || "").slice(0, 16).replace("T", " ")}${known}`;
+}
+
 function drawList() {
   const items = [...retrievals.values()].sort((a, b) => (b.summary.started_at || "").localeCompare(a.summary.started_at || ""));
   $("[data-watch-list]").replaceChildren(
@@ -61,6 +69,7 @@ function drawList() {
           h("strong", { text: summary.requested_by || "someone" }), " ",
           h("span", { class: "muted small", text: (summary.started_at || "").slice(11, 19) })),
         h("div", { class: "small", text: describe(summary) }),
+        h("div", { class: "muted small", "data-testid": "watch-time", text: timeText(summary.time) }),
         h("div", { class: "muted small", text: [summary.algorithm, params, summary.paths !== null && summary.paths !== undefined ? `${summary.paths} paths` : null,
           summary.elapsed_ms !== null && summary.elapsed_ms !== undefined ? milliseconds(summary.elapsed_ms) : null].filter(Boolean).join(" · ") }),
         h("button", { type: "button", class: "small", "data-testid": "replay", onclick: () => show(summary.retrieval_id) },

@@ -1,0 +1,127 @@
+"""The as-of control in Chromium against daphne: on the graph page, moving the moment before a fact began hides
+its edge, keeps the moment in the URL, and expansions at that moment do not load it; on the live page, a
+retrieval at that moment does not walk it (as the REST answer at that moment), and back at now it does; a fact a
+curator invalidates is left out of the next run, and moving the moment back before the invalidation brings it."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from urllib.parse import quote
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from memoria.accounts.roles import Role
+from memoria.accounts.services import user_grant
+from memoria.graph import driver
+from tests.browse.graphs import entity, fact, load
+from tests.e2e.browsing import sign_in
+from tests.e2e.live_memory import QUERY_TAGS, live_memory, retrieval_body
+from tests.e2e.test_explorer import open_graph
+from tests.e2e.test_live import POST_JSON, open_live, paths_of, rest_answer, wait_finished
+
+PASSWORD = "correct horse battery staple"
+BEGINS = "2025-06-01T00:00:00Z"  # the recall fact holds from June 2025
+BEFORE = "2025-03-01T00:00:00Z"
+RELATION_ID = "MATCH ()-[r:RELATES]->() WHERE r.group_id = $group AND r.relation = $relation RETURN r.id AS id"
+EDGE_HIDDEN = "(id) => memoriaGraph.view.isEdgeHidden(id, ...memoriaGraph.view.graph.extremities(id))"
+
+
+@pytest.fixture
+def memory(transactional_db: None, group: str) -> dict[str, str]:
+    ids = live_memory(group)
+    ids["recall"] = f"{group}/recall"
+    load(
+        group,
+        nodes=[
+            entity(ids["request"], "Forecast gloves demand in Lyon", "UserRequest"),
+            entity(ids["recall"], "Recall of the glove batch", "Event"),
+        ],
+        edges=[fact(ids["request"], ids["recall"], 0.95, "triggers", tags=["stockout"], valid_at=BEGINS)],
+    )
+    ids["edge"] = driver.read(RELATION_ID, group=group, relation="triggers")[0]["id"]
+    user_grant(username="planner", role=Role.VIEWER, groups=[group], password=PASSWORD)
+    return ids
+
+
+def test_the_graph_page_hides_a_fact_before_its_start_and_keeps_the_moment_in_the_url(
+    page: Page, daphne_url: str, memory: dict, group: str
+) -> None:
+    sign_in(page, daphne_url, "planner", PASSWORD)
+    open_graph(page, daphne_url, group, f"nodes={quote(memory['request'], safe='')}")
+    page.wait_for_function("(id) => memoriaGraph.view.hasEdge(id)", arg=memory["edge"], timeout=20_000)
+    assert page.evaluate(EDGE_HIDDEN, memory["edge"]) is False
+
+    page.get_by_test_id("as-of").fill(BEFORE.removesuffix("Z"))
+    page.get_by_test_id("as-of").dispatch_event("change")
+    page.wait_for_function(EDGE_HIDDEN, arg=memory["edge"], timeout=10_000)
+    assert f"as_of={quote(BEFORE, safe='')}" in page.url
+    expect(page.get_by_test_id("time-label")).to_contain_text("as of")
+
+    # The moment comes back with the link: the page loads and expands at it, so the fact is not even loaded.
+    page.reload()
+    page.wait_for_function("document.body.dataset.graphReady === 'true'", timeout=30_000)
+    assert page.evaluate("memoriaGraph.asOf.value()") == BEFORE
+    expect(page.get_by_test_id("node-links")).to_be_visible()
+    assert page.evaluate("(id) => memoriaGraph.view.hasEdge(id)", memory["edge"]) is False
+    assert page.evaluate("memoriaGraph.view.counts().edges") >= 3  # the request's other facts are there
+
+    # Back to every time: expanding again (a new moment is a new expansion) brings the fact, shown.
+    page.get_by_test_id("as-of-clear").click()
+    assert "as_of" not in page.url
+    page.evaluate("(id) => memoriaGraph.expand(id)", memory["request"])
+    page.wait_for_function("(id) => memoriaGraph.view.hasEdge(id)", arg=memory["edge"], timeout=20_000)
+    assert page.evaluate(EDGE_HIDDEN, memory["edge"]) is False
+
+
+def test_a_live_retrieval_at_a_moment_does_not_walk_a_fact_that_had_not_begun(
+    page: Page, daphne_url: str, memory: dict, group: str
+) -> None:
+    open_live(page, daphne_url, group, memory["request"], pace="0")
+    page.get_by_test_id("as-of").fill(BEFORE.removesuffix("Z"))
+    page.get_by_test_id("as-of").dispatch_event("change")
+    assert f"as_of={quote(BEFORE, safe='')}" in page.url
+    page.get_by_test_id("run").click()
+    before_run = wait_finished(page)
+    walked = set(page.evaluate("memoriaLive.live.run.selectedEdgeIds()"))
+    then = rest_answer(page, {**retrieval_body(group, memory["request"]), "as_of": BEFORE})
+    assert then["time"]["as_of"] == BEFORE
+    assert walked == {hop["edge_id"] for path in paths_of(then) for hop in path["hops"]}
+    assert memory["edge"] not in walked
+
+    # Back to now (the re-run follows the moment): the fact has begun and the walk takes it, as REST does now.
+    page.get_by_test_id("as-of-clear").click()
+    wait_finished(page, run_other_than=before_run)
+    walked_now = set(page.evaluate("memoriaLive.live.run.selectedEdgeIds()"))
+    now = rest_answer(page, retrieval_body(group, memory["request"]))
+    assert walked_now == {hop["edge_id"] for path in paths_of(now) for hop in path["hops"]}
+    assert memory["edge"] in walked_now
+
+
+def test_a_curator_invalidates_a_walked_fact_the_rerun_leaves_it_and_an_earlier_moment_brings_it_back(
+    page: Page, daphne_url: str, memory: dict, group: str
+) -> None:
+    user_grant(username="curie", role=Role.CURATOR, groups=[group], password=PASSWORD)
+    sign_in(page, daphne_url, "curie", PASSWORD)
+    page.goto(f"{daphne_url}/g/{group}/live/?seed={quote(memory['request'], safe='')}")
+    page.wait_for_function("document.body.dataset.liveReady === 'true'", timeout=20_000)
+    page.get_by_test_id("query-tags").fill(", ".join(QUERY_TAGS))
+    page.get_by_test_id("pace").select_option("0")
+    page.get_by_test_id("run").click()
+    first = wait_finished(page)
+    erp = driver.read(RELATION_ID, group=group, relation="uses_data")[0]["id"]
+    assert erp in page.evaluate("memoriaLive.live.run.selectedEdgeIds()")
+
+    # The curator invalidates it (the inspector's call, as this user), and runs again: the walk leaves it out.
+    before_invalidation = f"{(datetime.now(UTC) - timedelta(hours=1)).isoformat()[:19]}Z"
+    ended = page.evaluate(POST_JSON, [f"/api/groups/{group}/edges/{quote(erp, safe='')}/invalidate", {}])
+    assert ended["status"] == 200, ended
+    page.get_by_test_id("run").click()
+    second = wait_finished(page, run_other_than=first)
+    assert erp not in page.evaluate("memoriaLive.live.run.selectedEdgeIds()")
+
+    # Moving the moment back to before the invalidation re-runs there, and the fact is walked again.
+    page.get_by_test_id("as-of").fill(before_invalidation.removesuffix("Z"))
+    page.get_by_test_id("as-of").dispatch_event("change")
+    wait_finished(page, run_other_than=second)
+    assert erp in page.evaluate("memoriaLive.live.run.selectedEdgeIds()")
