@@ -26,7 +26,8 @@ AND ($categories IS NULL OR r.relation_category IN $categories OR (r.relation_ca
 
 @dataclass(frozen=True)
 class EdgeFilter:
-    """No field set means every fact; `categories` None means every category (UNCATEGORISED included)."""
+    """The default moment is every fact (callers' requests resolve theirs, now by default, through
+    asof.view_moment); `categories` None means every category (UNCATEGORISED included)."""
 
     moment: AsOf = EVERY_FACT
     min_weight: float = MIN_WEIGHT

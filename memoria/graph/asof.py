@@ -83,17 +83,15 @@ def as_of_parse(raw: dict[str, Any]) -> AsOf:
 
 def view_moment(given: Mapping[str, object]) -> AsOf:
     """The moment a view's facts must count at, from the time fields given (as_of, known_at, include_invalidated,
-    and valid_at, the older name of as_of). None of them means every fact: a view shows history, ended facts
-    included, as it did before. Any of them asks as retrieval does, so `include_invalidated=false` alone is now.
-    InvalidInput names the field as the caller spelled it."""
+    and valid_at, the older name of as_of). As for retrieval, none of them means now, so a view shows what holds
+    now; `include_invalidated=true` shows history, ended facts included, for audits. InvalidInput names the field
+    as the caller spelled it."""
     raw = {name: given[name] for name in FIELDS if given.get(name) is not None}
     older = given.get("valid_at")
     if older is not None and "as_of" in raw:
         raise InvalidInput("valid_at: is the older name of as_of: give one of them")
     if older is not None:
         raw["as_of"] = older
-    if not raw:
-        return EVERY_FACT
     if isinstance(raw.get("include_invalidated"), str):  # a URL's flag
         flag = str(raw["include_invalidated"])
         raw["include_invalidated"] = FLAG_VALUES.get(flag.lower(), flag)

@@ -65,7 +65,9 @@ def test_cards_and_subgraph(client_for, group: str, memory: dict) -> None:
     assert [card["id"] for card in cards["nodes"]] == [memory["ds"], memory["ev"]]
     assert cards["missing"] == ["nowhere"]
     ids = ",".join(memory[name] for name in ("req", "ds", "ev"))
-    found = client.get(f"/api/groups/{group}/subgraph", {"ids": ids, "categories": "CAUSALITY,TEMPORAL"}).json()
+    found = client.get(  # with history: the invalidated fact is listed, marked (without, it does not count now)
+        f"/api/groups/{group}/subgraph", {"ids": ids, "categories": "CAUSALITY,TEMPORAL", "include_invalidated": "true"}
+    ).json()
     assert {edge["relation"] for edge in found["edges"]} == {"uses_data", "delays"}
     invalidated = next(edge for edge in found["edges"] if edge["relation"] == "delays")
     assert invalidated["invalidated"] is True

@@ -53,7 +53,7 @@ def path(client, group: str, graph: dict[str, str], **times: str) -> str:
 
 def test_a_path_walks_only_the_facts_that_count_at_its_moment(client_for, group: str, graph: dict) -> None:
     client = client_for("viewer", [group])
-    assert path(client, group, graph) == "ABD"  # no moment: every fact, as before
+    assert path(client, group, graph) == "ABCD"  # no moment: now, as retrieval
     assert path(client, group, graph, as_of=FEBRUARY) == "ABD"
     assert path(client, group, graph, as_of=APRIL) == "AEFD"  # B-D ended in March, B-C starts in May
     assert path(client, group, graph, as_of=JUNE) == "ABCD"
@@ -83,10 +83,11 @@ def test_subgraphs_and_neighbourhoods_show_the_facts_of_their_moment(client_for,
         edges = {(back[edge["source"]], back[edge["target"]]) for edge in body["edges"]}
         return {back[node["id"]] for node in body["nodes"]}, edges
 
-    assert around_b() == ({"A", "B", "C", "D"}, {("A", "B"), ("B", "C"), ("B", "D"), ("C", "D")})
+    history = ({"A", "B", "C", "D"}, {("A", "B"), ("B", "C"), ("B", "D"), ("C", "D")})
+    assert around_b(include_invalidated="true") == history
     assert around_b(as_of=APRIL) == ({"A", "B"}, {("A", "B")})
     assert around_b(as_of=FEBRUARY) == ({"A", "B", "D"}, {("A", "B"), ("B", "D")})
-    assert around_b(include_invalidated="true") == around_b()
+    assert around_b() == around_b(as_of=JUNE) != history  # no moment: now, as retrieval
 
     def neighbours(**times: str) -> tuple[set[str], int]:
         answer = client.get(f"/api/groups/{group}/nodes/{quote(graph['B'], safe='')}/neighbours", times)
@@ -94,7 +95,8 @@ def test_subgraphs_and_neighbourhoods_show_the_facts_of_their_moment(client_for,
         body = answer.json()
         return {node["name"] for node in body["nodes"]}, body["total"]
 
-    assert neighbours() == ({"A", "C", "D"}, 3)
+    assert neighbours(include_invalidated="true") == ({"A", "C", "D"}, 3)
+    assert neighbours() == ({"A", "C"}, 2)  # now
     assert neighbours(as_of=APRIL) == ({"A"}, 1)
     assert neighbours(as_of=JUNE) == ({"A", "C"}, 2)
 

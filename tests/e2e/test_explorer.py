@@ -205,7 +205,7 @@ def test_time_slider_shows_the_graph_as_it_was(page: Page, daphne_url: str, memo
     sign_in(page, daphne_url, "planner", PASSWORD)
     open_graph(page, daphne_url, group, f"node={memory['lyon']}")
     edges = page.get_by_test_id("edge-count")
-    expect(edges).to_have_text("4")  # stockout, supplier, the old and the new policy
+    expect(edges).to_have_text("4")  # all times: stockout, supplier, the old and the new policy
     page.get_by_test_id("time-enabled").check()
     # The earliest time: the old policy held, and the supply fact (of unknown start) holds throughout.
     page.get_by_test_id("time-slider").fill("0")

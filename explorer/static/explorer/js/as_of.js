@@ -1,7 +1,7 @@
 // The as-of control of the graph and live pages: the moment (UTC) whose facts expansions, paths, subgraphs and
 // live retrievals use — the REST and websocket `as_of` (docs/retrieval.md, "Time"). It lives in the page's URL as
 // ?as_of=, so a link shows the memory at the same moment; empty means the page's default (the graph view: every
-// fact; a retrieval: now). The rule of which facts count is the server's (memoria/graph/asof.py), not copied here.
+// fact, which it asks for with include_invalidated; a retrieval: now, the API's default). The rule of which facts count is the server's (memoria/graph/asof.py), not copied here.
 
 // "2025-02-01T09:30" or "2025-02-01T09:30:15" (the input's value, read as UTC) → "2025-02-01T09:30:15Z".
 function stampOf(value) {

@@ -46,6 +46,12 @@ function timeAt() {
   return asOf.value();
 }
 
+// What the graph view reads at its moment: with none chosen ("all times"), the whole history, ended facts drawn
+// as such, so the slider can move through them; the API's own default is now (docs/retrieval.md, "Time").
+function momentParameters() {
+  return asOf.value() ? asOf.parameters() : { include_invalidated: "true" };
+}
+
 function sliderMoment() {
   if (!timeRange) return null;
   const fraction = Number($("[data-time-slider]").value) / 1000;
@@ -71,7 +77,7 @@ function filterParameters() {
   return {
     min_weight: minWeight > 0.25 ? minWeight : null,
     categories: categories ? [...categories].join(",") || "NONE" : null,
-    ...asOf.parameters(),
+    ...momentParameters(),
   };
 }
 
@@ -176,7 +182,7 @@ async function expand(id) {
 
 async function addByIds(ids) {
   if (!ids.length) return;
-  const found = await getJson(`${groupApi(group)}/subgraph`, { ids: ids.join(","), ...asOf.parameters() });
+  const found = await getJson(`${groupApi(group)}/subgraph`, { ids: ids.join(","), ...momentParameters() });
   view.addNodes(found.nodes);
   view.addEdges(found.edges);
   view.startLayout({ ms: 2500 });
