@@ -15,7 +15,7 @@ from memoria.graph.vocabulary import input_parse
 from memoria.search.request import SearchRequest, parse_search_body, parse_search_parameters
 from memoria.search.service import search
 from memoria.search.suggest import suggest
-from memoria.search.suggest_request import SuggestRequest
+from memoria.search.suggest_request import MAX_SUGGESTIONS, MAX_TYPED_CHARS, SuggestRequest
 
 
 def _answer(request: Request, wanted: SearchRequest) -> Response:
@@ -64,9 +64,16 @@ class SuggestView(APIView):
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("q", str, required=True, description="what has been typed so far"),
+            OpenApiParameter(
+                "q",
+                {"type": "string", "minLength": 1, "maxLength": MAX_TYPED_CHARS},
+                required=True,
+                description="what has been typed so far (blank: no suggestions)",
+            ),
             OpenApiParameter("group", str, required=True),
-            OpenApiParameter("limit", int, description="1–20, default 8"),
+            OpenApiParameter(
+                "limit", {"type": "integer", "minimum": 1, "maximum": MAX_SUGGESTIONS}, description="default 8"
+            ),
         ],
         responses=throttled_responses(dict),
     )
@@ -74,4 +81,5 @@ class SuggestView(APIView):
         wanted = input_parse(SuggestRequest, request.query_params.dict())
         check_group_access(user=request.user, group=wanted.group)
         found = suggest(group=wanted.group, text=wanted.q, limit=wanted.limit)
-        return Response({"group": wanted.group, "query": wanted.q, "suggestions": [item.as_dict() for item in found]})
+        suggestions = [item.as_dict() for item in found]
+        return Response({"group": wanted.group, "query": wanted.q.strip(), "suggestions": suggestions})

@@ -47,7 +47,9 @@ def _snippet(text: str | None) -> str:
 
 
 def suggest(*, group: str, text: str, limit: int) -> list[Suggestion]:
-    """The group's best entities for `text`, best first."""
+    """The group's best entities for `text`, best first; none for blank text."""
+    if not text.strip():
+        return []
     hits = search(query=text, groups=[group], config=recipe(SUGGEST_RECIPE, limit=limit)).entities
     details = {row["id"]: row for row in driver.read(SUGGESTION_DETAILS, ids=[hit.id for hit in hits], group=group)}
     names = [hit.name.casefold() for hit in hits]

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from pydantic import Field, StringConstraints
+from pydantic import Field
 
 from memoria.graph.vocabulary import GroupName, RequestModel
 
@@ -14,7 +12,6 @@ MAX_TYPED_CHARS = 200
 
 class SuggestRequest(RequestModel):
     group: GroupName
-    q: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_TYPED_CHARS)] = Field(
-        description="what has been typed so far"
-    )
+    # Blank text is valid and lists nothing (a box sends what is typed, spaces too); the schema says so exactly.
+    q: str = Field(min_length=1, max_length=MAX_TYPED_CHARS, description="what has been typed so far")
     limit: int = Field(default=8, ge=1, le=MAX_SUGGESTIONS, description="how many entities to list")

@@ -48,12 +48,13 @@ def test_limit_and_a_half_typed_word(client_for, memory) -> None:
     assert len(answer["suggestions"]) == 1
     typed = client.get("/api/search/suggest", {"q": "  Warehouse Ly ", "group": group}).json()
     assert typed["query"] == "Warehouse Ly" and typed["suggestions"][0]["name"] == "Warehouse Lyon"
+    assert client.get("/api/search/suggest", {"q": "   ", "group": group}).json()["suggestions"] == []
 
 
 @pytest.mark.parametrize(
     ("params", "problem"),
     [
-        ({"q": "   "}, "q: String should have at least 1 character"),
+        ({"q": ""}, "q: String should have at least 1 character"),
         ({"q": "x" * 201}, "q: String should have at most 200 characters"),
         ({"q": "x", "limit": "0"}, "limit: Input should be greater than or equal to 1"),
         ({"q": "x", "limit": "many"}, "limit: Input should be a valid integer, unable to parse string as an integer"),
