@@ -30,6 +30,7 @@ SAMPLE_QUERIES = (
     "ERP errors and cycle count gaps in Rotterdam",
     "holding cost and obsolescence in Porto",
 )
+MARKER_ID = "demo-ds-001"  # the first data source, always made: a group holding it holds the demo
 RECURRING_SHARE = 0.6  # of follow-ups, how many come back to the same kind of problem at the same warehouse
 TOPIC_BONUS = 5.0  # how much more likely an on-topic source or preference is picked than a popular off-topic one
 
