@@ -30,7 +30,6 @@ SAMPLE_QUERIES = (
     "ERP errors and cycle count gaps in Rotterdam",
     "holding cost and obsolescence in Porto",
 )
-MARKER_ID = "demo-ds-001"  # the first data source, always made: a group holding it holds the demo
 RECURRING_SHARE = 0.6  # of follow-ups, how many come back to the same kind of problem at the same warehouse
 TOPIC_BONUS = 5.0  # how much more likely an on-topic source or preference is picked than a popular off-topic one
 
@@ -175,6 +174,9 @@ INCIDENTS: list[Incident] = [
 ]
 INCIDENT_WEIGHT = (0.85, 1.0)  # a known cause is a strong link
 INCIDENT_AFFECTS = 2  # requests at the warehouse each symptom affects
+# The last incident's symptom: a group holding it holds this demo, whose sample queries expand (the first demo,
+# with 45 events and no incidents, had no demo-evt-050).
+MARKER_ID = f"demo-evt-{EVENT_COUNT + sum(len(events) for *_, events in INCIDENTS):03d}"
 # (topic, name, owner, refresh, index of the source it is derived from)
 SOURCES = [
     ("forecasting", "ERP sales orders (daily extract)", "sales operations", "daily", None),
