@@ -16,8 +16,9 @@ from django.views.decorators.http import require_POST
 from explorer.consumers import ALGORITHMS
 from explorer.curation_page import audit_rows, curation_settings
 from explorer.current_group import current_group, remember_group, switchable_groups
+from explorer.landing import landing
 from explorer.timeline import fact_timeline
-from memoria.accounts.services import check_group_access, user_groups, user_role
+from memoria.accounts.services import check_group_access
 from memoria.browse.filters import CATEGORY_CHOICES
 from memoria.browse.neighbourhood import DEFAULT_LIMIT
 from memoria.browse.selectors import community_page, entity_page, episode_page
@@ -25,7 +26,6 @@ from memoria.curation.audit import audit_entries_page
 from memoria.curation.inputs import audit_query_parse
 from memoria.errors import GroupNotFound, InvalidInput
 from memoria.graph.paths import DEFAULT_MAX_HOPS, MAX_HOPS
-from memoria.graph.selectors import group_summary, visible_groups
 from memoria.retrieval.params import BOUNDS, MAX_SEEDS, ActivationParams
 from memoria.search.request import parse_search_parameters
 from memoria.search.service import search
@@ -37,9 +37,8 @@ MINI_GRAPH_MEMBERS = 100
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
-    groups = [group_summary(group=group) for group in visible_groups(allowed=user_groups(user=request.user))]
-    role = user_role(user=request.user)
-    return render(request, "explorer/home.html", {"groups": groups, "role": role.value if role else ""})
+    """A guided first view: the group to start in (the demo when visible), questions to run live, other groups."""
+    return render(request, "explorer/home.html", {"landing": landing(request)})
 
 
 @login_required

@@ -11,8 +11,11 @@ from rest_framework.views import APIView
 
 from memoria.accounts.services import check_group_access
 from memoria.api.throttles import SearchThrottle, throttled_responses
+from memoria.graph.vocabulary import input_parse
 from memoria.search.request import SearchRequest, parse_search_body, parse_search_parameters
 from memoria.search.service import search
+from memoria.search.suggest import suggest
+from memoria.search.suggest_request import MAX_SUGGESTIONS, MAX_TYPED_CHARS, SuggestRequest
 
 
 def _answer(request: Request, wanted: SearchRequest) -> Response:
@@ -51,3 +54,32 @@ class SearchView(APIView):
     @extend_schema(request=dict, responses=throttled_responses(dict))
     def post(self, request: Request) -> Response:
         return _answer(request, parse_search_body(request.data))
+
+
+class SuggestView(APIView):
+    """Search-as-you-type: a group's best entities for what has been typed, with kind, date, snippet and id."""
+
+    permission_classes = [IsAuthenticated]
+    throttle_classes = [SearchThrottle]
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "q",
+                {"type": "string", "minLength": 1, "maxLength": MAX_TYPED_CHARS},
+                required=True,
+                description="what has been typed so far (blank: no suggestions)",
+            ),
+            OpenApiParameter("group", str, required=True),
+            OpenApiParameter(
+                "limit", {"type": "integer", "minimum": 1, "maximum": MAX_SUGGESTIONS}, description="default 8"
+            ),
+        ],
+        responses=throttled_responses(dict),
+    )
+    def get(self, request: Request) -> Response:
+        wanted = input_parse(SuggestRequest, request.query_params.dict())
+        check_group_access(user=request.user, group=wanted.group)
+        found = suggest(group=wanted.group, text=wanted.q, limit=wanted.limit)
+        suggestions = [item.as_dict() for item in found]
+        return Response({"group": wanted.group, "query": wanted.q.strip(), "suggestions": suggestions})

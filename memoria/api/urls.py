@@ -79,6 +79,7 @@ urlpatterns = [
     path("retrieval/activation", views.ActivationRetrievalView.as_view(), name="api-retrieval-activation"),
     path("retrieval/ppr", PprRetrievalView.as_view(), name="api-retrieval-ppr"),
     path("search", search_views.SearchView.as_view(), name="api-search"),
+    path("search/suggest", search_views.SuggestView.as_view(), name="api-search-suggest"),
     path("schema/", SchemaView.as_view(), name="api-schema"),
     path("docs/", docs_page, name="api-docs"),
 ]

@@ -10,15 +10,27 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from memoria.retrieval.query_tags import tags_for_query
+
 START = datetime(2025, 1, 6, 8, 0, tzinfo=UTC)
 END = datetime(2025, 9, 30, 18, 0, tzinfo=UTC)
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 REQUEST_COUNT = 75
-EVENT_COUNT = 45
+EVENT_COUNT = 30
 PREFERENCE_COUNT = 26
 MAJOR_EVENT_COUNT = 3
 CHAT_REQUEST_COUNT = 30
 INVALID_SHARE = 0.065
+# The README's sample queries: the home page suggests them, and `demo_depths` and
+# tests/retrieval/test_demo_depths.py hold the demo to reaching depth 3 or more on them with default parameters.
+SAMPLE_QUERIES = (
+    "stockouts in Lyon",
+    "Why did the promotion cause a stockout in Valencia?",
+    "lead time and backorders in Gdansk",
+    "ERP errors and cycle count gaps in Rotterdam",
+    "holding cost and obsolescence in Porto",
+)
+RECURRING_SHARE = 0.6  # of follow-ups, how many come back to the same kind of problem at the same warehouse
 TOPIC_BONUS = 5.0  # how much more likely an on-topic source or preference is picked than a popular off-topic one
 
 PRODUCTS = {
@@ -55,6 +67,13 @@ TOPIC_TAG_WORDS = {
     "data": "data_quality erp abc_analysis sku_rationalisation master_data point_of_sale cycle_count inventory_policy",
 }
 TOPIC_TAGS = {topic: words.split() for topic, words in TOPIC_TAG_WORDS.items()}
+# Places and partners are tags too, so "stockouts in Lyon" asks for facts about Lyon as well as about stockouts.
+PLACE_TAGS = {wh: wh.lower() for wh in WAREHOUSES}
+PARTNER_TAGS = {supplier: supplier.lower().replace(" ", "_") for supplier in SUPPLIERS}
+THEME_VOCABULARY = frozenset(
+    [*(tag for tags in TOPIC_TAGS.values() for tag in tags), *PLACE_TAGS.values(), *PARTNER_TAGS.values()]
+)
+MIN_TAGS, FOCUSED_TAGS = 3, 3
 
 # (topic, name, summary); placeholders come from a per-entity context (see _context).
 Template = tuple[str, str, str]
@@ -112,6 +131,52 @@ PREFERENCES = [
     ("network", "Prefers transfers between warehouses over emergency purchase orders", "Avoids rush freight."),
     ("data", "Prefers ERP figures when ERP and WMS disagree", "ERP is the book of record."),
 ]
+# Incidents: chains of events, each caused by the one before, ending in a symptom that hits the plan. Their facts
+# are tagged with the incident's three tags, which the README's sample queries (SAMPLE_QUERIES) name, so a retrieval
+# walks the chain back from the symptom to its root cause: (warehouse, supplier, sku, tags, events from root cause on).
+Incident = tuple[str, str, str, tuple[str, str, str], list[Template]]
+_LYON_EVENTS: list[Template] = [
+    ("supply", "Port strike delays inbound freight to {wh}", "Dockers struck; containers for {wh} sat at the port."),
+    ("supply", "Customs hold on {supplier} containers for {wh}", "The held boxes carried the {product} for {wh}."),
+    ("supply", "Supplier delay: {supplier} pushes {product} shipments by {days} days", "Orders for {wh} slip."),
+    ("buffers", "Stockout of {sku} in {wh}", "The {product} ran out in {wh}; {n} order lines went to backorder."),
+]
+_VALENCIA_EVENTS: list[Template] = [
+    ("forecasting", "Promotion calendar moved forward in {wh}", "Marketing brought the {product} promotion forward."),
+    ("forecasting", "Promotion spike for {product} in {wh}", "The promotion tripled weekly demand for {sku} in {wh}."),
+    ("buffers", "Stockout of {sku} in {wh} during the promotion", "Shelves emptied in {days} days; promotion lost."),
+    ("buffers", "Backorders for {sku} pile up in {wh}", "{n} order lines wait for the next {supplier} delivery."),
+]
+_GDANSK_EVENTS: list[Template] = [
+    ("network", "Dock congestion at the {wh} warehouse", "Receiving fell {days} days behind schedule."),
+    ("network", "Receiving backlog of {supplier} deliveries in {wh}", "Pallets of {product} queue at the dock."),
+    ("supply", "Lead time of {supplier} orders to {wh} doubles", "Orders now take {days} days to arrive in {wh}."),
+    ("buffers", "Backorder backlog for {sku} in {wh}", "{n} order lines of {product} are on backorder."),
+]
+_ROTTERDAM_EVENTS: list[Template] = [
+    ("data", "Missing ERP extract for {wh}", "The nightly ERP extract failed for {days} days."),
+    ("data", "ERP and WMS stock disagree in {wh}", "Book stock of {sku} is {n} units above the WMS count."),
+    ("network", "Cycle count finds shrinkage of {sku} in {wh}", "The cycle count confirms the ERP figure was wrong."),
+    ("network", "Wrong replenishment of {sku} to {wh}", "Replenishment planned on the bad ERP figure."),
+]
+_PORTO_EVENTS: list[Template] = [
+    ("cost", "End-of-life notice for {product} from {supplier}", "The {product} is replaced by a new model."),
+    ("cost", "Overstock of {sku} in {wh}", "{n} units of the old {product} are left in {wh}."),
+    ("cost", "Holding cost overrun in {wh}", "Carrying the {product} overstock costs more than planned."),
+    ("cost", "Write-off of obsolete {sku} stock in {wh}", "{n} units were written off as obsolescence."),
+]
+INCIDENTS: list[Incident] = [
+    ("Lyon", "Nordbalt Metals", "SKU-1042", ("lyon", "stockout", "customs"), _LYON_EVENTS),
+    ("Valencia", "Helio Packaging", "SKU-1215", ("valencia", "promotion", "stockout"), _VALENCIA_EVENTS),
+    ("Gdansk", "Corvane Plastics", "SKU-1338", ("gdansk", "lead_time", "backorder"), _GDANSK_EVENTS),
+    ("Rotterdam", "Tesmer Components", "SKU-1851", ("rotterdam", "erp", "cycle_count"), _ROTTERDAM_EVENTS),
+    ("Porto", "Aldana Safety", "SKU-1460", ("porto", "holding_cost", "obsolescence"), _PORTO_EVENTS),
+]
+INCIDENT_WEIGHT = (0.85, 1.0)  # a known cause is a strong link
+INCIDENT_AFFECTS = 2  # requests at the warehouse each symptom affects
+# The last incident's symptom: a group holding it holds this demo, whose sample queries expand (the first demo,
+# with 45 events and no incidents, had no demo-evt-050).
+MARKER_ID = f"demo-evt-{EVENT_COUNT + sum(len(events) for *_, events in INCIDENTS):03d}"
 # (topic, name, owner, refresh, index of the source it is derived from)
 SOURCES = [
     ("forecasting", "ERP sales orders (daily extract)", "sales operations", "daily", None),
@@ -188,6 +253,7 @@ class _Graph:
         self.degree: Counter[str] = Counter()
         self.numbers: Counter[str] = Counter()
         self.links: defaultdict[tuple[str, str], list[_Entity]] = defaultdict(list)
+        self.incident_tags: dict[tuple[str, str, str], list[str]] = {}  # facts of an incident keep its tags
 
     def add(self, kind: str, prefix: str, template: Template, ctx: dict, at: datetime) -> _Entity:
         topic, name, summary = template
@@ -267,10 +333,15 @@ def _add_requests(graph: _Graph, sources: list[_Entity]) -> tuple[list[_Entity],
     requests: list[_Entity] = []
     actions: list[_Entity] = []
     for at in sorted(START + timedelta(seconds=rng.uniform(0, span)) for _ in range(REQUEST_COUNT)):
-        request = graph.add("UserRequest", "req", rng.choice(REQUESTS), _figures(rng, _context(rng)), at)
-        earlier = [r for r in requests if r.ctx["sku"] == request.ctx["sku"]]
-        if earlier and rng.random() < 0.7:
-            graph.relate(request, "follows_up", earlier[-1])
+        ctx, template = _context(rng), rng.choice(REQUESTS)
+        earlier = [r for r in requests if r.ctx["sku"] == ctx["sku"]]
+        follows = earlier[-1] if earlier and rng.random() < 0.7 else None
+        if follows is not None and rng.random() < RECURRING_SHARE:  # the same problem again, at the same site
+            ctx["wh"], ctx["wh2"] = follows.ctx["wh"], follows.ctx["wh2"]
+            template = _on_topic(rng, REQUESTS, follows.topic)
+        request = graph.add("UserRequest", "req", template, _figures(rng, ctx), at)
+        if follows is not None:
+            graph.relate(request, "follows_up", follows)
         requests.append(request)
         on_topic = [t for t in ACTIONS if t[0] == request.topic]
         plans = rng.sample(on_topic, min(len(on_topic), 1 + (rng.random() < 0.45)))
@@ -367,6 +438,32 @@ def _add_events(graph: _Graph, sources: list[_Entity], requests: list[_Entity], 
             graph.relate(request, "same_warehouse_as", same_site[-1])
 
 
+def _add_incidents(graph: _Graph, sources: list[_Entity], requests: list[_Entity]) -> None:
+    """Each incident's events, one caused by the one before, reported by a source; the symptom hits requests."""
+    rng = graph.rng
+    for index, (wh, supplier, sku, tags, templates) in enumerate(INCIDENTS):
+        at = START + timedelta(days=25 + 45 * index)
+        ctx = {**_context(rng), "sku": sku, "product": PRODUCTS[sku], "wh": wh, "supplier": supplier}
+        chain: list[_Entity] = []
+        for template in templates:
+            at += timedelta(days=rng.uniform(2, 6))
+            event = graph.add("Event", "evt", template, _figures(rng, ctx), at)
+            facts = [(graph.attach([s for s in sources if s.topic == event.topic] or sources), "reports", event)]
+            if chain:
+                facts.append((event, "caused_by", chain[-1]))
+            for source, relation, target in facts:
+                graph.relate(source, relation, target)
+                graph.incident_tags[source.id, relation, target.id] = list(tags)
+            chain.append(event)
+        later = [r for r in requests if r.at > at and r.ctx["wh"] == wh] or [r for r in requests if r.at > at]
+        for request in later[:INCIDENT_AFFECTS]:
+            graph.relate(chain[-1], "affects", request)
+            graph.incident_tags[chain[-1].id, "affects", request.id] = list(tags)
+        for key in graph.incident_tags:
+            if key[1] == "caused_by":
+                graph.edges[key]["weight"] = round(rng.uniform(*INCIDENT_WEIGHT), 3)
+
+
 def _invalidate(graph: _Graph) -> None:
     """Supersede some facts (a source replaced, a preference dropped) so the memory has a history to respect."""
     rng = graph.rng
@@ -378,6 +475,42 @@ def _invalidate(graph: _Graph) -> None:
         if missing > 0 and start < END - timedelta(days=10):
             edge["invalid_at"] = _stamp(min(start + timedelta(days=rng.uniform(5, 90)), END))
             missing -= 1
+
+
+def _themes(entity: _Entity) -> list[str]:
+    """What an entity's text is about, in tags: those whose words all occur in it, matched as query tags are."""
+    return tags_for_query(text=f"{entity.name} {entity.summary}", vocabulary=THEME_VOCABULARY)
+
+
+def _story_themes(graph: _Graph) -> dict[str, list[str]]:
+    """Each entity's themes; an action or answer also carries its request's, since its facts serve that request."""
+    themes = {entity.id: _themes(entity) for entity in graph.entities}
+    for entity in graph.entities:
+        served = graph.linked(entity, "addresses") + graph.linked(entity, "answers")
+        for request in served[:1]:
+            themes[entity.id] = list(dict.fromkeys([*themes[request.id], *themes[entity.id]]))
+    return themes
+
+
+def _focus_tags(graph: _Graph, rng: random.Random) -> None:
+    """Tag each fact with what its two ends are about, shared themes first, so a query's tags follow its story.
+
+    Sampled topic tags gave every fact several loosely related words, so a query's tags were a small share of any
+    fact's and energy died after a hop or two; a fact now carries at most FOCUSED_TAGS, the themes its ends share
+    first. Topic tags only fill a fact up to three tags.
+    """
+    by_id = {entity.id: entity for entity in graph.entities}
+    themes = _story_themes(graph)
+    for key, edge in graph.edges.items():
+        if key in graph.incident_tags:
+            edge["tags"] = graph.incident_tags[key]
+            continue
+        source, target = by_id[edge["source"]], by_id[edge["target"]]
+        ends = themes[source.id], themes[target.id]
+        shared = [tag for tag in ends[0] if tag in ends[1]]
+        tags = list(dict.fromkeys([*shared, *ends[0], *ends[1], *RELATIONS[edge["relation"]][2]]))[:FOCUSED_TAGS]
+        pool = [tag for tag in dict.fromkeys(TOPIC_TAGS[source.topic] + TOPIC_TAGS[target.topic]) if tag not in tags]
+        edge["tags"] = tags + rng.sample(pool, max(0, MIN_TAGS - len(tags)))
 
 
 def _add_chat(graph: _Graph, requests: list[_Entity]) -> tuple[list[dict], list[dict]]:
@@ -426,10 +559,12 @@ def demo_document(*, seed: int = 7) -> dict:
     requests, actions = _add_requests(graph, sources)
     _add_preferences(graph, requests)
     _add_events(graph, sources, requests, actions)
+    _add_incidents(graph, sources, requests)
     for source in sources:  # a source no action happened to pick still belongs to the memory
         if not graph.degree[source.id]:
             graph.relate(graph.rng.choice(actions), "uses_data", source)
     _invalidate(graph)
+    _focus_tags(graph, random.Random(f"demo-tags-{seed}"))
     episodes, mentions = _add_chat(graph, requests)
     nodes = [
         {

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from memoria.datasets.demo import demo_document
+from memoria.datasets.demo import SAMPLE_QUERIES, demo_document
 from memoria.graph import kinds
 from memoria.interchange.document import normalise_tag, parse_graph_document
 
@@ -199,3 +199,9 @@ def test_a_request_reaches_an_event_driven_action_four_hops_away(document: dict)
         if later != action
     ]
     assert chains
+
+
+def test_the_readme_lists_the_sample_queries() -> None:
+    """tests/retrieval/test_demo_depths.py holds the demo to these; the README must show the same ones."""
+    readme = (REPO_ROOT / "README.md").read_text()
+    assert all(f'"{query}"' in readme for query in SAMPLE_QUERIES)

@@ -90,7 +90,8 @@ def test_switch_group_search_and_open_an_entity(page: Page, daphne_url: str, mem
     page.get_by_test_id("group-switcher").select_option(group)
     expect(page.get_by_test_id("group-switcher")).to_have_value(group)
 
-    page.get_by_role("searchbox", name="Search").fill("safety stock policy gloves")
+    # The box lists suggestions as you type, so it is a combobox (WAI-ARIA 1.2), no longer a plain searchbox.
+    page.get_by_role("combobox", name="Search", exact=True).fill("safety stock policy gloves")
     page.get_by_role("button", name="Search").click()
     page.wait_for_selector('[data-testid="tab-entities"]', timeout=FIRST_SEARCH_MS)
     page.get_by_test_id("tab-entities").click()

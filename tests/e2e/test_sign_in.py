@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.core.management import call_command
 from playwright.sync_api import Page, expect
 
 from memoria.accounts.roles import Role
 from memoria.accounts.services import token_for, user_grant
+from memoria.datasets.demo import SAMPLE_QUERIES
 from tests.e2e.browsing import screenshot, sign_in
 
 # Opens a websocket from the page, keeps the first frame, closes from our side, and reports the close code
@@ -31,14 +34,22 @@ def analyst(transactional_db: None, group: str) -> tuple[str, str]:
     return "analyst", "correct horse battery"
 
 
-def test_sign_in_and_see_groups(page: Page, daphne_url: str, analyst: tuple[str, str], group: str) -> None:
+def test_sign_in_lands_on_the_demo_with_questions_to_run_live(
+    page: Page, daphne_url: str, analyst: tuple[str, str], group: str
+) -> None:
+    """The first view is guided: the group holding the demo, and its sample queries, one click from a live run
+    whose frontier expands three levels or more (the home page no longer counts every group: /api/groups does)."""
     sign_in(page, daphne_url, *analyst)
     expect(page.get_by_test_id("current-user")).to_contain_text("analyst · viewer")
-    row = page.locator(f"tr[data-group='{group}']")
-    expect(row).to_be_visible()
-    cells = row.locator("td").all_inner_texts()
-    assert cells[0] == group and int(cells[1]) > 0 and int(cells[2]) > 300 and int(cells[3]) > 900
+    expect(page.get_by_test_id("landing-group")).to_have_text(group)
+    expect(page.get_by_test_id("groups").locator(f"li[data-group='{group}']")).to_be_visible()
+    suggested = page.get_by_test_id("suggested-query")
+    expect(suggested).to_have_text(list(SAMPLE_QUERIES))
     screenshot(page, "groups.png")
+    suggested.first.click()
+    expect(page).to_have_url(re.compile(rf"/g/{group}/live/\?q=stockouts%20in%20Lyon&run=1$"))
+    expect(page.get_by_test_id("live-status")).to_contain_text("completed", timeout=120_000)
+    expect(page.get_by_test_id("depth-plot").locator("g[data-depth='3']")).to_have_count(1)
 
     health = page.evaluate(OPEN_SOCKET, ["/ws/health/"])
     assert health["data"]["type"] == "health"

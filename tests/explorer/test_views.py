@@ -10,6 +10,7 @@ from django.test import Client
 
 from memoria.accounts.roles import Role
 from memoria.accounts.services import user_grant
+from memoria.datasets.demo import MARKER_ID, SAMPLE_QUERIES
 from memoria.graph import driver
 from tests.browse.graphs import entity, load, small_memory
 
@@ -165,3 +166,24 @@ def test_vendored_scripts_are_served(browser: Client, name: str) -> None:
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/javascript")
     assert b"".join(response.streaming_content if response.streaming else [response.content])[:20]
+
+
+def test_home_lands_on_the_demo_before_the_alphabetically_first_group(db: None) -> None:
+    user_grant(username="newcomer", role=Role.VIEWER, groups=["aaa-first", "demo"], password=PASSWORD)
+    client = Client()
+    assert client.login(username="newcomer", password=PASSWORD)
+    html = client.get("/").content.decode()
+    assert '<span data-testid="landing-group">demo</span>' in html
+    assert '<option value="demo" selected>' in html and 'data-group="aaa-first"' in html
+
+
+def test_home_suggests_the_sample_queries_only_in_a_group_holding_the_demo(browser: Client, group: str) -> None:
+    """One indexed lookup of the demo's marker node decides; nothing is counted (the counts are /api/groups')."""
+    load(group, nodes=[entity(MARKER_ID, "ERP sales orders (daily extract)", "DataSource")], edges=[])
+    html = browser.get("/").content.decode()
+    links = [f'/live/?q={quote(query, safe="")}&amp;run=1" data-testid="suggested-query"' for query in SAMPLE_QUERIES]
+    assert all(link in html for link in links), html
+    assert "<th>Facts</th>" not in html
+    browser.post("/group/", {"group": f"{group}-b"})
+    html = browser.get("/").content.decode()
+    assert f'<span data-testid="landing-group">{group}-b</span>' in html and "suggested-query" not in html

@@ -117,6 +117,10 @@ class Command(BaseCommand):
         mcp.add_argument("--group", default=MCP_BENCH_GROUP, help="seeded with the demo memory when it is empty")
         mcp.add_argument("--runs", type=int, default=50, help="timed calls per face and tool")
         mcp.add_argument("--warmup", type=int, default=5)
+        explorer = sub.add_parser("explorer", help="server time of the home page and of search-as-you-type")
+        explorer.add_argument("--group", default="demo", help="whose entity names are typed")
+        explorer.add_argument("--runs", type=int, default=30, help="timed home pages")
+        explorer.add_argument("--names", type=int, default=25, help="entity names typed, prefix by prefix")
         embeddings = sub.add_parser("embeddings", help="texts/s of each embedding backend beside torch, and recall")
         embeddings.add_argument("--backends", default="torch,onnx,onnx-int8", help="comma-separated; torch always")
         embeddings.add_argument("--texts", type=int, default=1000, help="texts per timed round (LoCoMo turns)")
@@ -150,6 +154,9 @@ class Command(BaseCommand):
         elif suite == "view":
             if min(options["facts"], options["runs"]) < 1 or options["warmup"] < 0:
                 raise CommandError("--facts and --runs must be positive and --warmup not negative")
+        elif suite == "explorer":
+            if min(options["runs"], options["names"]) < 1:
+                raise CommandError("--runs and --names must be positive")
         elif suite == "mcp":
             if options["runs"] < 1 or options["warmup"] < 0:
                 raise CommandError("--runs must be positive and --warmup not negative")
@@ -373,6 +380,15 @@ class Command(BaseCommand):
         results = view_benchmark(facts=facts, runs=runs, warmup=warmup, random_vectors=random_vectors, say=say)
         for line in view_report(results, facts=facts, load=load_line()):
             say(line)
+
+    def explorer(self, *, group: str, runs: int, names: int, **_: object) -> None:
+        from memoria.bench.explorer import explorer_benchmark
+
+        say = self.stdout.write
+        say(machine_line())
+        for timings in explorer_benchmark(group=group, runs=runs, names=names, say=say):
+            say(timings.line())
+        say(load_line())
 
     def index(self, *, edges: int, runs: int, **_: object) -> None:
         from memoria.bench.graph_index import graph_index_benchmark, graph_index_report

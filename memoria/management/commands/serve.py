@@ -6,6 +6,8 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
 
+from memoria.browse.selectors import node_cards
+from memoria.datasets.demo import MARKER_ID
 from memoria.graph.selectors import group_summary
 
 
@@ -26,6 +28,11 @@ class Command(BaseCommand):
         if not no_demo:
             if group_summary(group="demo").entities:
                 self.stdout.write("demo group already loaded")
+                if not node_cards(group="demo", ids=[MARKER_ID]):
+                    self.stdout.write(
+                        "  (an earlier demo, without the incidents its sample queries walk: load the current one "
+                        "into a new group, e.g. `load_demo --group demo-2`; `graphdb reset --yes` deletes every memory)"
+                    )
                 # Only vectors an earlier load left out (--no-reindex, a model failure): usually nothing to do.
                 call_command("reindex", "--group", "demo", "--quiet", stdout=self.stdout)
             else:

@@ -8,7 +8,7 @@ export class ApiError extends Error {
   }
 }
 
-export async function getJson(url, params = {}) {
+export async function getJson(url, params = {}, { signal } = {}) {
   const query = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) {
     if (value !== null && value !== undefined && value !== "") query.set(key, String(value));
@@ -17,6 +17,7 @@ export async function getJson(url, params = {}) {
   const response = await fetch(text ? `${url}?${text}` : url, {
     credentials: "same-origin",
     headers: { Accept: "application/json" },
+    signal,
   });
   const body = await response.json().catch(() => null);
   if (!response.ok) throw new ApiError(response.status, body);

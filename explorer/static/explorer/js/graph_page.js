@@ -9,6 +9,7 @@ import { attachCuration } from "./curation_graph.js";
 import { showEdge } from "./edge_inspector.js";
 import { GraphPpr } from "./graph_ppr.js";
 import { colours, createGraphView } from "./graph_view.js";
+import { SuggestBox } from "./suggest.js";
 
 const config = JSON.parse(document.getElementById("graph-config").textContent);
 const group = config.group;
@@ -341,14 +342,22 @@ $("[data-add-search]").addEventListener("submit", async (event) => {
   if (!found) return;
   list.replaceChildren(
     ...found.entities.map((hit) =>
-      h("li", {}, h("button", { type: "button", class: "link-like", onclick: async () => {
-        await addByIds([hit.id]);
-        openNode(hit.id);
-        await expand(hit.id);
-        view.focus(hit.id);
-      } }, hit.name))),
+      h("li", {}, h("button", { type: "button", class: "link-like", onclick: () => addAndOpen(hit.id) }, hit.name))),
   );
   if (!found.entities.length) list.replaceChildren(h("li", { class: "muted small", text: "No entity found." }));
+});
+
+async function addAndOpen(id) {
+  await addByIds([id]);
+  openNode(id);
+  await expand(id);
+  view.focus(id);
+}
+
+// As you type: a suggestion chosen with the mouse or ↑ ↓ Enter is added, opened and expanded at once.
+const addBox = new SuggestBox($("[data-add-search] input[name=q]"), {
+  group,
+  onChoose: (item) => addAndOpen(item.id).catch(showError),
 });
 
 // ---- wiring -----------------------------------------------------------------------------------------------
@@ -395,7 +404,7 @@ async function start() {
 attachCuration({ view, group, panel: $("[data-edge-panel]"), controls: $("[data-path]"), ends: () => ({ ...pathEnds }), openEdge });
 
 // For the browser tests and the console: the page's view and its actions.
-window.memoriaGraph = { view, expand, openNode, openEdge, setPathEnd, findPath, ppr, asOf };
+window.memoriaGraph = { view, expand, openNode, openEdge, setPathEnd, findPath, ppr, asOf, addBox };
 start().catch((error) => {
   showError(error);
   document.body.dataset.graphReady = "error";
