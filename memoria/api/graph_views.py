@@ -147,16 +147,19 @@ class GraphStatsView(APIView):
 
 
 class GraphNodeEdgesView(APIView):
-    """A node's outgoing or incoming edges, each with its metadata and created_at."""
+    """A node's outgoing or incoming edges that count at the moment asked (now by default), each with its
+    metadata and created_at."""
 
     direction = "outgoing"
 
-    @extend_schema(responses=OpenApiTypes.OBJECT)
+    @extend_schema(parameters=MOMENT_PARAMETERS, responses=OpenApiTypes.OBJECT)
     def get(self, request: Request, group: str, node_id: str) -> Response:
         check_group_access(user=request.user, group=group)
-        _only(request.query_params, set())
+        params = request.query_params
+        _only(params, set(FIELDS))
+        moment = view_moment({name: params[name] for name in FIELDS if params.get(name)})
         read = index.outgoing if self.direction == "outgoing" else index.incoming
-        return Response({"edges": [edge.as_dict() for edge in read(group=group, node_id=node_id)]})
+        return Response({"edges": [edge.as_dict() for edge in read(group=group, node_id=node_id, moment=moment)]})
 
 
 class GraphNodeView(APIView):

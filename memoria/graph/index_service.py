@@ -50,13 +50,13 @@ r.created_at AS created_at
 """
 OUTGOING = f"""
 MATCH (a:Memory {{group_id: $group, id: $id}})-[r:RELATES]->(b:Memory)
-WHERE r.group_id = $group
+WHERE r.group_id = $group AND {moment_cypher("r")}
 RETURN {EDGE_FIELDS}
 ORDER BY target, relation
 """
 INCOMING = f"""
 MATCH (b:Memory {{group_id: $group, id: $id}})<-[r:RELATES]-(a:Memory)
-WHERE r.group_id = $group
+WHERE r.group_id = $group AND {moment_cypher("r")}
 RETURN {EDGE_FIELDS}
 ORDER BY source, relation
 """
@@ -265,14 +265,16 @@ def node_remove(*, group: str, node_id: str) -> int:
 # ---------------------------------------------------------------- reads
 
 
-def outgoing(*, group: str, node_id: str) -> list[IndexEdge]:
+def outgoing(*, group: str, node_id: str, moment: AsOf = EVERY_FACT) -> list[IndexEdge]:
+    """The node's edges out that count at `moment` (every one by default, for callers that audit)."""
     _check_node(group, node_id)
-    return [_edge(row) for row in driver.read(OUTGOING, id=node_id, group=group)]
+    return [_edge(row) for row in driver.read(OUTGOING, id=node_id, group=group, **moment.nullable_parameters())]
 
 
-def incoming(*, group: str, node_id: str) -> list[IndexEdge]:
+def incoming(*, group: str, node_id: str, moment: AsOf = EVERY_FACT) -> list[IndexEdge]:
+    """The node's edges in that count at `moment` (every one by default, for callers that audit)."""
     _check_node(group, node_id)
-    return [_edge(row) for row in driver.read(INCOMING, id=node_id, group=group)]
+    return [_edge(row) for row in driver.read(INCOMING, id=node_id, group=group, **moment.nullable_parameters())]
 
 
 def _hops(group: str, frontier: list[str], options: TraversalOptions) -> list[tuple[str, str, str, float]]:

@@ -95,6 +95,19 @@ def test_traversals_walk_only_the_edges_that_count_at_their_moment(client_for, g
     assert reached(as_of="2025-02-01T00:00:00Z") == "bce"
     assert reached(include_invalidated="false") == "de"  # now
     assert reached(include_invalidated="true") == "bcde"
+
+    def listed(direction: str, node: str, **params: object) -> str:
+        answer = viewer.get(f"{base(group)}/nodes/{ids[node]}/{direction}", params)
+        assert answer.status_code == 200, answer.content
+        back = {node_id: name for name, node_id in ids.items()}
+        end = "target" if direction == "outgoing" else "source"
+        return "".join(sorted(back[edge[end]] for edge in answer.json()["edges"]))
+
+    assert listed("outgoing", "a") == "de"  # edge listings take the same moment: now by default
+    assert listed("outgoing", "a", as_of="2025-02-01T00:00:00Z") == "be"
+    assert listed("outgoing", "a", include_invalidated="true") == "bde"
+    assert listed("incoming", "b") == ""
+    assert listed("incoming", "b", include_invalidated="true") == "a"
     one_hop = viewer.get(f"{base(group)}/nodes/{ids['a']}/related", {"as_of": "2025-04-01T00:00:00Z"})
     assert [result["id"] for result in one_hop.json()["results"]] == [ids["e"]]
     refused = viewer.get(
