@@ -35,8 +35,8 @@ FILTER_PARAMETERS = [
     OpenApiParameter("known_at", MOMENT, description="as the memory knew them then (default with as_of: now)"),
     OpenApiParameter(
         "include_invalidated",
-        {"type": "string", "enum": ["true", "false"]},
-        description="true: every fact (also the default with no time parameter); false alone: facts that count now",
+        {"anyOf": [{"type": "string", "enum": ["true", "false"]}, EMPTY]},
+        description="true: every fact, ended ones included; with no time parameter, facts that count now",
     ),
     OpenApiParameter("valid_at", MOMENT, description="the older name of as_of"),
     OpenApiParameter(

@@ -17,19 +17,19 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memoria.accounts.services import check_group_access
+from memoria.api.schema import EMPTY
 from memoria.errors import InvalidInput, names_shown
 from memoria.graph import index_service as index
 from memoria.graph.asof import FIELDS, view_moment
 
-MOMENT = {"type": "string", "format": "date-time"}
+MOMENT = {"anyOf": [{"type": "string", "format": "date-time"}, EMPTY]}  # empty: not given
 MOMENT_PARAMETERS = [
     OpenApiParameter("as_of", MOMENT, description="walk only the facts that count then (docs/retrieval.md, Time)"),
     OpenApiParameter("known_at", MOMENT, description="as the memory knew them then (default with as_of: now)"),
     OpenApiParameter(
         "include_invalidated",
-        str,
-        enum=["true", "false"],
-        description="true: every edge (also the default with no time parameter); false alone: edges that count now",
+        {"anyOf": [{"type": "string", "enum": ["true", "false"]}, EMPTY]},
+        description="true: every edge, ended ones included; with no time parameter, edges that count now",
     ),
 ]
 # Each comma-separated relation must hold a character that is neither a comma nor a space.

@@ -95,6 +95,8 @@ CROSS_FIELD_OPERATIONS = {
     ("GET", "/api/groups/{group}/paths"),
     ("GET", "/api/graph/{group}/nodes/{node_id}/traverse"),
     ("GET", "/api/graph/{group}/nodes/{node_id}/related"),
+    ("GET", "/api/graph/{group}/nodes/{node_id}/outgoing"),
+    ("GET", "/api/graph/{group}/nodes/{node_id}/incoming"),
 }
 UNDESCRIBED_INPUT = FREE_FORM_BODY_OPERATIONS | CROSS_FIELD_OPERATIONS
 
