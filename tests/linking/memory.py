@@ -28,8 +28,8 @@ EPISODES = {
     "ep-born": ("Ada Lindqvist", "Ada Lindqvist was born in Vaasa in 1931 and painted all her life.", ("ada", "vaasa")),
     "ep-river": ("Kyro River", "The Kyro River flows through Vaasa before it reaches the sea.", ("kyro", "vaasa")),
     "ep-rhine": ("Rhine", "The Rhine is a river that flows through Basel, where many were born.", ("rhine", "basel")),
-    "ep-rivers": ("Rivers", "Which river flows through which city is a question of geography.", ("river",)),
-    "ep-river2": ("Rivers of Europe", "A river flows through many a city where painters were born.", ("river",)),
+    "ep-rivers": ("Rivers", "Geography asks which rivers cross which towns.", ("river",)),
+    "ep-river2": ("Painters", "Painters like to paint a river at dawn.", ("river",)),
     "ep-church": ("Cathedral", "Helsinki Cathedral stands on Senate Square.", ("cathedral",)),
 }
 QUESTION = "Which river flows through the city where Ada Lindqvist was born?"
