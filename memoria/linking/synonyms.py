@@ -161,6 +161,11 @@ def _delete(group: str, ids: Sequence[str]) -> int:
     return driver.write_transaction(work)
 
 
+def inferred_count(group: str) -> int:
+    """How many inferred synonymy edges the group holds (what a graph walk over it crosses besides stated facts)."""
+    return len(_inferred(group))
+
+
 def synonyms_remove(*, group: str) -> int:
     """Delete every inferred synonymy edge of the group (no other fact); how many were deleted."""
     check_group_name(group)

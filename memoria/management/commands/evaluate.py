@@ -1,5 +1,5 @@
 """`evaluate locomo`: evidence recall@k of the memory's searches beside a dense baseline; `evaluate musique`: passage
-recall@k of dense retrieval, PPR and relation-aware PPR (docs/evaluation.md)."""
+recall@k of dense retrieval, PPR, relation-aware PPR and the episodes recipes (docs/evaluation.md)."""
 
 from __future__ import annotations
 
@@ -31,6 +31,7 @@ from memoria.graph.health import graph_health
 from memoria.graph.schema import schema_install
 from memoria.ingest.pipeline import DEFAULT_BATCH_SIZE
 from memoria.interchange.document import parse_graph_document
+from memoria.linking.synonyms import synonyms_infer
 from memoria.management.commands._document_io import write_document
 from memoria.management.commands._episode_io import episodes_ingest, ingest_options
 from memoria.management.commands.bench import machine_line
@@ -75,7 +76,8 @@ class Command(BaseCommand):
         _add_run_arguments(locomo)
         musique = sub.add_parser(
             "musique",
-            help="passage recall@k over HippoRAG's MuSiQue slice: dense passages, PPR and relation-aware PPR",
+            help="passage recall@k over HippoRAG's MuSiQue slice: dense passages, PPR, relation-aware PPR, episode "
+            "search and graph-fused episodes",
         )
         musique.add_argument(
             "--data-dir",
@@ -311,6 +313,10 @@ class Command(BaseCommand):
         schema_install()  # a fresh server has no id index: the import's lookups would scan the graph (minutes)
         document = parse_graph_document(built.document, group=dataset.group)
         write_document(self, document=document, group=dataset.group, reindex=True, quiet=quiet)
+        synonyms = synonyms_infer(group=dataset.group)  # what episodes_graph_fused walks besides stated facts
+        self.stdout.write(
+            f"group {dataset.group}: {synonyms.pairs} inferred synonymy edge(s) at cosine ≥ {synonyms.threshold:g}"
+        )
         return time.perf_counter() - started
 
     def _ingest(
