@@ -3,6 +3,10 @@ the question's words but not its entities."""
 
 from __future__ import annotations
 
+import contextlib
+import uuid
+from collections.abc import Iterator
+
 from memoria.graph import driver
 from memoria.ingest.reindex import group_reindex
 from memoria.interchange.document import parse_graph_document
@@ -73,3 +77,13 @@ def store_two_hop(group: str) -> str:
 
 def drop_group(group: str) -> None:
     driver.write("MATCH (n:Memory {group_id: $group}) DETACH DELETE n", group=group)
+
+
+@contextlib.contextmanager
+def two_hop_group() -> Iterator[str]:
+    """A fresh group holding this memory, deleted afterwards: for fixtures shared by a module's tests."""
+    group = store_two_hop(f"th-{uuid.uuid4().hex[:10]}")
+    try:
+        yield group
+    finally:
+        drop_group(group)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import uuid
 from collections.abc import Iterator
 
 import pytest
@@ -12,14 +11,13 @@ from memoria.graph import driver
 from memoria.graph.versions import group_version_bump
 from memoria.graphindex.cache import ProjectionCache
 from memoria.linking.lexicon import Lexicon, group_lexicon
-from tests.linking.memory import QUESTION, drop_group, store_two_hop
+from tests.linking.memory import QUESTION, store_two_hop, two_hop_group
 
 
 @pytest.fixture(scope="module")
 def two_hop(graph_server: object) -> Iterator[str]:
-    group = store_two_hop(f"ll-{uuid.uuid4().hex[:10]}")
-    yield group
-    drop_group(group)
+    with two_hop_group() as group:
+        yield group
 
 
 def lexicon(group: str) -> Lexicon:

@@ -3,7 +3,6 @@ and never touching a fact someone else wrote. On the real graph server and the r
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from io import StringIO
 
@@ -14,7 +13,7 @@ from memoria.errors import InvalidInput
 from memoria.graph import driver
 from memoria.graph.versions import group_version
 from memoria.linking.synonyms import INFERRED_TAG, RELATION, synonyms_infer, synonyms_remove
-from tests.linking.memory import drop_group, store_two_hop
+from tests.linking.memory import two_hop_group
 
 # "Helsinki Cathedral" and "Helsinki Cathedral (Finland)" embed near alike; measured with all-MiniLM-L6-v2.
 THRESHOLD = 0.9
@@ -29,9 +28,8 @@ ORDER BY source, target
 
 @pytest.fixture
 def two_hop(graph_server: object) -> Iterator[str]:
-    group = store_two_hop(f"ls-{uuid.uuid4().hex[:10]}")
-    yield group
-    drop_group(group)
+    with two_hop_group() as group:
+        yield group
 
 
 def inferred(group: str) -> list[dict]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 
 import pytest
@@ -11,14 +10,13 @@ from memoria.errors import InvalidInput
 from memoria.graphindex.cache import ProjectionCache
 from memoria.ppr.request import parse_ppr_request
 from memoria.ppr.service import LINKED, UNIFORM, ppr_run
-from tests.linking.memory import QUESTION, drop_group, store_two_hop
+from tests.linking.memory import QUESTION, two_hop_group
 
 
 @pytest.fixture(scope="module")
 def two_hop(graph_server: object) -> Iterator[str]:
-    group = store_two_hop(f"pl-{uuid.uuid4().hex[:10]}")
-    yield group
-    drop_group(group)
+    with two_hop_group() as group:
+        yield group
 
 
 def test_linked_seeds_are_the_named_entities(two_hop: str) -> None:

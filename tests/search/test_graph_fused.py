@@ -3,7 +3,6 @@ memory and the real graph server."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from dataclasses import replace
 
@@ -20,16 +19,15 @@ from memoria.search.config import (
 )
 from memoria.search.recipes import offered_recipes, recipe
 from memoria.search.service import search
-from tests.linking.memory import QUESTION, drop_group, store_two_hop
+from tests.linking.memory import QUESTION, two_hop_group
 
 RECIPE = "episodes_graph_fused"
 
 
 @pytest.fixture(scope="module")
 def two_hop(graph_server: object) -> Iterator[str]:
-    group = store_two_hop(f"gf-{uuid.uuid4().hex[:10]}")
-    yield group
-    drop_group(group)
+    with two_hop_group() as group:
+        yield group
 
 
 def episodes(group: str, query: str, config: SearchConfig) -> list[str]:
