@@ -46,7 +46,7 @@ TEXTS: dict[str, tuple[SearchMethod, ...]] = {
     HYBRID: (SearchMethod.BM25, SearchMethod.COSINE),
 }
 THRESHOLDS: tuple[float | None, ...] = (NO_SYNONYMS, 0.95, 0.9)
-DAMPINGS: tuple[float, ...] = (0.5, 0.8)
+DAMPINGS: tuple[float, ...] = (0.5, 0.8, 0.9)
 WEIGHTS: tuple[float, ...] = (0.25, 0.5, 0.75, 1.0)
 
 

@@ -33,7 +33,7 @@ RELATION = "SYNONYM_OF"
 CATEGORY = "ATTRIBUTION"
 INFERRED_TAG = "inferred:synonymy"
 # Chosen by 5-fold cross-validation on the shared MuSiQue questions (docs/evaluation.md, "Graph fusion").
-DEFAULT_THRESHOLD = 0.9
+DEFAULT_THRESHOLD = 0.95
 BLOCK_ROWS = 1024  # rows of the similarity matrix computed at once: 1024 × 20k floats is 80 MB
 
 ENTITY_NAMES = f"""

@@ -69,7 +69,7 @@ def test_loads_then_scores_each_method(group: str, tmp_path: Path) -> None:
     assert figures["measured"]["graph_fused"]["recipe"] == "episodes_graph_fused"
     assert figures["measured"]["graph_fused"]["config"]["episodes"]["methods"] == ["cosine", "ppr"]
     assert figures["measured"]["episodes"]["recipe"] == "episodes_hybrid_rrf"
-    assert "inferred synonymy edge(s) at cosine ≥ 0.9" in out
+    assert "inferred synonymy edge(s) at cosine ≥ 0.95" in out
     # A floor can only drop passages: held out, recall is at most what it is without one.
     floor = figures["relevance_floor"]
     assert floor["k"] == 6 and len(floor["folds"]) == 3 and floor["minus_no_floor"]["mean"] <= 0
