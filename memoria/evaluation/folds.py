@@ -113,7 +113,12 @@ def _heading(found: RowFolds, titles: dict[str, str]) -> str:
     )
 
 
+MAX_NAMED_CANDIDATES = 4  # a longer list (a grid of settings) is counted, and each fold's choice named below
+
+
 def _choice_title(choice: ChoiceFolds, titles: dict[str, str]) -> str:
+    if len(choice.candidates) > MAX_NAMED_CANDIDATES:
+        return f"best of {len(choice.candidates)} settings, held out"
     return "best of " + "/".join(titles.get(name, name) for name in choice.candidates) + ", held out"
 
 

@@ -62,9 +62,10 @@ def hybrid_episodes(episodes: Sequence[str], fact_episodes: Sequence[str], *, li
     return [episode for episode, _ in rrf([episodes, fact_episodes])][:limit]
 
 
-def episode_search(*, group: str, limit: int) -> Retriever:
-    """The episodes recipe (BM25 over contents and cosine over their embeddings, fused by RRF)."""
-    config = recipe(EPISODE_RECIPE, limit=limit)
+def episode_search(*, group: str, limit: int, name: str = EPISODE_RECIPE) -> Retriever:
+    """An episodes recipe; by default the default one (BM25 over contents and cosine over their embeddings,
+    fused by RRF)."""
+    config = recipe(name, limit=limit)
 
     def retrieve(text: str) -> list[str]:
         return [hit.id for hit in search(query=text, groups=[group], config=config).episodes]

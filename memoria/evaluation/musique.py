@@ -1,5 +1,6 @@
 """MuSiQue passage recall (HippoRAG's metric): each question's supporting passages among the top k passages of
-dense retrieval, PPR and relation-aware PPR over the group that `load_musique` filled.
+dense retrieval, PPR, relation-aware PPR and the episodes recipes (the default one and the graph-fused one) over
+the group that `load_musique` filled.
 
 A question's gold passages are found in its own `paragraphs` list (`is_supporting: true`) and matched to the
 corpus by title and text, so a score counts the same episode `mq:<group>:p<i>` that the loader wrote for passage i.
@@ -20,12 +21,14 @@ from memoria.datasets.musique import CORPUS_FILE, EPISODE_ID, read_list
 from memoria.errors import InvalidInput
 from memoria.evaluation.dense import DenseIndex, Embed, dense_retriever
 from memoria.evaluation.floor import FloorInputs
+from memoria.evaluation.memory import EPISODE_RECIPE, episode_search, recipe_described
 from memoria.evaluation.reading import items_read
 from memoria.evaluation.recall import RecallTable
 from memoria.evaluation.report import ReportRow
 from memoria.evaluation.runner import Question, Retriever, retrievers_run
 from memoria.evaluation.stored import stored_count
 from memoria.graphindex.cache import ProjectionCache
+from memoria.linking.synonyms import inferred_count
 from memoria.ppr.request import MAX_TOP_K, PprRequest
 from memoria.ppr.service import ppr_run
 
@@ -34,9 +37,13 @@ METHODS: dict[str, str] = {
     "dense": "dense passages",
     "ppr": "PPR",
     "relation_ppr": "relation-aware PPR",
+    "episodes": "episode search",
+    "graph_fused": "graph-fused episodes",
 }
 BASELINE = "dense"
-CANDIDATES = ("ppr", "relation_ppr")  # the graph methods; the cross-validated block picks the better on training folds
+# The graph methods; the cross-validated block picks the best on training folds.
+CANDIDATES = ("ppr", "relation_ppr", "graph_fused")
+GRAPH_FUSED_RECIPE = "episodes_graph_fused"
 # The first PPR of a run waits for the group's projection to load (seconds); a bigger corpus only waits longer.
 PROJECTION_WAIT = 600.0
 ALL = "all"
@@ -206,6 +213,10 @@ def methods_described(*, group: str, depth: int, model: str) -> dict[str, dict[s
     for method, relation_aware in (("ppr", False), ("relation_ppr", True)):
         request = PprRequest(group=group, top_k=min(depth, MAX_TOP_K), relation_aware=relation_aware)
         described[method] = {"ppr_request": {key: value for key, value in asdict(request).items() if key != "query"}}
+    described["episodes"] = recipe_described(EPISODE_RECIPE, limit=depth)
+    described["graph_fused"] = recipe_described(GRAPH_FUSED_RECIPE, limit=depth) | {
+        "synonymy_edges": inferred_count(group),
+    }
     return described
 
 
@@ -227,7 +238,7 @@ def musique_evaluate(
     cache: ProjectionCache | None = None,
     progress: Callable[[Question], None] | None = None,
 ) -> MusiqueEvaluation:
-    """Score the three retrievers on every question, then each PPR's gain over dense in recall points."""
+    """Score every retriever on every question, then each one's gain over dense in recall points."""
     started = time.perf_counter()
     depth = max(ks)
     evaluation = MusiqueEvaluation(RecallTable(ks=ks, methods=tuple(METHODS)), dataset)
@@ -238,6 +249,8 @@ def musique_evaluate(
     evaluation.dense_index_seconds = time.perf_counter() - indexing
     retrievers = {
         "dense": dense_retriever(index, embed=embed, limit=depth),
+        "episodes": episode_search(group=dataset.group, limit=depth),
+        "graph_fused": episode_search(group=dataset.group, limit=depth, name=GRAPH_FUSED_RECIPE),
         "ppr": ppr_retriever(group=dataset.group, limit=depth, relation_aware=False, cache=cache),
         "relation_ppr": ppr_retriever(group=dataset.group, limit=depth, relation_aware=True, cache=cache),
     }

@@ -74,13 +74,13 @@ class RelationSeeds:
     passages: tuple[tuple[str, float], ...]  # (episode id, weight) seeded
 
 
-def _mention_counts(projection: Projection) -> np.ndarray:
+def mention_counts(projection: Projection) -> np.ndarray:
     return np.bincount(projection.targets[projection.links == MENTIONS_LINK], minlength=projection.size)
 
 
 def entity_weights(projection: Projection, facts: tuple[ScoredFact, ...], *, keep: int) -> dict[str, float]:
     """Σ (score ÷ episodes mentioning the entity) ÷ facts it occurs in, for the `keep` heaviest entities."""
-    mentions = _mention_counts(projection)
+    mentions = mention_counts(projection)
     total: dict[str, float] = defaultdict(float)
     occurrences: dict[str, int] = defaultdict(int)
     for fact in facts:

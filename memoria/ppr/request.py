@@ -28,6 +28,7 @@ REQUEST_KEYS = {
     "query",
     "damping",
     "relation_aware",
+    "linked",
     "betas",
     "betas_source",
     "filter",
@@ -62,6 +63,8 @@ class PprRequest:
     directed: bool = False
     mentions: bool = True  # walk Episode→Entity MENTIONS links too (HippoRAG's passage nodes)
     relation_aware: bool = False
+    # A query's seeds are the entities it names (memoria.linking.lexicon, IDF-weighted), not an entity search.
+    linked: bool = False
     betas: RelationBetas | None = None  # relation-aware: the caller's β; None: chosen for the query
     betas_source: str = AUTO  # who chooses β when the caller gives none: auto | offline | llm
     fact_filter: str = AUTO  # who keeps the facts a query's seeds come from: auto | offline | llm
@@ -138,6 +141,9 @@ def parse_ppr_request(raw: Any) -> PprRequest:
     relation_aware = _flag(raw, "relation_aware", False, problems)
     if raw.get("seeds") is not None and raw.get("query") is not None and not relation_aware:
         problems.append("seeds or query: give seeds, or a query to find them, not both (both: relation_aware only)")
+    linked = _flag(raw, "linked", False, problems)
+    if linked and (raw.get("query") is None or raw.get("seeds") is not None or relation_aware):
+        problems.append("linked: seeds from the entities a query names: give a query, no seeds, no relation_aware")
     damping = _number(raw.get("damping", DEFAULT_DAMPING))
     if damping is None or not 0 < damping < 1:
         problems.append("damping: must be a number strictly between 0 and 1")
@@ -190,6 +196,7 @@ def parse_ppr_request(raw: Any) -> PprRequest:
         directed,
         mentions,
         relation_aware,
+        linked,
         betas,
         betas_source,
         fact_filter,

@@ -1,6 +1,7 @@
 """Running a validated PPR request: seeds (the caller's, or found for a query), the group's projection, PPR.
 
-Plain PPR takes a query's seeds from hybrid entity search; relation-aware PPR
+Plain PPR takes a query's seeds from hybrid entity search, or (`linked`) from the entities the query names;
+relation-aware PPR
 (seed 003) takes them from the facts nearest the query and the nearest
 episodes, and multiplies every edge's weight by its category's β. The REST
 view, and later the websocket and the evaluation, all come through `ppr_run`;
@@ -24,6 +25,7 @@ from memoria.graph import kinds
 from memoria.graph.asof import AsOf, AsOfInput
 from memoria.graphindex.cache import STALE, Freshness, ProjectionCache, projection_cache
 from memoria.graphindex.projection import Projection
+from memoria.linking.lexicon import group_lexicon
 from memoria.ppr.pagerank import CONJUGATE_GRADIENT, DEFAULT_TOLERANCE, POWER, PprResult, personalized_pagerank
 from memoria.ppr.relation_seeds import ScoredFact, SeedOptions, relation_seeds
 from memoria.ppr.relations import RelationBetas
@@ -40,6 +42,7 @@ DEFAULT_THREADS = 1  # MEMORIA_PPR_THREADS=2 splits whole-graph multiplies over 
 CALLER = "caller"
 SEARCH = "search"
 FACTS = "facts"
+LINKED = "linked"
 UNIFORM = "uniform"
 
 
@@ -54,7 +57,7 @@ class ScoredNode:
 @dataclass(frozen=True)
 class PprAnswer:
     group: str
-    seed_source: str  # caller | search | facts (relation-aware) | uniform (no seeds: every node restarts alike)
+    seed_source: str  # caller | search | linked | facts (relation-aware) | uniform (no seeds: all restart alike)
     seeds: tuple[SeedWeight, ...]  # as used, weights normalised to sum 1
     scores: tuple[ScoredNode, ...]  # the top_k, best first
     passages: tuple[ScoredNode, ...]  # the top_k episodes, best first
@@ -150,6 +153,9 @@ def _query_seeds(
             moment=moment,
         )
         return tuple(SeedWeight(node, weight) for node, weight in found.weights.items()), FACTS, found.facts
+    if request.linked:
+        linked = group_lexicon(projection).link(request.query)
+        return tuple(SeedWeight(entity.id, entity.weight) for entity in linked), LINKED, ()
     entities = search_seeds(group=request.group, query=request.query, limit=SEARCH_SEEDS)
     return tuple(SeedWeight(node, score) for node, score in entities), SEARCH, ()
 

@@ -14,12 +14,14 @@ from typing import Any
 
 from memoria.errors import InvalidInput, unknown_keys_problem
 from memoria.interchange.document import ID_PATTERN
+from memoria.ppr.pagerank import DEFAULT_DAMPING
 
 
 class SearchMethod(enum.StrEnum):
     BM25 = "bm25"
     COSINE = "cosine"
     BFS = "bfs"
+    PPR = "ppr"  # episodes only: PageRank from the entities the query names (memoria.search.graph_method)
 
 
 class Reranker(enum.StrEnum):
@@ -41,7 +43,7 @@ class Scope(enum.StrEnum):
 SCOPE_METHODS: dict[Scope, tuple[SearchMethod, ...]] = {
     Scope.FACTS: (SearchMethod.BM25, SearchMethod.COSINE, SearchMethod.BFS),
     Scope.ENTITIES: (SearchMethod.BM25, SearchMethod.COSINE, SearchMethod.BFS),
-    Scope.EPISODES: (SearchMethod.BM25, SearchMethod.COSINE),
+    Scope.EPISODES: (SearchMethod.BM25, SearchMethod.COSINE, SearchMethod.PPR),
     Scope.COMMUNITIES: (SearchMethod.BM25, SearchMethod.COSINE),
 }
 _TEXT_RERANKERS = (Reranker.RRF, Reranker.MMR, Reranker.CROSS_ENCODER)
@@ -78,8 +80,10 @@ class ScopeConfig:
     bfs_depth: int = DEFAULT_BFS_DEPTH
     bfs_origin_ids: tuple[str, ...] = ()
     center_node_id: str | None = None
-    # Share of the final score given to graph connectivity (memoria.search.connectivity); 0 leaves it alone.
+    # Share of the final score given to the graph; 0 leaves it alone. Facts and entities: connectivity
+    # (memoria.search.connectivity). Episodes searched with ppr: the PPR score, fused with the text methods'.
     graph_weight: float = 0.0
+    ppr_damping: float = DEFAULT_DAMPING  # the ppr method's damping
 
 
 @dataclass(frozen=True)
@@ -150,8 +154,13 @@ def _scope_problems(scope: Scope, config: ScopeConfig) -> list[str]:
         problems.append(f"{where}.graph_weight: must be a number in [0, 1]")
     elif not 0.0 <= weight <= 1.0:
         problems.append(f"{where}.graph_weight: {weight} is outside [0, 1]")
-    elif weight > 0 and scope not in GRAPH_SCOPES:
-        problems.append(f"{where}.graph_weight: only facts and entities have graph connectivity")
+    elif weight > 0 and scope not in GRAPH_SCOPES and SearchMethod.PPR not in config.methods:
+        problems.append(f"{where}.graph_weight: only facts and entities have graph connectivity (episodes: with ppr)")
+    damping = config.ppr_damping
+    if isinstance(damping, bool) or not isinstance(damping, int | float) or not 0.0 < damping < 1.0:
+        problems.append(f"{where}.ppr_damping: must be a number strictly between 0 and 1")
+    if SearchMethod.PPR in config.methods and config.reranker is not Reranker.RRF:
+        problems.append(f"{where}.reranker: with ppr the text methods are fused by rrf (other rerankers: not yet)")
     if config.reranker is Reranker.NODE_DISTANCE and not config.center_node_id:
         problems.append(f"{where}.center_node_id: node_distance needs a center node id")
     return problems
@@ -169,6 +178,7 @@ _FIELD_KINDS: dict[str, str] = {
     "bfs_origin_ids": "ids",
     "center_node_id": "id",
     "graph_weight": "float",
+    "ppr_damping": "float",
 }
 NULLABLE = {"min_score", "center_node_id"}
 

@@ -15,6 +15,10 @@ from memoria.search.config import DEFAULT_LIMIT, Reranker, ScopeConfig, SearchCo
 from memoria.search.config import SearchMethod as M
 
 HYBRID = (M.BM25, M.COSINE)
+# Cosine fused with PPR from the query's linked entities (memoria.search.graph_method). Both constants were chosen
+# by 5-fold cross-validation on the shared MuSiQue questions (docs/evaluation.md, "Graph fusion").
+GRAPH_FUSION_WEIGHT = 0.75
+GRAPH_FUSION_DAMPING = 0.9
 HYBRID_BFS = (M.BM25, M.COSINE, M.BFS)
 
 
@@ -52,6 +56,14 @@ RECIPES: dict[str, SearchConfig] = {
     "entities_episode_mentions": SearchConfig(entities=_scoped(Reranker.EPISODE_MENTIONS)),
     "entities_hybrid_cross_encoder": SearchConfig(entities=_scoped(Reranker.CROSS_ENCODER, HYBRID_BFS)),
     "episodes_hybrid_rrf": SearchConfig(episodes=_scoped(Reranker.RRF)),
+    "episodes_graph_fused": SearchConfig(
+        episodes=ScopeConfig(
+            methods=(M.COSINE, M.PPR),
+            reranker=Reranker.RRF,
+            graph_weight=GRAPH_FUSION_WEIGHT,
+            ppr_damping=GRAPH_FUSION_DAMPING,
+        )
+    ),
     "episodes_hybrid_cross_encoder": SearchConfig(episodes=_scoped(Reranker.CROSS_ENCODER)),
     "communities_hybrid_rrf": SearchConfig(communities=_scoped(Reranker.RRF)),
     "communities_hybrid_mmr": SearchConfig(communities=_scoped(Reranker.MMR)),

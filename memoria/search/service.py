@@ -142,6 +142,13 @@ def checked_valid_at(valid_at: datetime | str | None, *, where: str = "valid_at"
 
 def _run_method(scope: Scope, method: SearchMethod, config: ScopeConfig, request: _Request) -> list[Candidate]:
     limit = METHOD_DEPTH * config.limit
+    if method is SearchMethod.PPR:
+        # Imported here: PPR's own seeding searches (memoria.ppr.service imports this module).
+        from memoria.search.graph_method import ppr_episodes
+
+        return ppr_episodes(
+            group=request.group, query=request.query, limit=limit, damping=config.ppr_damping, valid_at=request.valid_at
+        )
     if request.engine is not Engine.CYPHER and not request.fallbacks:
         try:
             return _run_view_method(scope, method, config, request, limit)
@@ -255,6 +262,8 @@ def _rerank(
     found: dict[SearchMethod, list[Candidate]],
     candidates: dict[str, Candidate],
 ) -> rerankers.Ranked:
+    if SearchMethod.PPR in found:
+        return _text_then_graph(found)
     fused = rerankers.rrf([[candidate.id for candidate in ranked] for ranked in found.values()])
     order = [item for item, _ in fused]
     if config.reranker is Reranker.RRF:
@@ -281,6 +290,32 @@ def _rerank(
     if scope is Scope.FACTS:
         mentions = {item: sum(mentions.get(end, 0) for end in ends[item]) for item in order}
     return rerankers.by_mentions(order, mentions)
+
+
+def _text_then_graph(found: dict[SearchMethod, list[Candidate]]) -> rerankers.Ranked:
+    """With ppr among the methods: the text methods' ranking (one method's own scores, so cosine stays a cosine;
+    several fused by RRF), then the episodes only PPR found, at the text ranking's lowest score, in PPR's order.
+    The graph's share is blended in afterwards (`_blend_ppr`); alone, ppr ranks by its own score."""
+    text = [ranked for method, ranked in found.items() if method is not SearchMethod.PPR]
+    if not text:
+        return [(candidate.id, candidate.score) for candidate in found[SearchMethod.PPR]]
+    if len(text) == 1:
+        ranked = [(candidate.id, candidate.score) for candidate in text[0]]
+    else:
+        ranked = rerankers.rrf([[candidate.id for candidate in listed] for listed in text])
+    seen = {item for item, _ in ranked}
+    floor = min((score for _, score in ranked), default=0.0)
+    return ranked + [(c.id, floor) for c in found[SearchMethod.PPR] if c.id not in seen]
+
+
+def _blend_ppr(
+    ranked: rerankers.Ranked, found: dict[SearchMethod, list[Candidate]], *, weight: float
+) -> rerankers.Ranked:
+    """(1 − w)·text + w·PPR, the PPR score over the best one's (0 for episodes PPR did not find)."""
+    ppr = {candidate.id: candidate.score for candidate in found.get(SearchMethod.PPR, [])}
+    best = max(ppr.values(), default=0.0)
+    graph = {item: (ppr.get(item, 0.0) / best if best > 0 else 0.0) for item, _ in ranked}
+    return connectivity.blend(ranked, graph, graph_weight=weight)
 
 
 def _blend_graph(
@@ -326,7 +361,9 @@ def _finish_scope(
                 candidates[candidate.id] = candidate
             scores.setdefault(candidate.id, {})[method.value] = candidate.score
     ranked = _rerank(scope, config, request, found, candidates) if candidates else []
-    if config.graph_weight > 0 and ranked:
+    if config.graph_weight > 0 and ranked and SearchMethod.PPR in found:
+        ranked = _blend_ppr(ranked, found, weight=config.graph_weight)
+    elif config.graph_weight > 0 and ranked:
         ranked = _blend_graph(scope, config, request, ranked, candidates, scores)
     hits = []
     for item, score in ranked:
@@ -437,7 +474,7 @@ def _search_group(request: _Request, scoped: dict[Scope, ScopeConfig]) -> Search
     # A task only ever waits for tasks submitted before it, so the shared pool's FIFO queue cannot deadlock.
     start = _run_here if _reads_views_only(request, scoped) else _run_on_pool
     running: dict[Scope, dict[SearchMethod, concurrent.futures.Future]] = {scope: {} for scope in scoped}
-    for method in (SearchMethod.BM25, SearchMethod.COSINE):
+    for method in (SearchMethod.BM25, SearchMethod.COSINE, SearchMethod.PPR):
         for scope, scope_config in scoped.items():
             if method in scope_config.methods:
                 running[scope][method] = start(_run_method, scope, method, scope_config, request)

@@ -39,7 +39,7 @@ def test_loads_then_scores_each_method(group: str, tmp_path: Path) -> None:
     rows = {row["title"]: row for row in figures["rows"]}
     assert [rows[title]["questions"] for title in ("1-hop", "2-hop", "3-hop", "all")] == [1, 1, 1, 3]
 
-    for method in ("dense", "ppr", "relation_ppr"):
+    for method in ("dense", "ppr", "relation_ppr", "episodes", "graph_fused"):
         found = recalls(figures, method)
         assert set(found) == {fx.key(0), fx.key(1), fx.key(2)}
         # Six places hold the whole corpus: every method ranks every passage, so all the gold is there.
@@ -65,7 +65,11 @@ def test_loads_then_scores_each_method(group: str, tmp_path: Path) -> None:
     assert dense_at_6["folds"] == [1.0, 1.0, 1.0]
     ppr_at_6 = next(m for m in folded["methods"] if (m["method"], m["k"]) == ("ppr", 6))
     assert ppr_at_6["minus_baseline"] == {"mean": 0.0, "low": 0.0, "high": 0.0, "questions": 3}
-    assert [choice["candidates"] for choice in folded["chosen"]] == [["ppr", "relation_ppr"]] * 3
+    assert [choice["candidates"] for choice in folded["chosen"]] == [["ppr", "relation_ppr", "graph_fused"]] * 3
+    assert figures["measured"]["graph_fused"]["recipe"] == "episodes_graph_fused"
+    assert figures["measured"]["graph_fused"]["config"]["episodes"]["methods"] == ["cosine", "ppr"]
+    assert figures["measured"]["episodes"]["recipe"] == "episodes_hybrid_rrf"
+    assert "inferred synonymy edge(s) at cosine ≥ 0.95" in out
     # A floor can only drop passages: held out, recall is at most what it is without one.
     floor = figures["relevance_floor"]
     assert floor["k"] == 6 and len(floor["folds"]) == 3 and floor["minus_no_floor"]["mean"] <= 0

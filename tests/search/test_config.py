@@ -90,7 +90,7 @@ def test_every_problem_is_reported_at_once() -> None:
             {"facts": {"methods": ["x"], "limit": -1}, "entities": {"methods": ["bm25"], "bfs_depth": 0}}
         )
     assert caught.value.problems == [
-        "facts.methods[0]: 'x' is not one of bm25, cosine, bfs",
+        "facts.methods[0]: 'x' is not one of bm25, cosine, bfs, ppr",
         "entities.bfs_depth: 0 is outside [1, 3]",
     ]
 

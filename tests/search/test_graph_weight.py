@@ -116,5 +116,7 @@ def test_check_rejects_bad_graph_weight_on_dataclass_and_non_graph_scopes() -> N
     assert caught.value.problems == ["facts.graph_weight: must be a number in [0, 1]"]
     with pytest.raises(InvalidInput) as caught:
         search_config_parse({"episodes": {"methods": ["bm25"], "graph_weight": 0.5}})
-    assert caught.value.problems == ["episodes.graph_weight: only facts and entities have graph connectivity"]
+    assert caught.value.problems == [
+        "episodes.graph_weight: only facts and entities have graph connectivity (episodes: with ppr)"
+    ]
     assert search_config_parse({"facts": {"methods": ["bm25"], "graph_weight": 1}}).facts.graph_weight == 1.0

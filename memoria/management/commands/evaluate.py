@@ -1,5 +1,5 @@
 """`evaluate locomo`: evidence recall@k of the memory's searches beside a dense baseline; `evaluate musique`: passage
-recall@k of dense retrieval, PPR and relation-aware PPR (docs/evaluation.md)."""
+recall@k of dense retrieval, PPR, relation-aware PPR and the episodes recipes (docs/evaluation.md)."""
 
 from __future__ import annotations
 
@@ -18,8 +18,10 @@ from memoria.datasets.locomo import conversation_name
 from memoria.datasets.musique import build_musique
 from memoria.embeddings import Embedder, embedder
 from memoria.errors import EmbeddingModelError, GraphUnavailable, InvalidInput
+from memoria.evaluation import graph_fusion
 from memoria.evaluation import locomo as evaluation
 from memoria.evaluation import musique as musique_evaluation
+from memoria.evaluation.dense import DenseIndex
 from memoria.evaluation.floor import FloorInputs, floor_choose, floor_json, floor_lines
 from memoria.evaluation.folds import folds_json, folds_markdown, folds_text, row_folds
 from memoria.evaluation.locomo import LocomoConversation, stored_turns
@@ -29,6 +31,7 @@ from memoria.graph.health import graph_health
 from memoria.graph.schema import schema_install
 from memoria.ingest.pipeline import DEFAULT_BATCH_SIZE
 from memoria.interchange.document import parse_graph_document
+from memoria.linking.synonyms import synonyms_infer
 from memoria.management.commands._document_io import write_document
 from memoria.management.commands._episode_io import episodes_ingest, ingest_options
 from memoria.management.commands.bench import machine_line
@@ -73,7 +76,8 @@ class Command(BaseCommand):
         _add_run_arguments(locomo)
         musique = sub.add_parser(
             "musique",
-            help="passage recall@k over HippoRAG's MuSiQue slice: dense passages, PPR and relation-aware PPR",
+            help="passage recall@k over HippoRAG's MuSiQue slice: dense passages, PPR, relation-aware PPR, episode "
+            "search and graph-fused episodes",
         )
         musique.add_argument(
             "--data-dir",
@@ -85,6 +89,12 @@ class Command(BaseCommand):
         musique.add_argument("--limit-questions", type=int, help="score only the first N questions")
         musique.add_argument(
             "--skip-ingest", action="store_true", help="do not load the corpus: the group must hold every passage"
+        )
+        musique.add_argument(
+            "--tune-graph-fusion",
+            action="store_true",
+            help="instead: choose episodes_graph_fused's constants by cross-validation (rewrites the group's "
+            "inferred synonymy edges per threshold, then leaves those of the default threshold)",
         )
         _add_run_arguments(musique)
 
@@ -170,7 +180,7 @@ class Command(BaseCommand):
             json_path.write_text(json.dumps(figures, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
             say(f"figures written to {json_path}")
 
-    def musique(self, *, data_dir: Path | None, group: str, **options: Any) -> None:
+    def musique(self, *, data_dir: Path | None, group: str, tune_graph_fusion: bool, **options: Any) -> None:
         started = time.perf_counter()
         run = _run_options(options)
         chosen_ks, limit_questions, quiet, json_path = run.ks, run.limit_questions, run.quiet, run.json_path
@@ -189,6 +199,9 @@ class Command(BaseCommand):
         say(machine_line())
         model = _embedder(run.embedding_threads)  # before the load: its reindex pass embeds with these threads too
         ingest_seconds = self._musique_ingest(dataset, run.skip_ingest, quiet)
+        if tune_graph_fusion:
+            self._fusion_tune(dataset, run, model)
+            return
         questions = len(dataset.questions)
         with tqdm(total=questions, unit="question", desc="evaluate", disable=quiet, file=self.stderr._out) as bar:
             result = musique_evaluation.musique_evaluate(
@@ -242,6 +255,46 @@ class Command(BaseCommand):
             json_path.write_text(json.dumps(figures, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
             say(f"figures written to {json_path}")
 
+    def _fusion_tune(self, dataset: musique_evaluation.MusiqueSet, run: _RunOptions, model: Embedder) -> None:
+        """The grid of graph_fusion.settings_grid on every question, and the cross-validated choice among it."""
+        say = self.stdout.write
+        settings = graph_fusion.settings_grid()
+        say(
+            f"graph fusion tuning: group {dataset.group}, {len(dataset.questions)} question(s), "
+            f"{len(settings)} settings of recipe {graph_fusion.RECIPE} (text methods × synonymy threshold × "
+            "damping × graph weight, the text methods alone first)"
+        )
+        index = DenseIndex.build(
+            ids=dataset.episode_ids(),
+            texts=[musique_evaluation.dense_text(passage) for passage in dataset.passages],
+            embed=model.embed,
+        )
+        with tqdm(total=len(settings), unit="setting", disable=run.quiet, file=self.stderr._out) as bar:
+            tuning = graph_fusion.fusion_tune(
+                group=dataset.group,
+                questions=dataset.questions,
+                dense=index,
+                embed=model.embed,
+                ks=run.ks,
+                settings=settings,
+                progress=lambda _: bar.update(),
+            )
+        say("inferred synonymy edges per threshold: " + ", ".join(f"{t}: {n}" for t, n in tuning.edges.items()))
+        titles = {graph_fusion.BASELINE: "dense passages"}
+        if tuning.folds is not None:
+            for line in (folds_markdown if run.markdown else folds_text)(tuning.folds, titles):
+                say(line)
+        say(f"tuning {tuning.seconds:.1f} s")
+        if run.json_path is not None:
+            figures = recall_json(tuning.table, musique_evaluation.report_rows(dataset.hops)) | {
+                "settings": [vars(setting) | {"name": setting.name} for setting in settings],
+                "synonymy_edges": tuning.edges,
+                "cross_validation": folds_json(tuning.folds) if tuning.folds else None,
+                "tuning_s": tuning.seconds,
+            }
+            run.json_path.write_text(json.dumps(figures, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+            say(f"figures written to {run.json_path}")
+
     def _musique_ingest(self, dataset: musique_evaluation.MusiqueSet, skip_ingest: bool, quiet: bool) -> float:
         """Load the corpus with its triples when the group lacks passages, then embed what it wrote (one bulk
         import and one reindex pass); a group holding every passage is evaluated as it is.
@@ -260,6 +313,10 @@ class Command(BaseCommand):
         schema_install()  # a fresh server has no id index: the import's lookups would scan the graph (minutes)
         document = parse_graph_document(built.document, group=dataset.group)
         write_document(self, document=document, group=dataset.group, reindex=True, quiet=quiet)
+        synonyms = synonyms_infer(group=dataset.group)  # what episodes_graph_fused walks besides stated facts
+        self.stdout.write(
+            f"group {dataset.group}: {synonyms.pairs} inferred synonymy edge(s) at cosine ≥ {synonyms.threshold:g}"
+        )
         return time.perf_counter() - started
 
     def _ingest(

@@ -1,0 +1,98 @@
+"""Recipe episodes_graph_fused: cosine fused with PageRank from the query's linked entities, on a two-hop
+memory and the real graph server."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+
+import pytest
+
+from memoria.errors import InvalidInput
+from memoria.search.config import (
+    Reranker,
+    ScopeConfig,
+    SearchConfig,
+    SearchMethod,
+    search_config_check,
+    search_config_parse,
+)
+from memoria.search.recipes import offered_recipes, recipe
+from memoria.search.service import search
+from tests.linking.memory import QUESTION, two_hop_group
+
+RECIPE = "episodes_graph_fused"
+
+
+@pytest.fixture(scope="module")
+def two_hop(graph_server: object) -> Iterator[str]:
+    with two_hop_group() as group:
+        yield group
+
+
+def episodes(group: str, query: str, config: SearchConfig) -> list[str]:
+    return [hit.id.removeprefix(f"{group}-") for hit in search(query=query, groups=[group], config=config).episodes]
+
+
+def cosine_alone(limit: int) -> SearchConfig:
+    fused = recipe(RECIPE, limit=limit)
+    assert fused.episodes is not None
+    return replace(fused, episodes=replace(fused.episodes, methods=(SearchMethod.COSINE,), graph_weight=0.0))
+
+
+def test_the_recipe_is_offered_and_walks_from_the_named_entity(two_hop: str) -> None:
+    assert RECIPE in offered_recipes()
+    found = search(query=QUESTION, groups=[two_hop], config=recipe(RECIPE, limit=6)).episodes
+    by_id = {hit.id.removeprefix(f"{two_hop}-"): hit for hit in found}
+    # The passage about the river names neither the person nor "born", and cosine puts it below a passage about
+    # the Rhine: PPR reaches it from Ada Lindqvist through Vaasa, and it climbs.
+    alone = episodes(two_hop, QUESTION, cosine_alone(6))
+    assert list(by_id).index("ep-river") < alone.index("ep-river")
+    assert next(iter(by_id)) == "ep-born"
+    assert by_id["ep-river"].scores["ppr"] > 0 and by_id["ep-born"].scores["ppr"] > 0
+    assert "ppr" not in by_id["ep-rhine"].scores  # not reachable from the linked entity
+    assert all(hit.text for hit in found)  # episodes found by PPR alone carry their content too
+
+
+def test_graph_weight_one_orders_by_pagerank(two_hop: str) -> None:
+    config = recipe(RECIPE, limit=6)
+    assert config.episodes is not None
+    found = search(
+        query=QUESTION, groups=[two_hop], config=replace(config, episodes=replace(config.episodes, graph_weight=1.0))
+    ).episodes
+    ppr = [hit.scores.get("ppr", 0.0) for hit in found]
+    assert ppr == sorted(ppr, reverse=True)
+
+
+def test_a_query_that_names_nothing_ranks_as_cosine(two_hop: str) -> None:
+    query = "which waters pass the town of that painter"
+    assert episodes(two_hop, query, recipe(RECIPE, limit=4)) == episodes(two_hop, query, cosine_alone(4))
+
+
+@pytest.mark.parametrize(
+    ("changes", "problem"),
+    [
+        ({"methods": (SearchMethod.COSINE,)}, "graph_weight: only facts and entities"),
+        ({"ppr_damping": 1.0}, "ppr_damping: must be a number strictly between 0 and 1"),
+        ({"reranker": Reranker.MMR}, "with ppr the text methods are fused by rrf"),
+    ],
+)
+def test_bad_configs_are_refused(changes: dict, problem: str) -> None:
+    config = recipe(RECIPE)
+    assert config.episodes is not None
+    with pytest.raises(InvalidInput, match=problem):
+        search_config_check(replace(config, episodes=replace(config.episodes, **changes)))
+
+
+def test_ppr_searches_episodes_only() -> None:
+    with pytest.raises(InvalidInput, match="ppr cannot search facts"):
+        search_config_check(SearchConfig(facts=ScopeConfig(methods=(SearchMethod.PPR,))))
+
+
+def test_parsed_from_json() -> None:
+    parsed = search_config_parse(
+        {"episodes": {"methods": ["cosine", "ppr"], "graph_weight": 0.5, "ppr_damping": 0.8, "limit": 5}}
+    )
+    assert parsed.episodes == ScopeConfig(
+        methods=(SearchMethod.COSINE, SearchMethod.PPR), graph_weight=0.5, ppr_damping=0.8, limit=5
+    )
