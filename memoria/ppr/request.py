@@ -127,7 +127,7 @@ def parse_ppr_request(raw: Any) -> PprRequest:
     if unknown:
         problems.append(f"unknown field(s): {', '.join(unknown)} (known: {', '.join(sorted(REQUEST_KEYS))})")
     if raw.get("algorithm", ALGORITHM) != ALGORITHM:
-        problems.append(f"algorithm: must be {ALGORITHM!r} here")
+        problems.append(f"algorithm: must be {ALGORITHM.value!r} here")
     group = raw.get("group")
     if not isinstance(group, str) or not GROUP_PATTERN.match(group):
         problems.append("group: is required: 1–64 letters, digits, '_' or '-'")

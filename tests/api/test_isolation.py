@@ -163,6 +163,7 @@ API_CALLS = [
         "api-retrieval-ppr", "post", "/api/retrieval/ppr", {"group": "{g}", "seeds": [{"id": "{node}"}]}, REFUSED_INPUT
     ),
     Call("api-search", "get", "/api/search?q=Liv+Tallinn&group={g}"),
+    Call("api-search-suggest", "get", "/api/search/suggest?q=Liv&group={g}"),
     Call(
         "api-search",
         "get",

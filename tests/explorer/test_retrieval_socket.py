@@ -223,28 +223,27 @@ async def test_watch_command_prints_a_retrieval(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env={**__import__("os").environ, "DJANGO_SETTINGS_MODULE": "tests.settings", "PYTHONPATH": str(ROOT)},
+        env={
+            **__import__("os").environ,
+            "DJANGO_SETTINGS_MODULE": "tests.settings",
+            "PYTHONPATH": str(ROOT),
+            "PYTHONUNBUFFERED": "1",  # its "watching" line must arrive when it is printed, not at exit
+        },
     )
-    # Until the watcher has subscribed: a deadline, not a count of tries, since starting the command alone took
-    # over a minute once on a loaded machine.
-    deadline = asyncio.get_running_loop().time() + 180
+    # One retrieval, started once the watcher says it is subscribed: posting before that (or while it starts, which
+    # took over a minute on a loaded machine) lets it join a retrieval half-way and miss its start.
     try:
-        while asyncio.get_running_loop().time() < deadline:
-            await asyncio.sleep(0.1)
-            status, _ = await asyncio.to_thread(
-                post_json,
-                daphne_url + "/api/retrieval/activation",
-                {"group": group, "seeds": [{"id": small_graph[3], "score": 0.8}]},
-                token,
-            )
-            assert status == 200
-            try:
-                out, err = watcher.communicate(timeout=0.5)
-                break
-            except subprocess.TimeoutExpired:
-                continue
-        else:
-            pytest.fail("the watch command printed nothing")
+        first = await asyncio.wait_for(asyncio.to_thread(watcher.stdout.readline), timeout=180)
+        assert "watching" in first, first
+        status, _ = await asyncio.to_thread(
+            post_json,
+            daphne_url + "/api/retrieval/activation",
+            {"group": group, "seeds": [{"id": small_graph[3], "score": 0.8}]},
+            token,
+        )
+        assert status == 200
+        rest, err = await asyncio.to_thread(watcher.communicate, timeout=120)
+        out = first + rest
     finally:
         watcher.kill()
     assert watcher.returncode == 0, err

@@ -3,12 +3,14 @@ sends during the run is kept, and at the end those that are not named constants 
 tests/graph/test_neo4j_cypher.py) go through Neo4j's linter; a text Neo4j would refuse fails the run.
 
 Texts that tests send themselves (fixtures, probes of the server) are not Memoria's and are left out: the sender
-is the nearest frame outside the driver's plumbing.
+is the nearest frame outside the driver's plumbing. So are texts the graph server refused: the check is for what
+ArcadeDB runs and Neo4j would not, and a test that breaks a query on purpose wants it refused anyway.
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 import os
 import sys
 from collections.abc import Callable
@@ -21,8 +23,8 @@ PLUMBING = ("memoria.graph.driver", "memoria.graph.retry", "memoria.observabilit
 sent: set[str] = set()
 
 
-def _sent_by_memoria() -> bool:
-    frame = sys._getframe(2)
+def _sent_by_memoria(depth: int) -> bool:
+    frame = sys._getframe(depth)
     for _ in range(60):
         if frame is None:
             return False
@@ -36,12 +38,30 @@ def _sent_by_memoria() -> bool:
 
 
 def _recording(run: Callable[..., Any]) -> Callable[..., Any]:
+    def ours(query: Any) -> str | None:
+        text = getattr(query, "text", query)  # a neo4j.Query carries its text
+        return text if isinstance(text, str) and _sent_by_memoria(3) else None
+
+    # Recorded once the server took it: tests that break a query on purpose want ArcadeDB to refuse it too.
+    if inspect.iscoroutinefunction(run):
+
+        @functools.wraps(run)
+        async def recorded_async(self: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+            text = ours(query)
+            result = await run(self, query, *args, **kwargs)
+            if text:
+                sent.add(text)
+            return result
+
+        return recorded_async
+
     @functools.wraps(run)
     def recorded(self: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
-        text = getattr(query, "text", query)  # a neo4j.Query carries its text
-        if isinstance(text, str) and _sent_by_memoria():
+        text = ours(query)
+        result = run(self, query, *args, **kwargs)
+        if text:
             sent.add(text)
-        return run(self, query, *args, **kwargs)
+        return result
 
     return recorded
 
