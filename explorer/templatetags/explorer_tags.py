@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from django import template
@@ -37,9 +38,11 @@ def header_nav(context: template.Context) -> dict[str, Any]:
 
 
 @register.simple_tag
+@functools.cache
 def protocol_names() -> SafeString:
     """The names of retrieval events, websocket frames, error codes and algorithms, from the enums that declare
-    them, for the pages' scripts: a renamed event cannot leave a page matching the old name."""
+    them, for the pages' scripts: a renamed event cannot leave a page matching the old name. The same for every
+    page of the process, so written once."""
     names = {
         "EVENT": {member.name: member.value for member in EventType},
         "FRAME": {member.name: member.value for member in FrameType},

@@ -20,7 +20,7 @@ from memoria.accounts.services import check_group_access
 from memoria.api.schema import EMPTY
 from memoria.errors import InvalidInput, names_shown
 from memoria.graph import index_service as index
-from memoria.graph.asof import FIELDS, view_moment
+from memoria.graph.asof import FIELDS, AsOf, view_moment
 
 MOMENT = {"anyOf": [{"type": "string", "format": "date-time"}, EMPTY]}  # empty: not given
 MOMENT_PARAMETERS = [
@@ -76,6 +76,11 @@ def _number(params: QueryDict, name: str, kind: type, default: Any) -> Any:
         raise InvalidInput(f"{name}: {raw!r} is not {'an integer' if kind is int else 'a number'}") from error
 
 
+def _moment(params: QueryDict) -> AsOf:
+    """The moment the query asks for; an empty parameter is one not given."""
+    return view_moment({name: params[name] for name in FIELDS if params.get(name)})
+
+
 def _options(params: QueryDict, *, depth: bool) -> index.TraversalOptions:
     allowed = {"relation", "direction", "max_results", "min_weight", *FIELDS} | ({"max_depth"} if depth else set())
     _only(params, allowed)
@@ -86,7 +91,7 @@ def _options(params: QueryDict, *, depth: bool) -> index.TraversalOptions:
         max_depth=_number(params, "max_depth", int, 1),
         max_results=_number(params, "max_results", int, 100),
         min_weight=_number(params, "min_weight", float, 0.0),
-        moment=view_moment({name: params[name] for name in FIELDS if params.get(name)}),
+        moment=_moment(params),
     )
 
 
@@ -157,7 +162,7 @@ class GraphNodeEdgesView(APIView):
         check_group_access(user=request.user, group=group)
         params = request.query_params
         _only(params, set(FIELDS))
-        moment = view_moment({name: params[name] for name in FIELDS if params.get(name)})
+        moment = _moment(params)
         read = index.outgoing if self.direction == "outgoing" else index.incoming
         return Response({"edges": [edge.as_dict() for edge in read(group=group, node_id=node_id, moment=moment)]})
 
