@@ -257,7 +257,7 @@ class SeedExploration:
             level = await self._within_budget(
                 lambda: source.read_level(
                     LevelQuery(
-                        expand=tuple((b.node_id, b.activation) for b in expand),
+                        expand=tuple((b.node_id, b.activation, b.degree) for b in expand),
                         pruned=tuple(b.node_id for b in pruned),
                         visited=visited,
                         limit=limit,

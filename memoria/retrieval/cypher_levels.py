@@ -32,11 +32,13 @@ RETURN n.group_id AS group_id, n.name AS name, labels(n) AS labels, {degree_n} A
 """
 
 # The seed's section 6.2, with `:Memory` lookups (indexed), neighbours kept inside the group, and rows slimmed:
-# one row per parent with its above-threshold candidates in selection order, cut at $limit.
+# one row per parent with its above-threshold candidates in selection order, cut at $limit. A parent's degree
+# comes in its frontier entry (counted when it was shipped the level before), and a neighbour's degree is counted
+# only for the rows shipped: at a moment each count reads every incident fact's times (docs/retrieval.md).
 EXPAND_LEVEL = """
 UNWIND $frontier AS f
 MATCH (current:Memory {group_id: $group, id: f.node_id})
-WITH current, f, {degree_current} AS degree
+WITH current, f, f.degree AS degree
 MATCH (current)-[r:RELATES]-(neighbor:Memory)
 WHERE NOT neighbor.id IN $visited_ids AND neighbor.group_id = $group{counts_r}
 WITH current, f, degree, r, neighbor, coalesce(r.tags, []) AS etags
@@ -53,10 +55,16 @@ WITH current, f, degree, r, neighbor, shared, tag_sim,
 ORDER BY transfer_energy DESC, neighbor.id, r.id
 WITH f.node_id AS parent_id, degree, count(*) AS candidates,
      collect(CASE WHEN transfer_energy > $min_threshold THEN
-         [neighbor.id, r.id, startNode(r) = current, r.relation, r.weight, tag_sim, shared, transfer_energy,
-          neighbor.name, labels(neighbor), {degree_neighbor}]
+         [neighbor, r, startNode(r) = current, tag_sim, shared, transfer_energy]
      END) AS above
-RETURN parent_id, degree, candidates, size(above) AS above_count, above[0..$limit] AS top
+WITH parent_id, degree, candidates, size(above) AS above_count, above[0..$limit] AS top
+UNWIND CASE WHEN size(top) = 0 THEN [null] ELSE top END AS shipped
+WITH parent_id, degree, candidates, above_count, shipped, shipped[0] AS neighbor, shipped[1] AS r
+RETURN parent_id, degree, candidates, above_count,
+       collect(CASE WHEN shipped IS NOT NULL THEN
+           [neighbor.id, r.id, shipped[2], r.relation, r.weight, shipped[3], shipped[4], shipped[5],
+            neighbor.name, labels(neighbor), {degree_neighbor}]
+       END) AS top
 """
 
 # For frontier nodes that cannot pass the threshold: is there any unvisited neighbour in the group?
@@ -89,7 +97,6 @@ def _level_queries(every_fact: bool) -> LevelQueries:
     """The queries with the filter written in, or today's text when every fact counts."""
     holes = {
         "degree_n": _degree("n", every_fact),
-        "degree_current": _degree("current", every_fact),
         "degree_neighbor": _degree("neighbor", every_fact),
         "counts_r": "" if every_fact else f" AND {counts_cypher('r')}",
     }
@@ -108,6 +115,8 @@ QUERIES = {every_fact: _level_queries(every_fact) for every_fact in (True, False
 def _row_to_level(row: list[Any], neighbour_degrees: dict[str, int]) -> LevelRow:
     """A row of EXPAND_LEVEL: parent_id, degree, candidates, above_count, top (neighbours' degrees noted aside)."""
     parent, degree, candidates, above_count, top_rows = row
+    # Collected again after an UNWIND, which Cypher does not promise keeps the order: put back the selection order.
+    top_rows.sort(key=lambda item: (-item[7], item[0], item[1]))
     for item in top_rows:
         neighbour_degrees[item[0]] = item[10]
     top = tuple(
@@ -180,7 +189,10 @@ class CypherLevelSource:
         visited_ids = sorted(query.visited)
         statements = []
         if query.expand:
-            frontier = [{"node_id": node_id, "activation": activation} for node_id, activation in query.expand]
+            frontier = [
+                {"node_id": node_id, "activation": activation, "degree": degree}
+                for node_id, activation, degree in query.expand
+            ]
             parameters = {
                 "frontier": frontier,
                 "visited_ids": visited_ids,

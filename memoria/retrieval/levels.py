@@ -35,10 +35,10 @@ class LevelRow:
 
 @dataclass(frozen=True)
 class LevelQuery:
-    """One level to read: parents to expand (node id, activation), pruned parents that only need to know whether
+    """One level to read: parents to expand (node id, activation, degree), pruned parents that only need to know whether
     they have an unvisited neighbour, the seed's visited nodes, each parent's row limit and the threshold."""
 
-    expand: tuple[tuple[str, float], ...]
+    expand: tuple[tuple[str, float, int], ...]
     pruned: tuple[str, ...]
     visited: set[str]
     limit: int

@@ -105,10 +105,10 @@ class ViewLevelSource:
         return answers
 
     def _expand(
-        self, expand: Sequence[tuple[str, float]], limit: int, min_threshold: float
+        self, expand: Sequence[tuple[str, float, int]], limit: int, min_threshold: float
     ) -> tuple[tuple[LevelRow, ...], dict[str, int]]:
         projection, incidence, facts = self.projection, self.incidence, self.facts
-        parents = [projection.position(node_id) for node_id, _ in expand]
+        parents = [projection.position(node_id) for node_id, _, _ in expand]
         starts = incidence.indptr[parents]
         counts = incidence.indptr[np.asarray(parents, dtype=np.int64) + 1] - starts
         entries = _ranges(starts, counts)
@@ -123,17 +123,12 @@ class ViewLevelSource:
         ranks = facts.id_ranks[edges_array].tolist()
         tag_lists = self._tags(edges_array)
         counting = self._counting(edges_array)
-        if counting is None:
-            degrees = projection.relates_degrees[parents].tolist()
-            flags = None
-        else:
-            flags = counting.tolist()
-            degrees = self.at.degrees[parents].tolist()  # type: ignore[union-attr]
+        flags = None if counting is None else counting.tolist()
 
         rows: list[LevelRow] = []
         neighbour_degrees: dict[str, int] = {}
         at = 0
-        for (parent_id, activation), degree, count in zip(expand, degrees, counts.tolist(), strict=True):
+        for (parent_id, activation, degree), count in zip(expand, counts.tolist(), strict=True):
             candidates = 0
             above: list[tuple[float, int, int, int, float]] = []
             for entry in range(at, at + count):
