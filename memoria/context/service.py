@@ -139,7 +139,8 @@ def activation_facts(*, group: str, entities: list[SearchHit], moment: str) -> l
     if not ends:
         return []
     rows = [{"id": edge_id, "source": source, "target": target} for edge_id, (source, target) in ends.items()]
-    cards = [EdgeCard.from_fact_row(row) for row in driver.read(HOLDING_FACTS, rows=rows, group=group, valid_at=moment)]
+    holding = driver.read(HOLDING_FACTS, rows=rows, group=group, **at.nullable_parameters())
+    cards = [EdgeCard.from_fact_row(row) for row in holding]
     return sorted(((card, energy[card.id]) for card in cards), key=lambda pair: (-pair[1], pair[0].id))
 
 

@@ -19,7 +19,8 @@ as "the end became known" and not as "the record was withdrawn": docs/retrieval.
 The definition exists three times, which are held to each other by tests/graph/test_asof.py: `counts` here on
 Python values, `counts_cypher` as a parameterised Cypher predicate (`moment_cypher` wraps it for queries written
 once for every moment), and `FactIntervals.mask` over the interval arrays the projection keeps
-(memoria/graphindex/projection.py).
+(memoria/graphindex/projection.py). Search applies the same two forms to its `valid_at` (`valid_time`): on the
+server's indexes through `moment_cypher`, on the group's view through `counts`.
 """
 
 from __future__ import annotations
@@ -159,6 +160,13 @@ class AsOf:
 
 
 EVERY_FACT = AsOf(as_of=None, known_at=None)
+
+
+def valid_time(valid_at: str | None) -> AsOf:
+    """Search's `valid_at` (a checked timestamp, or None) as a moment: the world's time asked about, as the memory
+    knows it now; None means every fact, search's default. With known_at = now the definition is plain valid time,
+    which is what search has always filtered by."""
+    return AsOfInput(as_of=valid_at).resolved() if valid_at is not None else EVERY_FACT
 
 
 def counts_cypher(fact: str) -> str:

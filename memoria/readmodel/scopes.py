@@ -8,6 +8,7 @@ per item on ArcadeDB), pages named by explicit node-id lists.
 
 from __future__ import annotations
 
+import sys
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -64,6 +65,10 @@ class Item:
     target: str | None = None
     valid_at: str | None = None
     invalid_at: str | None = None
+    # When the memory learned the fact and its end (transaction time): with the two above, what search's
+    # validity filter reads, by the one definition in memoria/graph/asof.py.
+    created_at: str | None = None
+    expired_at: str | None = None
 
     @property
     def text_bytes(self) -> int:
@@ -98,6 +103,7 @@ FACT_COLUMNS = f"""collect(r.id) AS ids, collect(a.id) AS sources, collect(b.id)
        collect(coalesce(r.relation, '')) AS relations, collect(coalesce(r.fact, '')) AS facts,
        collect({FACT_TRIPLE}) AS triples,
        collect(coalesce(r.valid_at, '')) AS valid_ats, collect(coalesce(r.invalid_at, '')) AS invalid_ats,
+       collect(coalesce(r.created_at, '')) AS created_ats, collect(coalesce(r.expired_at, '')) AS expired_ats,
        collect(CASE WHEN {vector_model_of("r")} = $model THEN coalesce(r.fact_embedding, []) ELSE [] END) AS vectors"""
 FACTS_OUT_PAGE = f"""
 UNWIND $ids AS node_id
@@ -142,6 +148,11 @@ def _optional(value: str) -> str | None:
     return value or None
 
 
+def _stamp(value: str) -> str | None:
+    """A transaction time, interned: a batch's facts share one, so a view keeps one string for them."""
+    return sys.intern(value) if value else None
+
+
 def _vectors(raw: list[list[float]]) -> np.ndarray | list[np.ndarray | None]:
     """A page's vectors as float32: one matrix, converted in one call, when every item has one of the same size."""
     if raw and all(raw) and len({len(vector) for vector in raw}) == 1:
@@ -174,6 +185,8 @@ def _fact_page(record: Any) -> ItemPage:
         record["targets"],
         record["valid_ats"],
         record["invalid_ats"],
+        record["created_ats"],
+        record["expired_ats"],
         strict=True,
     )
     items = [
@@ -186,8 +199,10 @@ def _fact_page(record: Any) -> ItemPage:
             target=target,
             valid_at=_optional(valid_at),
             invalid_at=_optional(invalid_at),
+            created_at=_stamp(created_at),
+            expired_at=_stamp(expired_at),
         )
-        for fact_id, relation, fact, triple, source, target, valid_at, invalid_at in columns
+        for fact_id, relation, fact, triple, source, target, valid_at, invalid_at, created_at, expired_at in columns
     ]
     return ItemPage(items, _vectors(record["vectors"]))
 

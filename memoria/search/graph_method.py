@@ -9,7 +9,7 @@ stored entity finds nothing here, so a search that fuses this method with cosine
 from __future__ import annotations
 
 from memoria.graph import driver, kinds
-from memoria.graph.asof import AsOfInput
+from memoria.graph.asof import valid_time
 from memoria.ppr.request import PprRequest
 from memoria.ppr.service import UNIFORM, ppr_run
 from memoria.search.methods import Candidate
@@ -29,7 +29,7 @@ def ppr_episodes(*, group: str, query: str, limit: int, damping: float, valid_at
         linked=True,
         damping=damping,
         top_k=limit,
-        moment=AsOfInput(as_of=valid_at).resolved() if valid_at else None,
+        moment=valid_time(valid_at) if valid_at else None,
     )
     answer = ppr_run(request)
     if answer.seed_source == UNIFORM:  # nothing linked: a walk from everywhere ranks by centrality, not the query

@@ -15,7 +15,7 @@ import numpy as np
 
 from memoria.embeddings import configured_model_id
 from memoria.graph import driver, kinds
-from memoria.graph.asof import EVERY_FACT, AsOf, moment_cypher
+from memoria.graph.asof import EVERY_FACT, AsOf, moment_cypher, valid_time
 from memoria.graph.dialect import IndexSpec, graph_dialect
 from memoria.graph.schema import vector_model_of, vector_model_parameters
 from memoria.search.config import Scope
@@ -43,11 +43,9 @@ STOP_WORDS = frozenset(STOP_WORD_TEXT.split())
 LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/]|&&|\|\|)')
 WORD = re.compile(r"\w+")
 
-# A fact holds at T when it had begun (an unknown start counts as always) and had not yet ended; no T means every
-# fact. Valid time only: a contradicted fact still held before its invalid_at, and expired_at (when we learned
-# that) must not hide it there.
-FACT_HOLDS = """($valid_at IS NULL OR ((r.valid_at IS NULL OR r.valid_at <= $valid_at)
-AND (r.invalid_at IS NULL OR r.invalid_at > $valid_at)))"""
+# A fact holds at `valid_at` when it counts at that moment as the memory knows it now: the one definition of
+# memoria/graph/asof.py, its parameters from `valid_time(valid_at)` (nulls, every fact, when no time is given).
+FACT_HOLDS = moment_cypher("r")
 FACT_COLUMNS = """r.id AS id, r.relation AS name, r.fact AS text, startNode(r).id AS source, endNode(r).id AS target,
 r.valid_at AS valid_at, r.invalid_at AS invalid_at"""
 KEEP_FACT = f"r.group_id IN $groups AND {FACT_HOLDS}"
@@ -99,7 +97,7 @@ RETURN CASE WHEN node.group_id IN $groups AND {vector_model_of("node")} = $model
             THEN {{{NODE_FIELDS}, vector: node[$vector_property]}} END AS hit
 """
 # The facts of the entities whose names matched (a fact's searchable text names its ends), in the groups and
-# holding at $valid_at, each with the id of the matched end; at most $max_rows, so a hub cannot ship the group.
+# holding at the moment, each with the id of the matched end; at most $max_rows, so a hub cannot ship the group.
 FACTS_OF_ENDS = f"""
 UNWIND $ends AS end
 MATCH (n:{kinds.MEMORY_LABEL} {{group_id: end.group, id: end.id}})-[r:{kinds.RELATES}]-(:{kinds.MEMORY_LABEL})
@@ -261,8 +259,15 @@ def facts_bm25(*, text: str, groups: Sequence[str], limit: int, valid_at: str | 
         return []
     dialect = graph_dialect()
     index = dialect.fulltext_index_name(IndexSpec(kinds.RELATES, "fact", relationship=True))
+    moment = valid_time(valid_at).nullable_parameters()
     hits = _fulltext_hits(
-        FACTS_BM25_PAGE, FACTS_BM25_ALL, limit=limit, index=index, text=query, groups=list(groups), valid_at=valid_at
+        FACTS_BM25_PAGE,
+        FACTS_BM25_ALL,
+        limit=limit,
+        index=index,
+        text=query,
+        groups=list(groups),
+        **moment,
     )
     found = {hit["id"]: _fact(hit, hit["score"]) for hit in hits}
     ends = _fulltext_hits(
@@ -280,8 +285,8 @@ def facts_bm25(*, text: str, groups: Sequence[str], limit: int, valid_at: str | 
             FACTS_OF_ENDS,
             ends=[{"id": hit["id"], "group": group} for hit in ends for group in groups],
             groups=list(groups),
-            valid_at=valid_at,
             max_rows=MAX_LEVEL_ROWS,
+            **moment,
         )
         for row in rows:
             hit, bonus = row["hit"], end_scores[row["end"]]
@@ -306,7 +311,7 @@ def facts_cosine(
         index=index,
         vector=list(vector),
         groups=list(groups),
-        valid_at=valid_at,
+        **valid_time(valid_at).nullable_parameters(),
     )
     return [_fact(row, similarity) for similarity, row in _exact_ranking(rows, vector, limit, min_similarity)]
 

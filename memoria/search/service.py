@@ -17,7 +17,7 @@ from typing import Any
 from memoria.accounts.roles import GROUP_PATTERN
 from memoria.embeddings import embedder
 from memoria.errors import InvalidInput
-from memoria.graph.asof import EVERY_FACT, AsOf, AsOfInput
+from memoria.graph.asof import EVERY_FACT, AsOf, valid_time
 from memoria.interchange.document import normalise_timestamp
 from memoria.observability import in_context
 from memoria.readmodel.cache import ViewTooLarge
@@ -440,7 +440,7 @@ def search(
     vector: concurrent.futures.Future | None = concurrent.futures.Future() if config.needs_query_vector() else None
     if vector is not None:  # the query's embedding runs while the views catch up
         _pool.submit(in_context(_embed_into), vector, query)
-    walk_at = AsOfInput(as_of=moment).resolved() if moment else EVERY_FACT
+    walk_at = valid_time(moment)
     answers = [
         _search_group(_Request(query, group, moment, vector, Engine(engine), walk_at=walk_at), scoped)
         for group in request_groups

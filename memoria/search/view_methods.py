@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from memoria.graph.asof import AsOf, valid_time
 from memoria.readmodel.cache import view_cache
 from memoria.readmodel.group_view import ViewState
 from memoria.readmodel.scope_view import ScopeView
@@ -43,12 +44,10 @@ class ViewReport:
             self.states[state.group] = state
 
 
-def holds_at(item: Item, valid_at: str | None) -> bool:
-    """memoria/search/methods.py's FACT_HOLDS, in Python: valid time only, an unknown start counts as always."""
-    if valid_at is None:
-        return True
-    began = item.valid_at is None or item.valid_at <= valid_at
-    return began and (item.invalid_at is None or item.invalid_at > valid_at)
+def _counts(moment: AsOf, item: Item) -> bool:
+    """Whether a hit counts at search's moment, by the one definition (memoria/graph/asof.py); items of the
+    scopes without validity (entities, episodes, communities) carry no times and always count."""
+    return moment.counts(item.valid_at, item.invalid_at, item.created_at, item.expired_at)
 
 
 def _candidate(item: Item, score: float, *, with_vector: ScopeView | None = None) -> Candidate:
@@ -74,9 +73,10 @@ def _kept(
 ) -> list[tuple[Item, float]]:
     """The best `limit` hits that hold at valid_at: deeper reads only while filtering leaves too few."""
     depth = limit if valid_at is None else VALIDITY_OVERFETCH * limit
+    moment = valid_time(valid_at)
     while True:
         hits = ranked(depth)
-        kept = [(scope.items[key], score) for key, score in hits if holds_at(scope.items[key], valid_at)]
+        kept = [(scope.items[key], score) for key, score in hits if _counts(moment, scope.items[key])]
         if len(kept) >= limit or len(hits) < depth or depth >= len(scope):
             return kept[:limit]
         depth = len(scope)
