@@ -5,6 +5,7 @@ curator invalidates is left out of the next run, and moving the moment back befo
 
 from __future__ import annotations
 
+import random
 from datetime import UTC, datetime, timedelta
 from urllib.parse import quote
 
@@ -14,6 +15,7 @@ from playwright.sync_api import Page, expect
 from memoria.accounts.roles import Role
 from memoria.accounts.services import user_grant
 from memoria.graph import driver
+from memoria.graph.asof import AsOf
 from tests.browse.graphs import entity, fact, load
 from tests.e2e.browsing import sign_in
 from tests.e2e.live_memory import QUERY_TAGS, live_memory, retrieval_body
@@ -125,3 +127,46 @@ def test_a_curator_invalidates_a_walked_fact_the_rerun_leaves_it_and_an_earlier_
     page.get_by_test_id("as-of").dispatch_event("change")
     wait_finished(page, run_other_than=second)
     assert erp in page.evaluate("memoriaLive.live.run.selectedEdgeIds()")
+
+
+# The drawing's `holdsAt` (graph_view.js) hides loaded facts when the moment moves: a mirror of the definition,
+# held here to `AsOf.counts` at known_at = now on random facts, with transaction times on both sides of now.
+HOLDS_AT_CASES = """
+async (cases) => {
+  const page = document.querySelector('script[type="module"][src*="graph_page"]').src;
+  const { holdsAt } = await import(new URL("graph_view.js", page).href);
+  return cases.map(([edge, at]) => holdsAt(edge, at));
+}
+"""
+
+
+def test_the_drawings_holds_at_agrees_with_the_one_definition(
+    page: Page, daphne_url: str, memory: dict, group: str
+) -> None:
+    rng = random.Random(14)
+    now = datetime.now(UTC)
+
+    def stamp() -> str | None:
+        if rng.random() < 0.3:
+            return None
+        moment = now + timedelta(days=rng.choice([-1, 1]) * rng.randint(2, 4000))
+        return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    cases = []
+    for _ in range(400):
+        edge = {name: stamp() for name in ("valid_at", "invalid_at", "created_at", "expired_at")}
+        cases.append(({name: value for name, value in edge.items() if value is not None}, stamp()))
+    sign_in(page, daphne_url, "planner", PASSWORD)
+    open_graph(page, daphne_url, group, f"nodes={quote(memory['request'], safe='')}")
+    shown = page.evaluate(HOLDS_AT_CASES, cases)
+    stamp_now = now.strftime("%Y-%m-%dT%H:%M:%SZ")
+    expected = [
+        True
+        if at is None
+        else AsOf(as_of=at, known_at=stamp_now).counts(
+            edge.get("valid_at"), edge.get("invalid_at"), edge.get("created_at"), edge.get("expired_at")
+        )
+        for edge, at in cases
+    ]
+    assert shown == expected
+    assert 50 < sum(expected) < 350  # both answers are well represented
