@@ -25,10 +25,10 @@ function cardOf(edge) {
 
 function addEdgeForm({ view, group, ends, openEdge }) {
   const inputs = {
-    relation: h("input", { name: "relation", placeholder: "relation, e.g. supplies", "data-testid": "new-relation" }),
-    fact: h("input", { name: "fact", placeholder: "the fact as a sentence", "data-testid": "new-fact" }),
-    weight: h("input", { name: "weight", type: "number", step: "0.05", value: "0.5", "data-testid": "new-weight" }),
-    tags: h("input", { name: "tags", placeholder: "tags, comma separated", "data-testid": "new-tags" }),
+    relation: h("input", { name: "relation", "aria-label": "Relation", placeholder: "relation, e.g. supplies", "data-testid": "new-relation" }),
+    fact: h("input", { name: "fact", "aria-label": "Fact", placeholder: "the fact as a sentence", "data-testid": "new-fact" }),
+    weight: h("input", { name: "weight", "aria-label": "Weight", type: "number", step: "0.05", value: "0.5", "data-testid": "new-weight" }),
+    tags: h("input", { name: "tags", "aria-label": "Tags", placeholder: "tags, comma separated", "data-testid": "new-tags" }),
   };
   const status = h("p", { class: "curation-status small", role: "status", "data-testid": "new-edge-status" });
   const form = h(
