@@ -1,5 +1,5 @@
 """axe-core (vendored in axe-playwright-python) on every explorer page in Chromium, as a curator so the curation
-controls are drawn too: no serious or critical violation, at the desktop width and at 800 px.
+controls are drawn too: no serious or critical violation, at the desktop width and at 800 px, and in dark mode.
 
 Each page is checked once it has drawn what it draws for a first visit (the graph with its nodes, the live page
 after a retrieval, search with its results), since most of a page's markup is made by its scripts."""
@@ -22,6 +22,7 @@ from tests.e2e.test_live import wait_finished
 PASSWORD = "correct horse battery staple"
 BLOCKING = {"serious", "critical"}
 READY_MS = 60_000
+BACKGROUNDS = {"light": "rgb(246, 247, 249)", "dark": "rgb(16, 21, 30)"}
 
 
 @pytest.fixture
@@ -75,17 +76,20 @@ def _blocking(page: Page) -> list[str]:
     ]
 
 
-@pytest.mark.parametrize("width", [1400, 800])
+@pytest.mark.parametrize(("width", "scheme"), [(1400, "light"), (800, "light"), (1400, "dark")])
 def test_every_page_has_no_serious_or_critical_violation(
-    page: Page, daphne_url: str, memory: dict, group: str, width: int
+    page: Page, daphne_url: str, memory: dict, group: str, width: int, scheme: str
 ) -> None:
     page.set_viewport_size({"width": width, "height": 900})
+    page.emulate_media(color_scheme=scheme)
     sign_in(page, daphne_url, "curator", PASSWORD)
     page.wait_for_url(f"{daphne_url}/", timeout=READY_MS)
     found: dict[str, list[str]] = {}
     for name, (path, ready) in _pages(group, memory).items():
         page.goto(daphne_url + path)
         ready(page)
+        background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+        assert background == BACKGROUNDS[scheme], (name, background)  # the scheme asked for is the one drawn
         if problems := _blocking(page):
             found[name] = problems
     assert not found, "\n".join(f"{name}: {problem}" for name, problems in found.items() for problem in problems)
