@@ -42,6 +42,11 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
+def help_page(request: HttpRequest) -> HttpResponse:
+    return render(request, "explorer/help.html")
+
+
+@login_required
 @require_POST
 def switch_group(request: HttpRequest) -> HttpResponse:
     """Make another of the user's groups current; a group they may not see is a 404."""

@@ -190,6 +190,7 @@ GROUP_FREE = {"api-health", "api-me", "api-groups", "api-schema"}
 PAGES = [
     ("explorer:home", "/"),
     ("explorer:search", "/search/?q=Liv+Tallinn"),
+    ("explorer:help", "/help/"),
     ("explorer:entity", "/g/{g}/entities/{node}/"),
     ("explorer:episode", "/g/{g}/episodes/{episode}/"),
     ("explorer:community", "/g/{g}/communities/{community}/"),

@@ -54,6 +54,7 @@ def _pages(group: str, ids: dict[str, str]) -> dict[str, tuple[str, Callable[[Pa
     return {
         "home": ("/", loaded),
         "search": (f"/search/?q={quote('gloves Lyon')}", loaded),
+        "help": ("/help/", selector("[data-shortcuts] kbd")),
         "entity": (f"/g/{group}/entities/{quote(ids['forecast'], safe='/')}/", loaded),
         "episode": (f"/g/{group}/episodes/{quote(ids['ep1'], safe='/')}/", loaded),
         "community": (f"/g/{group}/communities/{quote(ids['com'], safe='/')}/", loaded),
