@@ -9,6 +9,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("group/", views.switch_group, name="switch-group"),
     path("search/", views.search_page, name="search"),
+    path("search/export", views.search_export, name="search-export"),
     path("help/", views.help_page, name="help"),
     path("g/<str:group>/entities/<path:node_id>/", views.entity_view, name="entity"),
     path("g/<str:group>/episodes/<path:node_id>/", views.episode_view, name="episode"),

@@ -8,7 +8,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
@@ -16,6 +16,7 @@ from django.views.decorators.http import require_POST
 from explorer.consumers import ALGORITHMS
 from explorer.curation_page import audit_rows, curation_settings
 from explorer.current_group import current_group, remember_group, switchable_groups
+from explorer.exports import SearchExportInput, results_csv, results_json
 from explorer.landing import landing
 from explorer.timeline import fact_timeline
 from memoria.accounts.services import check_group_access
@@ -26,6 +27,7 @@ from memoria.curation.audit import audit_entries_page
 from memoria.curation.inputs import audit_query_parse
 from memoria.errors import GroupNotFound, InvalidInput
 from memoria.graph.paths import DEFAULT_MAX_HOPS, MAX_HOPS
+from memoria.graph.vocabulary import input_parse
 from memoria.retrieval.params import BOUNDS, MAX_SEEDS, ActivationParams
 from memoria.search.request import parse_search_parameters
 from memoria.search.service import search
@@ -97,6 +99,26 @@ def search_page(request: HttpRequest) -> HttpResponse:
             tabs = ("facts", "entities", "episodes", "communities")
             context["tabs"] = [(name, getattr(found, name)) for name in tabs]
     return render(request, "explorer/search.html", context)
+
+
+@login_required
+def search_export(request: HttpRequest) -> HttpResponse:
+    """The search page's results as a CSV or JSON download (explorer/exports.py)."""
+    group = current_group(request)
+    try:
+        asked = input_parse(SearchExportInput, request.GET.dict())
+        if not group:
+            raise InvalidInput("group: no memory group is visible to you")
+        wanted = parse_search_parameters({"q": asked.q, "group": group, "limit": str(SEARCH_LIMIT)})
+    except InvalidInput as error:
+        return JsonResponse({"detail": str(error), "code": "invalid", "errors": error.problems}, status=400)
+    found = search(query=wanted.query, groups=[group], config=wanted.config, valid_at=wanted.valid_at)
+    if asked.format == "csv":
+        response = HttpResponse(results_csv(found), content_type="text/csv; charset=utf-8")
+    else:
+        response = JsonResponse(results_json(found, group=group, query=wanted.query), json_dumps_params={"indent": 1})
+    response["Content-Disposition"] = f'attachment; filename="memoria-search.{asked.format}"'
+    return response
 
 
 @group_page

@@ -191,6 +191,7 @@ PAGES = [
     ("explorer:home", "/"),
     ("explorer:search", "/search/?q=Liv+Tallinn"),
     ("explorer:help", "/help/"),
+    ("explorer:search-export", "/search/export?q=Liv+Tallinn&format=json"),
     ("explorer:entity", "/g/{g}/entities/{node}/"),
     ("explorer:episode", "/g/{g}/episodes/{episode}/"),
     ("explorer:community", "/g/{g}/communities/{community}/"),
