@@ -1,0 +1,124 @@
+// Export what is on screen: the canvas as PNG (the renderer's layers composed) or SVG (nodes, edges and labels as
+// the renderer placed them), and on the live page the completed paths as CSV or JSON. The controls are added to
+// the page's left panel, so the pages' templates stay as they are.
+import { h } from "./dom.js";
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+export function download(blob, name) {
+  const url = URL.createObjectURL(blob);
+  const link = h("a", { href: url, download: name, hidden: true });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+// The renderer's WebGL layers are read right after a synchronous render, before the browser may clear them.
+export function canvasPng(view) {
+  view.sigma.refresh();
+  const layers = [...view.sigma.getContainer().querySelectorAll("canvas")];
+  const { width, height } = layers[0];
+  const out = h("canvas", { width, height });
+  const context = out.getContext("2d");
+  context.fillStyle = "#fbfcfe";
+  context.fillRect(0, 0, width, height);
+  for (const layer of layers) if (layer.width && layer.height) context.drawImage(layer, 0, 0, width, height);
+  return new Promise((resolve) => out.toBlob(resolve, "image/png"));
+}
+
+function svgElement(tag, attributes, text = null) {
+  const element = document.createElementNS(SVG_NS, tag);
+  for (const [key, value] of Object.entries(attributes)) element.setAttribute(key, String(value));
+  if (text !== null) element.textContent = text;
+  return element;
+}
+
+// Only what is shown: hidden or filtered nodes and edges are left out, as on screen.
+export function canvasSvg(view) {
+  const { width, height } = view.sigma.getDimensions();
+  const svg = svgElement("svg", { xmlns: SVG_NS, width, height, viewBox: `0 0 ${width} ${height}` });
+  svg.append(svgElement("rect", { width, height, fill: "#fbfcfe" }));
+  const place = (id) => {
+    const data = view.sigma.getNodeDisplayData(id);
+    return data && { ...view.sigma.framedGraphToViewport(data), size: view.sigma.scaleSize(data.size), data };
+  };
+  const edges = svgElement("g", { class: "edges" });
+  view.graph.forEachEdge((id, attributes, source, target) => {
+    if (view.isEdgeHidden(id, source, target)) return;
+    const [a, b] = [place(source), place(target)];
+    if (!a || !b) return;
+    const display = view.sigma.getEdgeDisplayData(id) || {};
+    edges.append(svgElement("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y, stroke: display.color || "#b8c0cc", "stroke-width": Math.max(1, display.size || 1), "data-edge": id }));
+  });
+  const nodes = svgElement("g", { class: "nodes" });
+  const labels = svgElement("g", { class: "labels", "font-family": "system-ui, sans-serif", "font-size": 12, fill: "#1d2430" });
+  view.graph.forEachNode((id) => {
+    if (view.isNodeHidden(id)) return;
+    const at = place(id);
+    if (!at) return;
+    nodes.append(svgElement("circle", { cx: at.x, cy: at.y, r: Math.max(2, at.size), fill: at.data.color || "#3559e0", "data-node": id }));
+    if (at.data.label) labels.append(svgElement("text", { x: at.x + at.size + 3, y: at.y + 4 }, at.data.label));
+  });
+  svg.append(edges, nodes, labels);
+  return new Blob([new XMLSerializer().serializeToString(svg)], { type: "image/svg+xml" });
+}
+
+const PATH_COLUMNS = ["rank", "seed_id", "depth", "energy", "end_reason", "nodes", "edges", "relations"];
+
+function csvCell(value) {
+  const text = String(value ?? "");
+  return /[",\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+// The live run's completed paths, strongest first, as the paths list shows them.
+export function pathsCsv(ranked) {
+  const rows = ranked.map(({ seed_id, path }, index) => [
+    index + 1, seed_id, path.depth, path.energy, path.end_reason, path.nodes.join(" > "),
+    path.hops.map((hop) => hop.edge_id).join(" "), path.hops.map((hop) => hop.relation).join(" > "),
+  ]);
+  return [PATH_COLUMNS, ...rows].map((row) => row.map(csvCell).join(",")).join("\n") + "\n";
+}
+
+function exportPanel(view, { paths = null, name }) {
+  const stamp = () => new Date().toISOString().slice(0, 19).replaceAll(":", "");
+  const button = (text, testid, onclick) => h("button", { type: "button", class: "small secondary", "data-testid": testid, onclick }, text);
+  return h(
+    "fieldset",
+    { class: "export", "data-testid": "export" },
+    h("legend", { text: "Export" }),
+    h(
+      "div",
+      { class: "buttons" },
+      button("PNG", "export-png", async () => download(await canvasPng(view), `${name}-${stamp()}.png`)),
+      button("SVG", "export-svg", () => download(canvasSvg(view), `${name}-${stamp()}.svg`)),
+      paths && button("Paths CSV", "export-paths-csv", () => download(new Blob([pathsCsv(paths())], { type: "text/csv" }), `${name}-paths-${stamp()}.csv`)),
+      paths && button("Paths JSON", "export-paths-json", () => download(new Blob([JSON.stringify(paths(), null, 1)], { type: "application/json" }), `${name}-paths-${stamp()}.json`)),
+    ),
+  );
+}
+
+function attach() {
+  const panel = document.querySelector(".graph-page > aside.controls");
+  if (!panel) return false;
+  if (window.memoriaGraph) {
+    panel.append(exportPanel(window.memoriaGraph.view, { name: "memoria-graph" }));
+    return true;
+  }
+  if (window.memoriaLive) {
+    const live = window.memoriaLive.live;
+    const paths = () => (live.run ? live.run.rankedPaths() : []);
+    panel.append(exportPanel(live.view, { paths, name: "memoria-live" }));
+    return true;
+  }
+  return false;
+}
+
+// The page's own module defines its global once it has set up; try again until it has.
+if (!attach()) {
+  let tries = 0;
+  const timer = setInterval(() => {
+    tries += 1;
+    if (attach() || tries > 100) clearInterval(timer);
+  }, 100);
+}

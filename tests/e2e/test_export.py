@@ -1,0 +1,106 @@
+"""Exports in Chromium: the graph canvas as PNG (the renderer's layers composed, at the canvas's size) and SVG (one
+circle a shown node, one line a shown edge, the labels), and on the live page the completed paths as CSV and JSON,
+the same paths the REST answer gives for that retrieval."""
+
+from __future__ import annotations
+
+import base64
+import csv
+import io
+import json
+import struct
+from pathlib import Path
+from urllib.parse import quote
+from xml.etree import ElementTree
+
+import pytest
+from playwright.sync_api import Page
+
+from memoria.accounts.roles import Role
+from memoria.accounts.services import user_grant
+from tests.e2e.browsing import sign_in
+from tests.e2e.live_memory import live_memory, retrieval_body
+from tests.e2e.test_live import open_live, paths_of, rest_answer, wait_finished
+
+PASSWORD = "correct horse battery staple"
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+@pytest.fixture
+def memory(transactional_db: None, group: str) -> dict[str, str]:
+    ids = live_memory(group)
+    user_grant(username="planner", role=Role.VIEWER, groups=[group], password=PASSWORD)
+    return ids
+
+
+# The share of a PNG's pixels that are not the export's background, read back by the browser's own decoder.
+DRAWN_SHARE = """
+async (base64) => {
+  const image = new Image();
+  image.src = `data:image/png;base64,${base64}`;
+  await image.decode();
+  const canvas = document.createElement("canvas");
+  canvas.width = image.width;
+  canvas.height = image.height;
+  const context = canvas.getContext("2d");
+  context.drawImage(image, 0, 0);
+  const pixels = context.getImageData(0, 0, image.width, image.height).data;
+  let drawn = 0;
+  for (let i = 0; i < pixels.length; i += 4) {
+    if (Math.abs(pixels[i] - 0xfb) + Math.abs(pixels[i + 1] - 0xfc) + Math.abs(pixels[i + 2] - 0xfe) > 24) drawn += 1;
+  }
+  return drawn / (pixels.length / 4);
+}
+"""
+
+
+def _downloaded(page: Page, testid: str) -> tuple[str, bytes]:
+    with page.expect_download() as info:
+        page.get_by_test_id(testid).click()
+    download = info.value
+    return download.suggested_filename, Path(download.path()).read_bytes()
+
+
+def test_the_graph_canvas_exports_as_png_and_svg(page: Page, daphne_url: str, memory: dict, group: str) -> None:
+    sign_in(page, daphne_url, "planner", PASSWORD)
+    page.goto(f"{daphne_url}/g/{group}/graph/?nodes={quote(memory['request'], safe='')}")
+    page.wait_for_function("document.body.dataset.graphReady === 'true'", timeout=30_000)
+    page.wait_for_selector("[data-testid=export-png]")
+    page.evaluate("memoriaGraph.view.stopLayout()")
+    counts = page.evaluate("memoriaGraph.view.counts()")
+    assert counts["nodes"] >= 3
+
+    name, png = _downloaded(page, "export-png")
+    assert name.endswith(".png") and png[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", png[16:24])
+    canvas = page.evaluate("[...document.querySelectorAll('.stage canvas')].map((c) => [c.width, c.height])[0]")
+    assert [width, height] == canvas
+    assert page.evaluate(DRAWN_SHARE, base64.b64encode(png).decode()) > 0.001  # the graph, not a blank
+
+    name, svg = _downloaded(page, "export-svg")
+    root = ElementTree.fromstring(svg)  # noqa: S314 — the file this test just had the page make
+    assert name.endswith(".svg") and root.tag == f"{SVG}svg"
+    assert len(root.findall(f".//{SVG}circle")) == counts["nodes"]
+    assert len(root.findall(f".//{SVG}line")) == counts["edges"]
+    shown = page.evaluate("memoriaGraph.view.nodeIds().map((id) => memoriaGraph.view.node(id).name)")
+    assert {text.text for text in root.findall(f".//{SVG}text")} <= set(shown)
+
+
+def test_the_live_paths_export_as_csv_and_json(page: Page, daphne_url: str, memory: dict, group: str) -> None:
+    open_live(page, daphne_url, group, memory["request"], pace="0")
+    page.get_by_test_id("run").click()
+    wait_finished(page)
+    page.wait_for_selector("[data-testid=export-paths-csv]")
+    expected = paths_of(rest_answer(page, retrieval_body(group, memory["request"])))
+
+    _, raw = _downloaded(page, "export-paths-json")
+    paths = json.loads(raw)
+    assert sorted(json.dumps(item["path"], sort_keys=True) for item in paths) == sorted(
+        json.dumps(path, sort_keys=True) for path in expected
+    )
+    assert [item["path"]["energy"] for item in paths] == sorted((p["energy"] for p in expected), reverse=True)
+
+    _, raw = _downloaded(page, "export-paths-csv")
+    rows = list(csv.DictReader(io.StringIO(raw.decode())))
+    assert [row["rank"] for row in rows] == [str(i) for i in range(1, len(expected) + 1)]
+    assert rows[0]["nodes"] == " > ".join(paths[0]["path"]["nodes"])
