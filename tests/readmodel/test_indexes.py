@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from memoria.readmodel.text_index import TextIndex, query_terms
-from memoria.readmodel.vector_index import VectorIndex
+from memoria.readmodel.vector_index import SCAN_MIN_ROWS, VectorIndex, exact_cosines
 from memoria.search.methods import STOP_WORDS
 
 
@@ -108,7 +108,7 @@ def test_a_reserved_build_keeps_no_spare_rows_and_grows_by_a_quarter() -> None:
     index.reserve(1500)
     index.put_rows([f"k{n}" for n in range(1500)], np.eye(4, dtype=np.float32)[np.arange(1500) % 4])
     exact = index.nbytes
-    assert exact == 1500 * (4 * 4 + 1) + 100 * 1500
+    assert exact == 1500 * (4 * 4 + 4 + 4 + 4 + 1) + 100 * 1500  # float32 row, int8 codes, scale, residual, alive
     assert [key for key, _ in index.nearest([0.0, 0.0, 0.0, 1.0], limit=2)] == ["k1003", "k1007"]
     index.put("k1500", [1.0, 0.0, 0.0, 0.0])
     assert index.vector("k1500") == [1.0, 0.0, 0.0, 0.0]
@@ -124,3 +124,57 @@ def test_a_first_commit_keeps_the_last_change_of_each_key() -> None:
     assert index.size == 1
     assert index.search(["gloves"], limit=5) == []
     assert [key for key, _ in index.search(["drill"], limit=5)] == ["a"]
+
+
+def _reference(vectors: np.ndarray, keys: list[str], query: np.ndarray, limit: int, floor: float) -> list[str]:
+    """The exact search by its definition: float32 unit rows, each row's cosine scored alone, ties by key."""
+    unit = (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+    scores = exact_cosines(unit, (query / np.linalg.norm(query)).astype(np.float32))
+    ranked = sorted((key, float(score)) for key, score in zip(keys, scores, strict=True) if score > floor)
+    return [key for key, _ in sorted(ranked, key=lambda hit: (-hit[1], hit[0]))[:limit]]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_int8_scan_gives_the_exact_answers(seed: int) -> None:
+    """Past SCAN_MIN_ROWS the int8 copy picks the rows to score: the answers must be the exact search's, with
+    exact ties (duplicated rows), near ties (rows a hair apart), removed keys, floors and limits."""
+    rng = np.random.default_rng(seed)
+    count, dimensions = SCAN_MIN_ROWS + 1500, 48
+    vectors = rng.normal(size=(count, dimensions)).astype(np.float32)
+    vectors[100:140] = vectors[99]  # 41 rows tied exactly
+    vectors[200:240] = vectors[199] + rng.normal(scale=1e-4, size=(40, dimensions)).astype(np.float32)
+    keys = [f"k{position:05d}" for position in rng.permutation(count)]
+    index = VectorIndex(dimensions)
+    index.put_rows(keys, vectors)
+    removed = set(rng.choice(keys, size=300, replace=False).tolist())
+    for key in removed:
+        index.remove(key)
+    kept = [position for position, key in enumerate(keys) if key not in removed]
+    for trial in range(25):
+        if trial % 5 == 0:
+            query = vectors[99] + rng.normal(scale=0.05, size=dimensions).astype(np.float32)  # near the tied rows
+        elif trial % 5 == 1:
+            query = vectors[199] + rng.normal(scale=0.01, size=dimensions).astype(np.float32)
+        else:
+            query = rng.normal(size=dimensions).astype(np.float32)
+        limit = int(rng.choice([1, 5, 20, 60]))
+        floor = float(rng.choice([-1.0, 0.0, 0.3]))
+        found = index.nearest(query.tolist(), limit=limit, min_similarity=floor)
+        expected = _reference(vectors[kept], [keys[p] for p in kept], query, limit, floor)
+        assert [key for key, _ in found] == expected, (trial, limit, floor)
+        truth = {key: float(np.dot(vectors[keys.index(key)], query)) for key, _ in found}
+        norms = {key: float(np.linalg.norm(vectors[keys.index(key)]) * np.linalg.norm(query)) for key, _ in found}
+        assert all(abs(score - truth[key] / norms[key]) < 1e-5 for key, score in found)
+
+
+def test_keep_scores_only_the_kept_keys() -> None:
+    rng = np.random.default_rng(5)
+    vectors = rng.normal(size=(SCAN_MIN_ROWS + 10, 16)).astype(np.float32)
+    keys = [f"k{position:05d}" for position in range(len(vectors))]
+    index = VectorIndex(16)
+    index.put_rows(keys, vectors)
+    keep = set(keys[::50]) | {"not-a-key"}
+    query = rng.normal(size=16).astype(np.float32)
+    found = index.nearest(query.tolist(), limit=7, keep=keep)
+    chosen = [p for p, key in enumerate(keys) if key in keep]
+    assert [key for key, _ in found] == _reference(vectors[chosen], [keys[p] for p in chosen], query, 7, -1.0)
