@@ -1,6 +1,7 @@
 """Layouts that fit, in Chromium: at 800 px the graph, live and watch pages put the canvas first at full width
 and the panels under it, with nothing scrolling sideways; at desktop width a side panel folds away, the canvas
-(and the renderer's own canvases) take its room, the fold survives a reload, and unfolding gives it back."""
+(and the renderer's own canvases) take its room, the fold survives a reload, and unfolding gives it back. Readable
+graphs: 36 communities get 36 colours, and only a small highlight forces every label on."""
 
 from __future__ import annotations
 
@@ -77,3 +78,39 @@ def test_a_side_panel_folds_the_canvas_grows_and_the_fold_is_remembered(
     page.get_by_test_id("fold-controls").click()
     page.wait_for_function(f"{RENDERER_WIDTH} < {before + 2}")
     assert page.evaluate(BOX, ".graph-page .stage")[0] == pytest.approx(before, abs=2)
+
+
+COLOURS = """
+async (count) => {
+  const page = document.querySelector('script[type="module"][src*="graph_page"]').src;
+  const { communityColour } = await import(new URL("graph_view.js", page).href);
+  return Array.from({ length: count }, (_, n) => communityColour(`community-${n}`));
+}
+"""
+FORCED = """
+(count) => {
+  const view = memoriaGraph.view;
+  const ids = view.nodeIds().slice(0, count);
+  view.highlight({ nodes: ids, edges: [] });
+  const forced = ids.map((id) => Boolean(view.reduceNode(id, view.graph.getNodeAttributes(id)).forceLabel));
+  view.clearHighlight();
+  return forced;
+}
+"""
+
+
+def test_communities_get_distinct_colours_and_big_highlights_leave_labels_to_the_grid(
+    page: Page, daphne_url: str, memory: dict, group: str
+) -> None:
+    sign_in(page, daphne_url, "planner", PASSWORD)
+    page.goto(daphne_url + _pages(group, memory)[0])
+    page.wait_for_function("document.body.dataset.graphReady === 'true'", timeout=30_000)
+    colours = page.evaluate(COLOURS, 36)
+    assert len(set(colours)) == 36 and all(len(colour) == 7 and colour.startswith("#") for colour in colours)
+    assert page.evaluate(COLOURS, 3) == colours[:3]  # a community keeps its colour
+    page.goto(f"{daphne_url}/g/{group}/graph/?nodes={quote(memory['depot'], safe='')}")
+    page.wait_for_function("document.body.dataset.graphReady === 'true'", timeout=30_000)
+    page.evaluate("(id) => memoriaGraph.expand(id)", memory["depot"])
+    page.wait_for_function("memoriaGraph.view.counts().nodes > 45", timeout=20_000)
+    assert page.evaluate(FORCED, 3) == [True, True, True]  # a path's few nodes all say their names
+    assert not any(page.evaluate(FORCED, 45))  # a big highlight leaves labels to the renderer's grid

@@ -24,10 +24,14 @@ const KIND_COLOURS = {
   Community: "#f1c40f",
 };
 const OTHER_COLOUR = "#7f8c8d";
+// Twenty colours told apart at a glance (Tableau 20, greys left out, reordered so neighbours differ), given to
+// communities in the order the view meets them; past twenty, hues around the circle by the golden angle in two
+// lightnesses. Hashing ids into a palette made two communities share a colour long before it ran out.
 const COMMUNITY_PALETTE = [
-  "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
-  "#e377c2", "#17becf", "#bcbd22", "#393b79", "#ad494a", "#637939",
+  "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#aec7e8",
+  "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2", "#9edae5", "#dbdb8d", "#393b79", "#637939",
 ];
+const communityColours = new Map();
 const NO_COMMUNITY = "(none)";
 const CATEGORY_COLOURS = {
   HIERARCHICAL: "#6c7a89",
@@ -43,6 +47,7 @@ const INVALIDATED_COLOUR = "#b9c0ca";
 // Past this many edges, edges (and labels) are hidden while the camera moves and edges while the layout runs:
 // drawing tens of thousands of edges every frame is what makes a big graph stutter, above all without a GPU.
 const BIG_GRAPH_EDGES = 5000;
+const FORCED_LABELS_MAX = 40;
 
 // Whether a loaded fact counts at `at` as the memory knows it now: memoria/graph/asof.py's `counts` with known_at
 // now, so the drawing hides what the server would not walk at that moment (the server decides what it loads;
@@ -61,14 +66,28 @@ export function kindKey(card) {
   return card.kind === "Entity" && card.labels && card.labels.length ? card.labels[0] : card.kind;
 }
 
-function hashIndex(text, modulo) {
-  let hash = 0;
-  for (let i = 0; i < text.length; i += 1) hash = (hash * 31 + text.charCodeAt(i)) | 0;
-  return Math.abs(hash) % modulo;
+// The renderer reads hex colours: HSL (hue in degrees, saturation and lightness in [0, 1]) written as one.
+function hslHex(hue, saturation, lightness) {
+  const chroma = (1 - Math.abs(2 * lightness - 1)) * saturation;
+  const channel = (n) => {
+    const k = (n + hue / 30) % 12;
+    const value = lightness - chroma / 2 * Math.max(-1, Math.min(k - 3, 9 - k, 1));
+    return Math.round(255 * value).toString(16).padStart(2, "0");
+  };
+  return `#${channel(0)}${channel(8)}${channel(4)}`;
 }
 
 export function communityColour(communityId) {
-  return communityId ? COMMUNITY_PALETTE[hashIndex(communityId, COMMUNITY_PALETTE.length)] : OTHER_COLOUR;
+  if (!communityId) return OTHER_COLOUR;
+  if (!communityColours.has(communityId)) {
+    const index = communityColours.size;
+    const beyond = index - COMMUNITY_PALETTE.length;
+    communityColours.set(
+      communityId,
+      beyond < 0 ? COMMUNITY_PALETTE[index] : hslHex((beyond * 137.508) % 360, 0.65, beyond % 2 ? 0.38 : 0.55),
+    );
+  }
+  return communityColours.get(communityId);
 }
 
 function nodeSize(degree) {
@@ -375,7 +394,12 @@ export class GraphView {
     if (data.fixed) out.label = `◆ ${data.label}`;
     if (this.selected.has(id)) { out.highlighted = true; out.forceLabel = true; out.zIndex = 2; }
     if (this.highlighted) {
-      if (this.highlighted.nodes.has(id)) { out.forceLabel = true; out.zIndex = 3; out.size = data.size * 1.3; out.highlighted = true; }
+      if (this.highlighted.nodes.has(id)) {
+        // A few highlighted nodes (a path) all say their names; a big subgraph leaves labels to the renderer's grid,
+        // which keeps them from colliding.
+        out.forceLabel = this.highlighted.nodes.size <= FORCED_LABELS_MAX;
+        out.zIndex = 3; out.size = data.size * 1.3; out.highlighted = true;
+      }
       else { out.color = FADED; out.label = null; out.zIndex = 0; }
     }
     const style = this.nodeStyles.get(id);
