@@ -24,15 +24,21 @@ STATE_KEYS = frozenset(
 )  # fmt: skip
 
 
+def _printable(value: str) -> str:
+    if any(ord(character) < 32 or ord(character) == 127 for character in value):
+        raise ValueError("must not hold control characters")
+    return value
+
+
 def _name(value: str) -> str:
-    name = " ".join(value.split())
+    name = " ".join(_printable(value).split())
     if not name:
         raise ValueError("must not be blank")
     return name
 
 
 def _state(value: str) -> str:
-    state = value.removeprefix("?")
+    state = _printable(value).removeprefix("?")
     try:
         pairs = parse_qsl(state, keep_blank_values=True, strict_parsing=bool(state))
     except ValueError as error:

@@ -63,9 +63,13 @@ def perspectives_list(*, user: User, group: str) -> list[Perspective]:
     return sorted(_visible(user, group), key=lambda view: (not view.is_default, view.name.casefold(), view.pk))
 
 
+# Ids past the database's integer range are nobody's view (SQLite would refuse to compare them).
+MAX_ID = 2**63 - 1
+
+
 def perspective_get(*, user: User, group: str, view_id: int) -> Perspective:
     check_group_access(user=user, group=group)
-    view = _visible(user, group).filter(pk=view_id).first()
+    view = _visible(user, group).filter(pk=view_id).first() if 0 < view_id <= MAX_ID else None
     if view is None:
         raise PerspectiveNotFound(f"no view {view_id} visible to you in group {group!r}")
     return view

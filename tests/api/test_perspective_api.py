@@ -156,3 +156,12 @@ def test_another_groups_views_are_404_and_untouched(people) -> None:
 
 def test_nobody_signed_in_gets_401() -> None:
     assert APIClient().get(url()).status_code == 401
+
+
+def test_odd_ids_and_control_characters_are_refused_cleanly(people) -> None:
+    assert people["vic"].get(url(view=10**30)).status_code == 404
+    assert people["vic"].delete(url(view=10**30)).status_code == 404
+    response = people["vic"].post(url(), {"name": "a\x00b", "state": ""}, format="json")
+    assert response.status_code == 400 and response.json()["errors"] == ["name: must not hold control characters"]
+    response = people["vic"].post(url(), {"name": "ok", "state": "w=1\n"}, format="json")
+    assert response.status_code == 400 and response.json()["errors"] == ["state: must not hold control characters"]
