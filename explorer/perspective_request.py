@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Annotated
 from urllib.parse import parse_qsl
 
-from pydantic import AfterValidator, Field, model_validator
+from pydantic import AfterValidator, Field, StrictBool, model_validator
 
 from explorer.models import MAX_NAME_LENGTH, MAX_STATE_LENGTH
 from memoria.graph.vocabulary import RequestModel
@@ -62,15 +62,15 @@ ViewState = Annotated[
 class PerspectiveCreate(RequestModel):
     name: ViewName
     state: ViewState
-    shared: bool = Field(default=False, description="seen by everyone of the group (curator role)")
-    default: bool = Field(default=False, description="the group's default perspective (curator role; implies shared)")
+    shared: StrictBool = Field(default=False, description="seen by everyone of the group (curator role)")
+    default: StrictBool = Field(default=False, description="the group's default view (curator role; implies shared)")
 
 
 class PerspectiveChange(RequestModel):
     name: ViewName | None = None
     state: ViewState | None = None
-    shared: bool | None = Field(default=None, description="share with the group (curator role) or make private")
-    default: bool | None = Field(default=None, description="make or unmake the group's default (curator role)")
+    shared: StrictBool | None = Field(default=None, description="share with the group (curator role) or make private")
+    default: StrictBool | None = Field(default=None, description="make or unmake the group's default (curator role)")
 
     @model_validator(mode="after")
     def _something(self) -> PerspectiveChange:

@@ -119,6 +119,7 @@ def test_names_are_unique_per_user_and_group(people) -> None:
         ({"name": "odd", "state": "nodes=a&colour=kind&evil=1"}, "state: unknown key(s) evil"),
         ({"name": "odd", "state": "nodes"}, "state: must be a URL query"),
         ({"name": "odd", "state": "", "shared": "perhaps"}, "shared: Input should be a valid boolean"),
+        ({"name": "odd", "state": "", "default": 0}, "default: Input should be a valid boolean"),
         ({"name": "odd", "state": "", "colour": "red"}, "body: unknown field(s) colour"),
     ],
 )
