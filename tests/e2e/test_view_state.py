@@ -189,3 +189,41 @@ def test_the_live_page_keeps_its_run_in_the_url_and_a_link_reruns_it(
     wait_finished(other)
     assert other.evaluate("memoriaLive.requestBody()") == body
     other.context.close()
+
+
+def test_a_link_redoes_the_last_path_and_long_views_are_cut_with_a_note(
+    page: Page, daphne_url: str, memory: dict, group: str
+) -> None:
+    sign_in(page, daphne_url, "vic", PASSWORD)
+    open_graph(page, daphne_url, group, f"node={quote(memory['forecast'], safe='')}")
+    page.evaluate("(id) => memoriaGraph.setPathEnd('to', id)", memory["lyon"])
+    page.get_by_test_id("path-from-here").click()  # the open node: the forecast request
+    page.get_by_test_id("path-strongest").click()
+    expect(page.get_by_test_id("path-summary")).to_contain_text("strongest")
+    state = url_state(page)
+    assert state["action"] == ["path"] and state["mode"] == ["strongest"]
+    assert (state["from"], state["to"]) == ([memory["forecast"]], [memory["lyon"]])
+    drawn = page.evaluate("[...memoriaGraph.view.highlighted.nodes]")
+    assert drawn == [memory["forecast"], memory["erp"], memory["aldana"], memory["lyon"]]
+
+    fresh = page.context.new_page()
+    fresh.goto(page.url)
+    ready(fresh)
+    assert fresh.evaluate("[...memoriaGraph.view.highlighted.nodes]") == drawn
+    expect(fresh.get_by_test_id("path-summary")).to_contain_text("strongest")
+    expect(fresh.get_by_test_id("path-to")).to_have_text("Lyon warehouse")
+
+    # Past the caps the link keeps the first 150 nodes and the page says so under the Views menu.
+    cut = fresh.evaluate(
+        """async () => {
+          const {encodeState, decodeState, emptyState, NODE_CAP} = await import('/static/explorer/js/view_state.js');
+          const state = {...emptyState(), nodes: Array.from({length: 400}, (_, i) => `${'n'.repeat(10)}-${i}`)};
+          const {query, truncated} = encodeState(state);
+          const long = encodeState({...state, nodes: state.nodes.map((id) => id.repeat(8))});
+          return {truncated, kept: decodeState(query).nodes.length, cap: NODE_CAP,
+            longKept: decodeState(long.query).nodes.length, longLength: long.query.length};
+        }"""
+    )
+    assert cut["truncated"] and cut["kept"] == cut["cap"] == 150
+    assert cut["longKept"] < 150 and cut["longLength"] <= 7000
+    expect(fresh.get_by_test_id("url-cut")).to_be_hidden()
