@@ -545,8 +545,7 @@ async function restoreAction(action) {
     if (action.top) ppr.el.topK.value = String(action.top);
     ppr.el.relation.checked = action.aware;
     ppr.el.query.value = action.query;
-    await ppr.run();
-    pprChanged();
+    await ppr.run(); // its onChange (pprChanged) keeps the action
   }
 }
 
