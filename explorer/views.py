@@ -18,6 +18,9 @@ from explorer.curation_page import audit_rows, curation_settings
 from explorer.current_group import current_group, remember_group, switchable_groups
 from explorer.exports import SearchExportInput, results_csv, results_json
 from explorer.landing import landing
+from explorer.models import MAX_NAME_LENGTH
+from explorer.perspective_request import STATE_KEYS
+from explorer.perspectives import default_perspective
 from explorer.timeline import fact_timeline
 from memoria.accounts.services import check_group_access
 from memoria.browse.filters import CATEGORY_CHOICES
@@ -35,6 +38,7 @@ from memoria.search.service import search
 SEARCH_LIMIT = 20
 # A community's mini graph draws its best-connected members only; the page lists them all.
 MINI_GRAPH_MEMBERS = 100
+URL_NODE_CAP = 150  # view_state.js's NODE_CAP: the graph page's link keeps this many shown nodes
 
 
 @login_required
@@ -150,12 +154,21 @@ def graph_view(request: HttpRequest, group: str) -> HttpResponse:
     config = {
         "group": group,
         "start": {"nodes": nodes[:50], "edge": request.GET.get("edge") or None, "query": request.GET.get("q", "")},
+        # With no view in the URL, the page opens the group's default perspective (explorer/perspectives.py).
+        "default_view": None if STATE_KEYS & request.GET.keys() else _default_view(request, group),
+        "view_name_max": MAX_NAME_LENGTH,
+        "url_node_cap": URL_NODE_CAP,
         "expand_limit": DEFAULT_LIMIT,
         "categories": list(CATEGORY_CHOICES),
         "max_hops": DEFAULT_MAX_HOPS,
         "max_hops_limit": MAX_HOPS,
     }
     return render(request, "explorer/graph.html", {"group": group, "config": config})
+
+
+def _default_view(request: HttpRequest, group: str) -> dict[str, Any] | None:
+    view = default_perspective(user=request.user, group=group)
+    return view and {"id": view.pk, "name": view.name, "state": view.state}
 
 
 @group_page

@@ -21,7 +21,9 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.test import APIClient
 
-from memoria.accounts.roles import Role
+from explorer.models import Perspective
+from explorer.perspectives import SHARING_NEEDS_CURATOR
+from memoria.accounts.roles import CURATOR_NEEDED, Role
 from memoria.accounts.services import user_grant
 from memoria.graph import driver
 from memoria.interchange.document import parse_graph_document
@@ -43,6 +45,8 @@ class Call:
     body: Any = None
     # What a curator of A gets naming A with B's ids: 404, or an answer that shows nothing of B.
     guessed: frozenset[int] = field(default_factory=lambda: frozenset({404}))
+    # What a viewer is told when it tries this write on its own group.
+    refusal: str = CURATOR_NEEDED
 
     @property
     def writes(self) -> bool:
@@ -164,6 +168,19 @@ API_CALLS = [
     ),
     Call("api-search", "get", "/api/search?q=Liv+Tallinn&group={g}"),
     Call("api-search-suggest", "get", "/api/search/suggest?q=Liv&group={g}"),
+    # Saved views: {view} is a view the group's curator shared; sharing and the default need the curator role.
+    Call("api-group-views", "get", "/api/groups/{g}/views"),
+    Call(
+        "api-group-views",
+        "post",
+        "/api/groups/{g}/views",
+        {"name": "team lens", "state": "w=0.5", "shared": True},
+        refusal=SHARING_NEEDS_CURATOR,
+    ),
+    Call("api-group-view-default", "get", "/api/groups/{g}/views/default"),
+    Call("api-group-view", "get", "/api/groups/{g}/views/{view}"),
+    Call("api-group-view", "patch", "/api/groups/{g}/views/{view}", {"default": True}, refusal=SHARING_NEEDS_CURATOR),
+    Call("api-group-view", "delete", "/api/groups/{g}/views/{view}", refusal="Only the view's owner, or a curator"),
     Call(
         "api-search",
         "get",
@@ -266,11 +283,12 @@ class World:
     b_ids: dict[str, str]
 
 
-IDS = ("node", "node2", "episode", "community", "edge", "entry", "mine")
+IDS = ("node", "node2", "episode", "community", "edge", "entry", "mine", "view")
 
 
-def ids_of(group: str, entry: int) -> dict[str, str]:
+def ids_of(group: str, entry: int, view: int = 0) -> dict[str, str]:
     return {
+        "view": str(view),
         "g": group,
         "node": node_id(group, "liv"),
         "mine": node_id(group, "liv"),  # stays the caller's own node when the others are guessed
@@ -304,7 +322,22 @@ def world(memories: tuple[str, str], client_for: Callable[..., APIClient]) -> Wo
         edited = owner.patch(url, data=json.dumps({"weight": weight}), content_type="application/json")
         assert edited.status_code == 200, edited.content
         entries[target] = edited.json()["entry"]["id"]
-    return World(group, other_group, ids_of(group, entries[group]), ids_of(other_group, entries[other_group]))
+    views = {target: shared_view(name, target) for name, target in (("alice-owner", group), ("bob", other_group))}
+    return World(
+        group,
+        other_group,
+        ids_of(group, entries[group], views[group]),
+        ids_of(other_group, entries[other_group], views[other_group]),
+    )
+
+
+def shared_view(owner: str, group: str) -> int:
+    """A view the group's curator shared, named and shaped with the group's secret (saved views live in Django's DB)."""
+    from django.contrib.auth import get_user_model
+
+    user = get_user_model().objects.get(username=owner)
+    name = f"{SECRET} lens" if owner in ("bob", "tim") else "lens"
+    return Perspective.objects.create(owner=user, group=group, name=name, state="w=0.5", shared=True).pk
 
 
 def send(client: Client, call: Call, ids: dict[str, str]):
@@ -397,7 +430,8 @@ def twins(graph_server: object, client_for: Callable[..., APIClient]) -> Iterato
         edited = owner.patch(url, data=json.dumps({"weight": 0.41}), content_type="application/json")
         assert edited.status_code == 200, edited.content
         entries[target] = edited.json()["entry"]["id"]
-    yield World(a, twin, ids_of(a, entries[a]), {**ids_of(a, entries[twin]), "g": twin})
+    views = {target: shared_view(name, target) for name, target in (("alice-owner", a), ("tim", twin))}
+    yield World(a, twin, ids_of(a, entries[a], views[a]), {**ids_of(a, entries[twin], views[twin]), "g": twin})
     driver.write("MATCH (n:Memory) WHERE n.group_id IN $groups DETACH DELETE n", groups=[a, twin])
 
 
@@ -418,7 +452,7 @@ def test_viewers_cannot_write(call: Call, world: World, client_for) -> None:
     before = graph_snapshot(world.a)
     response = send(viewer, call, world.a_ids)
     assert response.status_code == 403, (response.status_code, response.content[:300])
-    assert response.json()["detail"] == "Changing the memory graph needs the curator role."
+    assert response.json()["detail"].startswith(call.refusal), response.json()
     assert graph_snapshot(world.a) == before
 
 

@@ -98,7 +98,13 @@ CROSS_FIELD_OPERATIONS = {
     ("GET", "/api/graph/{group}/nodes/{node_id}/outgoing"),
     ("GET", "/api/graph/{group}/nodes/{node_id}/incoming"),
 }
-UNDESCRIBED_INPUT = FREE_FORM_BODY_OPERATIONS | CROSS_FIELD_OPERATIONS
+# Saved views: a name must hold a non-space character and a state only the graph page's URL keys, rules the
+# schema's lengths do not express.
+RULED_TEXT_OPERATIONS = {
+    ("POST", "/api/groups/{group}/views"),
+    ("PATCH", "/api/groups/{group}/views/{view_id}"),
+}
+UNDESCRIBED_INPUT = FREE_FORM_BODY_OPERATIONS | CROSS_FIELD_OPERATIONS | RULED_TEXT_OPERATIONS
 
 
 @schema.hook

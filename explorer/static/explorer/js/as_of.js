@@ -19,9 +19,11 @@ function inputValueOf(stamp) {
 export class AsOfControl {
   // `input`: a datetime-local input (step 1); `clear`: a button back to the default; `onChange(stamp)`: the
   // moment changed by the user or by `set` (stamp null for the default).
-  constructor({ input, clear, onChange = () => {} }) {
+  // `keepInUrl: false` leaves the URL to a page that writes its whole state there (the graph page).
+  constructor({ input, clear, onChange = () => {}, keepInUrl = true }) {
     this.input = input;
     this.onChange = onChange;
+    this.keepInUrl = keepInUrl;
     this.input.value = inputValueOf(new URLSearchParams(window.location.search).get("as_of"));
     this.input.addEventListener("change", () => this.changed());
     if (clear) clear.addEventListener("click", () => this.set(null));
@@ -43,9 +45,18 @@ export class AsOfControl {
     this.changed();
   }
 
+  // Show a moment without telling anyone (a page restoring a view it is about to redraw anyway).
+  show(stamp) {
+    this.input.value = inputValueOf(stamp);
+  }
+
   changed() {
-    const url = new URL(window.location.href);
     const stamp = this.value();
+    if (!this.keepInUrl) {
+      this.onChange(stamp);
+      return;
+    }
+    const url = new URL(window.location.href);
     if (stamp) url.searchParams.set("as_of", stamp);
     else url.searchParams.delete("as_of");
     window.history.replaceState(window.history.state, "", url);

@@ -9,7 +9,8 @@ export function curationConfig() {
   return element ? JSON.parse(element.textContent) : { can_curate: false, csrf: "" };
 }
 
-async function send(method, url, body) {
+// A JSON write with the session cookie and the CSRF token; a refusal throws ApiError with the server's detail.
+export async function send(method, url, body) {
   const response = await fetch(url, {
     method,
     credentials: "same-origin",

@@ -5,11 +5,14 @@
 import { getJson, groupApi, neighboursApi, pageUrl } from "./api.js";
 import { AsOfControl } from "./as_of.js";
 import { day, h, number } from "./dom.js";
+import { curationConfig } from "./curation_api.js";
 import { attachCuration } from "./curation_graph.js";
 import { showEdge } from "./edge_inspector.js";
 import { GraphPpr } from "./graph_ppr.js";
 import { colours, createGraphView } from "./graph_view.js";
 import { SuggestBox } from "./suggest.js";
+import { decodeState, emptyState, encodeState, hasState } from "./view_state.js";
+import { ViewsMenu } from "./views_menu.js";
 
 const config = JSON.parse(document.getElementById("graph-config").textContent);
 const group = config.group;
@@ -20,6 +23,7 @@ const expansions = new Map(); // node id → {offset, total, signature}
 const pathEnds = { from: null, to: null };
 let currentNode = null;
 let timeRange = null;
+let lastAction = null; // the last path, subgraph or PPR run, kept in the URL (view_state.js)
 
 // ---- filters ----------------------------------------------------------------------------------------------
 
@@ -41,7 +45,9 @@ function chosenCategories() {
 
 // The moment (as_of.js, kept in the URL): what expansions, paths and subgraphs ask for and the drawing shows. The
 // slider moves it through the loaded facts' times; typing a moment places the slider there.
-const asOf = new AsOfControl({ input: $("[data-as-of]"), clear: $("[data-as-of-clear]"), onChange: momentChanged });
+const asOf = new AsOfControl({
+  input: $("[data-as-of]"), clear: $("[data-as-of-clear]"), onChange: momentChanged, keepInUrl: false,
+});
 
 function timeAt() {
   return asOf.value();
@@ -69,6 +75,7 @@ function momentChanged(stamp) {
     $("[data-time-slider]").value = String(Math.round(Math.min(Math.max(fraction, 0), 1) * 1000));
   }
   applyFilter();
+  record(timeSliding ? "slide" : "push");
 }
 
 // What the server should filter by when a node is expanded or a path is found: the same as the view shows.
@@ -105,9 +112,16 @@ function updateTimeRange() {
   timeRange = start === null ? null : { start, end: Math.max(end, start + 86400000) };
 }
 
-for (const box of categoryBoxes) box.addEventListener("change", applyFilter);
-$("[data-min-weight]").addEventListener("input", applyFilter);
-$("[data-time-slider]").addEventListener("input", () => asOf.set(sliderMoment()));
+for (const box of categoryBoxes) box.addEventListener("change", () => { applyFilter(); record(); });
+$("[data-min-weight]").addEventListener("input", () => { applyFilter(); record("slide"); });
+$("[data-min-weight]").addEventListener("change", endSlide);
+let timeSliding = false;
+$("[data-time-slider]").addEventListener("input", () => {
+  timeSliding = true;
+  asOf.set(sliderMoment());
+  timeSliding = false;
+});
+$("[data-time-slider]").addEventListener("change", endSlide);
 $("[data-time-enabled]").addEventListener("change", (event) => {
   $("[data-time-slider]").disabled = !event.target.checked;
   asOf.set(event.target.checked ? sliderMoment() : null);
@@ -116,7 +130,7 @@ $("[data-time-enabled]").addEventListener("change", (event) => {
 // ---- colours and legend -----------------------------------------------------------------------------------
 
 for (const radio of document.querySelectorAll('input[name="colour"]')) {
-  radio.addEventListener("change", () => view.setColourMode(radio.value));
+  radio.addEventListener("change", () => { view.setColourMode(radio.value); record(); });
 }
 
 function drawLegend() {
@@ -192,19 +206,32 @@ async function addByIds(ids) {
 // ---- PageRank (graph_ppr.js) ------------------------------------------------------------------------------
 
 const ppr = new GraphPpr({
-  view, group, root: $("[data-ppr]"), addByIds, openNode: (id) => openNode(id), moment: () => asOf.parameters(),
+  view, group, root: $("[data-ppr]"), addByIds, openNode: (id) => { openNode(id); record(); },
+  moment: () => asOf.parameters(), onChange: pprChanged,
   selection: () => [...new Set([...view.selected, currentNode].filter((id) => id && view.hasNode(id)))],
 });
 
+// A PPR run shown (the seeds it was sent, so the URL reruns it without the selection) or the box cleared.
+function pprChanged() {
+  if (ppr.lastAnswer && ppr.lastBody) {
+    const body = ppr.lastBody;
+    lastAction = { kind: "ppr", seeds: (body.seeds || []).map((seed) => seed.id), top: body.top_k,
+      aware: Boolean(body.relation_aware), query: body.query || "" };
+  } else if (lastAction && lastAction.kind === "ppr") {
+    lastAction = null;
+  }
+  record();
+}
+
 // The seeds (or the selection) and every node within `hops` facts of them, through the facts the filter shows.
-async function showAround() {
-  const ids = ppr.seedIds();
+async function showAround(ids = ppr.seedIds()) {
   const result = $("[data-around-result]");
   if (!ids.length) {
     result.textContent = "Pick seeds first: “PPR seed” on a node, or select nodes.";
     return;
   }
   const hops = Number($("[data-around-hops]").value);
+  lastAction = { kind: "subgraph", seeds: ids, hops };
   const found = await getJson(`${groupApi(group)}/subgraph`, { ids: ids.join(","), hops, ...filterParameters() });
   view.addNodes(found.nodes);
   view.addEdges(found.edges);
@@ -212,10 +239,16 @@ async function showAround() {
   view.startLayout({ ms: 2500 });
   result.textContent = `${found.nodes.length} nodes, ${found.edges.length} facts within ${hops} hop${hops === 1 ? "" : "s"}` +
     (found.truncated ? " (cut at the strongest-linked)" : "");
+  record();
 }
 
 $("[data-around-show]").addEventListener("click", () =>
   showAround().catch((error) => { $("[data-around-result]").textContent = error.message; }));
+
+// A user's expansion ("Expand", "More", a click on a node): one step back and forth in the history.
+function userExpand(id) {
+  return expand(id).then(() => record(), showError);
+}
 
 // ---- node panel -------------------------------------------------------------------------------------------
 
@@ -243,12 +276,12 @@ function drawNodePanel(id) {
     h("div", { class: "buttons" },
       known
         ? h("button", { type: "button", class: "small", disabled: remaining === 0, "data-testid": "expand-more",
-            onclick: () => expand(id) }, remaining ? `More (${remaining})` : "All shown")
-        : h("button", { type: "button", class: "small", "data-testid": "expand", onclick: () => expand(id) }, "Expand"),
+            onclick: () => userExpand(id) }, remaining ? `More (${remaining})` : "All shown")
+        : h("button", { type: "button", class: "small", "data-testid": "expand", onclick: () => userExpand(id) }, "Expand"),
       h("button", { type: "button", class: "small secondary", "data-testid": "pin",
         onclick: () => { view.pinNode(id, !view.isPinned(id)); drawNodePanel(id); } }, view.isPinned(id) ? "Unpin" : "Pin"),
       h("button", { type: "button", class: "small secondary", "data-testid": "hide",
-        onclick: () => { view.hideNode(id); panel.hidden = true; currentNode = null; } }, "Hide"),
+        onclick: () => { view.hideNode(id); panel.hidden = true; currentNode = null; record(); } }, "Hide"),
       h("button", { type: "button", class: "small secondary", "data-testid": "path-from-here",
         onclick: () => setPathEnd("from", id) }, "Path from here"),
       h("button", { type: "button", class: "small secondary", "data-testid": "path-to-here",
@@ -287,6 +320,7 @@ function openEdge(id) {
   const panel = $("[data-edge-panel]");
   showEdge(panel, group, edge);
   panel.scrollIntoView({ block: "start" });  // the side panel may be scrolled down a node's long fact list
+  record();
 }
 
 // ---- paths ------------------------------------------------------------------------------------------------
@@ -298,6 +332,7 @@ async function findPath(mode) {
     return;
   }
   result.textContent = "Searching…";
+  lastAction = { kind: "path", from: pathEnds.from, to: pathEnds.to, mode, maxHops: Number($("[data-max-hops]").value) };
   const answer = await getJson(`${groupApi(group)}/paths`, {
     from: pathEnds.from, to: pathEnds.to, mode, max_hops: $("[data-max-hops]").value, ...filterParameters(),
   });
@@ -311,6 +346,7 @@ async function findPath(mode) {
   view.addEdges(answer.edges);
   view.highlight({ nodes: answer.nodes.map((node) => node.id), edges: answer.edges.map((edge) => edge.id) });
   view.startLayout({ ms: 1500 });
+  record();
   result.dataset.mode = mode;
   result.replaceChildren(
     h("p", { "data-testid": "path-summary" },
@@ -328,6 +364,8 @@ for (const button of document.querySelectorAll("[data-find-path]")) {
 $("[data-clear-path]").addEventListener("click", () => {
   view.clearHighlight();
   $("[data-path-result]").replaceChildren();
+  if (lastAction && lastAction.kind === "path") lastAction = null;
+  record();
 });
 
 // ---- search to add ----------------------------------------------------------------------------------------
@@ -352,6 +390,7 @@ async function addAndOpen(id) {
   openNode(id);
   await expand(id);
   view.focus(id);
+  record();
 }
 
 // As you type: a suggestion chosen with the mouse or ↑ ↓ Enter is added, opened and expanded at once.
@@ -368,43 +407,191 @@ function showError(error) {
 
 view.on("clickNode", (id) => {
   openNode(id);
-  if (!expansions.has(id)) expand(id).catch(showError);
+  if (!expansions.has(id)) userExpand(id);
+  else record();
 });
 view.on("clickEdge", (id) => openEdge(id));
 $("[data-layout]").addEventListener("click", () => (view.layoutRunning() ? view.stopLayout() : view.startLayout({ ms: 8000 })));
 view.on("layout", (running) => { $("[data-layout]").textContent = running ? "Stop layout" : "Run layout"; });
 $("[data-fit]").addEventListener("click", () => view.fit());
-$("[data-unhide]").addEventListener("click", () => view.unhideAll());
+$("[data-unhide]").addEventListener("click", () => { view.unhideAll(); record(); });
+for (const box of document.querySelectorAll("[data-link]")) box.addEventListener("change", () => record());
+
+// ---- the view in the URL (view_state.js) -------------------------------------------------------------------
+
+let restoring = false; // a restore redraws the view: its steps are not user actions
+let restoreRun = 0; // a newer restore (back pressed twice quickly) abandons an older one
+let sliding = false; // a slider being dragged: one history entry for the whole drag
+let recorded = ""; // the query the current history entry holds
+
+function captureState() {
+  const state = emptyState();
+  state.nodes = view.nodeIds();
+  state.expanded = [...expansions.keys()].filter((id) => view.hasNode(id));
+  state.hidden = [...view.hiddenNodes].filter((id) => view.hasNode(id));
+  state.sel = currentNode && view.hasNode(currentNode) ? currentNode : null;
+  state.edge = inspected && view.hasEdge(inspected) ? inspected : null;
+  const categories = chosenCategories();
+  state.categories = categories ? [...categories] : null;
+  state.minWeight = Number($("[data-min-weight]").value);
+  state.asOf = asOf.value();
+  state.colour = view.colourMode;
+  state.links = [...document.querySelectorAll("[data-link]")].filter((box) => box.checked).map((box) => box.dataset.link);
+  state.action = lastAction;
+  return state;
+}
+
+// Write the view into the URL: a new history entry for an action ("push"), the same entry for a slider's further
+// steps ("slide" pushes once per drag, then replaces).
+function record(mode = "push") {
+  if (restoring) return;
+  const { query, truncated } = encodeState(captureState());
+  $("[data-url-cut]").hidden = !truncated;
+  if (query === recorded) return;
+  const push = mode === "push" || (mode === "slide" && !sliding);
+  if (mode === "slide") sliding = true;
+  const url = new URL(window.location.href);
+  url.search = query;
+  window.history[push ? "pushState" : "replaceState"]({ graphView: true }, "", url);
+  recorded = query;
+  views.stateChanged(query);
+}
+
+function endSlide() {
+  sliding = false;
+}
+
+function reportMissing(asked) {
+  // A link to a node that was deleted or merged, or mistyped: say so, and show what does exist.
+  const missing = asked.filter((id) => !view.hasNode(id));
+  if (!missing.length) return;
+  const names = missing.slice(0, 5).map((id) => `“${id}”`).join(", ") + (missing.length > 5 ? ", …" : "");
+  showError(new Error(`${missing.length === 1 ? "No node" : "No nodes"} ${names} in ${group}: ` +
+    "deleted or merged since the link was made, or the link is mistyped. Search for it instead."));
+}
+
+// Draw a state from scratch: the filters first (expansions ask the server with them), then the nodes, the
+// expansions, what was hidden, the selection, the last action and the inspected edge.
+async function restore(state) {
+  const run = ++restoreRun;
+  const stale = () => run !== restoreRun;
+  restoring = true;
+  document.body.dataset.graphReady = "false";
+  try {
+    view.stopLayout();
+    view.clear();
+    view.clearStyles();
+    expansions.clear();
+    currentNode = null;
+    inspected = null;
+    lastAction = null;
+    $("[data-node-panel]").hidden = true;
+    $("[data-edge-panel]").hidden = true;
+    $("[data-path-result]").replaceChildren();
+    $("[data-around-result]").textContent = "";
+    setPathEnd("from", null);
+    setPathEnd("to", null);
+    ppr.clear();
+    for (const box of categoryBoxes) box.checked = !state.categories || state.categories.includes(box.value);
+    $("[data-min-weight]").value = String(state.minWeight ?? 0.25);
+    asOf.show(state.asOf);
+    $("[data-time-enabled]").checked = false;
+    $("[data-time-slider]").disabled = true;
+    for (const radio of document.querySelectorAll('input[name="colour"]')) radio.checked = radio.value === state.colour;
+    view.setColourMode(state.colour);
+    for (const box of document.querySelectorAll("[data-link]")) box.checked = state.links.includes(box.dataset.link);
+    applyFilter();
+    if (state.nodes.length) {
+      await addByIds(state.nodes);
+      if (stale()) return;
+      reportMissing(state.nodes);
+    } else if (state.query) {
+      const found = await getJson("/api/search", { q: state.query, group, scope: "entities", limit: 10 });
+      if (stale()) return;
+      await addByIds(found.entities.map((hit) => hit.id));
+    }
+    for (const id of state.expanded) {
+      if (stale()) return;
+      if (view.hasNode(id)) await expand(id);
+    }
+    if (stale()) return;
+    for (const id of state.hidden) if (view.hasNode(id)) view.hideNode(id);
+    if (state.sel && view.hasNode(state.sel)) openNode(state.sel);
+    await restoreAction(state.action);
+    if (stale()) return;
+    if (state.edge && view.hasEdge(state.edge)) openEdge(state.edge);
+  } finally {
+    if (!stale()) {
+      restoring = false;
+      document.body.dataset.graphReady = "true";
+    }
+  }
+}
+
+async function restoreAction(action) {
+  if (!action) return;
+  if (action.kind === "path" && action.from && action.to) {
+    if (action.maxHops) $("[data-max-hops]").value = String(action.maxHops);
+    pathEnds.from = action.from;
+    pathEnds.to = action.to;
+    await findPath(action.mode);
+    setPathEnd("from", action.from);
+    setPathEnd("to", action.to);
+  } else if (action.kind === "subgraph") {
+    $("[data-around-hops]").value = String(action.hops);
+    await showAround(action.seeds.filter((id) => view.hasNode(id)));
+  } else if (action.kind === "ppr") {
+    for (const id of action.seeds) ppr.toggleSeed(id);
+    if (action.top) ppr.el.topK.value = String(action.top);
+    ppr.el.relation.checked = action.aware;
+    ppr.el.query.value = action.query;
+    await ppr.run(); // its onChange (pprChanged) keeps the action
+  }
+}
+
+// Back and forward: the entry's URL is the view to draw.
+window.addEventListener("popstate", () => {
+  recorded = window.location.search.slice(1);
+  views.stateChanged(recorded);
+  restore(decodeState(window.location.search)).catch(showError);
+});
+
+// Saved views (views_menu.js): opening one is an action like any other, so back returns to the view before it.
+const views = new ViewsMenu($("[data-views]"), {
+  group,
+  canCurate: curationConfig().can_curate,
+  open: (query) => {
+    const url = new URL(window.location.href);
+    url.search = query;
+    window.history.pushState({ graphView: true }, "", url);
+    recorded = query;
+    return restore(decodeState(query));
+  },
+});
 
 async function start() {
-  applyFilter(); // a moment from the URL
-  const { nodes, edge, query } = config.start;
-  if (nodes.length) {
-    await addByIds(nodes);
-    // A link to a node that was deleted or merged, or mistyped: say so, and show what does exist.
-    const missing = nodes.filter((id) => !view.hasNode(id));
-    if (missing.length) {
-      const names = missing.slice(0, 5).map((id) => `“${id}”`).join(", ") + (missing.length > 5 ? ", …" : "");
-      showError(new Error(`${missing.length === 1 ? "No node" : "No nodes"} ${names} in ${group}: ` +
-        "deleted or merged since the link was made, or the link is mistyped. Search for it instead."));
-    }
-    if (nodes.length === 1 && !missing.length) {
-      openNode(nodes[0]);
-      await expand(nodes[0]);
-    }
-  } else if (query) {
-    const found = await getJson("/api/search", { q: query, group, scope: "entities", limit: 10 });
-    await addByIds(found.entities.map((hit) => hit.id));
+  let search = window.location.search;
+  if (!hasState(search) && config.default_view) {
+    // No view in the URL: the group's default perspective, written into the URL as if it had been opened.
+    search = config.default_view.state;
+    views.announce(`Opened the group's default view “${config.default_view.name}”.`);
   }
-  if (edge && view.hasEdge(edge)) openEdge(edge);
-  document.body.dataset.graphReady = "true";
+  await restore(decodeState(search));
+  // The URL now says what is drawn (an older ?node= link becomes the full state).
+  recorded = encodeState(captureState()).query;
+  const url = new URL(window.location.href);
+  url.search = recorded;
+  window.history.replaceState({ graphView: true }, "", url);
+  views.stateChanged(recorded);
 }
 
 // Editing (curators) and live curation updates (everyone): curation_graph.js.
 attachCuration({ view, group, panel: $("[data-edge-panel]"), controls: $("[data-path]"), ends: () => ({ ...pathEnds }), openEdge });
 
 // For the browser tests and the console: the page's view and its actions.
-window.memoriaGraph = { view, expand, openNode, openEdge, setPathEnd, findPath, ppr, asOf, addBox };
+window.memoriaGraph = {
+  view, expand, openNode, openEdge, setPathEnd, findPath, ppr, asOf, addBox, captureState, restore, views,
+};
 start().catch((error) => {
   showError(error);
   document.body.dataset.graphReady = "error";

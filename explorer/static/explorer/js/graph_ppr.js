@@ -30,9 +30,11 @@ async function postPpr(body) {
 export class GraphPpr {
   // `root`: the page's PPR fieldset; `addByIds(ids)`: loads nodes and the facts among them into the view;
   // `openNode(id)`: shows a node's panel; `selection()`: the ids to seed from when none were picked.
-  // `moment()`: the page's as-of parameters ({as_of} or {}), sent with every run.
-  constructor({ view, group, root, addByIds, openNode, selection, moment = () => ({}) }) {
+  // `moment()`: the page's as-of parameters ({as_of} or {}), sent with every run. `onChange()`: a run was shown
+  // or the box cleared (the page keeps its last action in the URL).
+  constructor({ view, group, root, addByIds, openNode, selection, moment = () => ({}), onChange = () => {} }) {
     this.moment = moment;
+    this.onChange = onChange;
     Object.assign(this, { view, group, addByIds, openNode, selection });
     const $ = (selector) => root.querySelector(selector);
     this.el = {
@@ -112,6 +114,7 @@ export class GraphPpr {
     this.lastAnswer = answer;
     await this.addByIds([...new Set([...answer.scores.map((node) => node.id), ...answer.seeds.map((seed) => seed.id)])]);
     this.show(answer);
+    this.onChange();
   }
 
   fail(message) {
@@ -164,5 +167,6 @@ export class GraphPpr {
     this.el.ranked.replaceChildren();
     this.el.betas.replaceChildren();
     this.el.summary.textContent = "";
+    this.onChange();
   }
 }

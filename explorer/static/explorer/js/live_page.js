@@ -46,7 +46,7 @@ const live = new LiveView($("[data-live-root]"), {
 
 const ppr = new PprPanel(live, {
   betasRoot: $("[data-ppr-betas]"),
-  onBetas: () => run(),
+  onBetas: () => run({ auto: true }),
   onEnd: () => {
     pprRan = true;
     $("[data-cancel]").disabled = true;
@@ -257,7 +257,76 @@ const socket = new JsonSocket("/ws/retrievals/", {
   },
 });
 
-async function run() {
+// ---- the run in the URL --------------------------------------------------------------------------------------
+// Each run writes its query, seeds, algorithm and settings into the URL with run=1, so back and forward re-run
+// the runs before and after, and a copied link re-runs the same retrieval (docs/explorer.md). A run the user
+// starts is a new history entry; a re-run after a setting changed replaces the entry, as a slider does.
+
+function runQuery() {
+  const params = new URLSearchParams();
+  const query = form.elements.query.value.trim();
+  if (query) params.set("q", query);
+  for (const seed of seeds) params.append("seed", seed.id);
+  if (seeds.some((seed) => seed.score !== 1)) params.set("scores", seeds.map((seed) => seed.score).join(","));
+  params.set("algorithm", algorithmSelect.value);
+  const ppr = algorithmSelect.value === ALGORITHM.PPR;
+  for (const name of ppr ? ["damping", "top_k"] : ALGORITHMS[algorithmSelect.value].params) {
+    params.set(name, form.elements[name].value);
+  }
+  if (ppr && form.elements.relation_aware.checked) params.set("relation_aware", "1");
+  if (!ppr && form.elements.query_tags.value.trim()) params.set("tags", form.elements.query_tags.value.trim());
+  if (!ppr) params.set("explain", form.elements.explain.checked ? "1" : "0");
+  const stamp = asOf.value();
+  if (stamp) params.set("as_of", stamp);
+  params.set("run", "1");
+  return params.toString();
+}
+
+function recordRun(push) {
+  const url = new URL(window.location.href);
+  url.search = runQuery();
+  if (url.href === window.location.href) return;
+  window.history[push ? "pushState" : "replaceState"]({ liveRun: true }, "", url);
+}
+
+// Fill the form from a URL (a link, or back and forward); whether it asks to run.
+async function applyUrl(search) {
+  const params = new URLSearchParams(search);
+  const algorithm = params.get("algorithm");
+  if (config.algorithms.includes(algorithm)) algorithmSelect.value = algorithm;
+  showAlgorithm();
+  form.elements.query.value = params.get("q") || "";
+  for (const name of ["max_depth", "min_activation", "tag_sim_floor", "max_branches", "damping", "top_k"]) {
+    form.elements[name].value = params.get(name) ?? String(config.defaults[name] ?? form.elements[name].defaultValue);
+  }
+  form.elements.query_tags.value = params.get("tags") || "";
+  form.elements.explain.checked = params.get("explain") !== "0";
+  form.elements.relation_aware.checked = params.get("relation_aware") === "1";
+  asOf.show(params.get("as_of"));
+  seeds.length = 0;
+  const ids = params.getAll("seed").filter(Boolean).slice(0, config.max_seeds);
+  const scores = (params.get("scores") || "").split(",").map(Number);
+  if (ids.length) {
+    const found = await getJson(`${groupApi(group)}/nodes`, { ids: ids.join(",") });
+    for (const card of found.nodes) addSeed(card);
+    for (const seed of seeds) {
+      const score = scores[ids.indexOf(seed.id)];
+      if (score > 0 && score <= 1) seed.score = score;
+    }
+    drawSeeds();
+    if (found.missing.length) showError(`Not in ${group}: ${found.missing.join(", ")}`);
+  } else {
+    drawSeeds();
+  }
+  return params.get("run") === "1" && (seeds.length || form.elements.query.value.trim());
+}
+
+window.addEventListener("popstate", async () => {
+  if (await applyUrl(window.location.search)) run({ fromHistory: true });
+});
+
+// `auto`: a re-run after a setting changed (replaces the URL's entry); `fromHistory`: back or forward.
+async function run({ auto = false, fromHistory = false } = {}) {
   clearTimeout(rerunTimer);
   const problems = paramProblems();
   if (problems.length) {
@@ -265,6 +334,7 @@ async function run() {
     return;
   }
   showError("");
+  if (!fromHistory) recordRun(!auto);
   if (current && live.el.root.dataset.liveState === "running") await socket.send({ type: FRAME.CANCEL, retrieval_id: current });
   live.stop();
   current = `live-${Math.random().toString(36).slice(2, 12)}`;
@@ -286,7 +356,7 @@ function settingsChanged() {
   const ran = algorithmSelect.value === ALGORITHM.PPR ? pprRan : lastFinished;
   if (!ran || !$("[data-rerun]").checked) return;
   clearTimeout(rerunTimer);
-  rerunTimer = setTimeout(() => { if (!paramProblems().length) run(); }, 450);
+  rerunTimer = setTimeout(() => { if (!paramProblems().length) run({ auto: true }); }, 450);
 }
 
 form.addEventListener("submit", (event) => {
@@ -305,15 +375,9 @@ $("[data-pace]").addEventListener("change", (event) => live.setStep(Number(event
 // ---- start ------------------------------------------------------------------------------------------------
 
 async function start() {
-  const { seeds: startSeeds, query, run: runNow } = config.start;
-  form.elements.query.value = query;
-  if (startSeeds.length) {
-    const found = await getJson(`${groupApi(group)}/nodes`, { ids: startSeeds.join(",") });
-    for (const card of found.nodes) addSeed(card);
-    if (found.missing.length) showError(`Not in ${group}: ${found.missing.join(", ")}`);
-  }
+  const runNow = await applyUrl(window.location.search);
   document.body.dataset.liveReady = "true";
-  if (runNow && (seeds.length || query)) await run();
+  if (runNow) await run({ fromHistory: true }); // the link is the run: no second entry for it
 }
 
 // For the browser tests and the console.
