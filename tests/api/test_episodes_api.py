@@ -15,6 +15,7 @@ from tests.llm.scripted import configured_reading_model
 
 ONE = {"id": "api-1", "content": "Liv: My sister Maren lives in Tallinn.", "valid_at": "2024-03-01T10:00:00Z"}
 TWO = {"content": "Oren: I sailed with Maren at the Harbour Regatta.", "valid_at": "2024-03-02T10:00:00Z"}
+COMMUNITY_OF = "MATCH (c:Community {group_id: $group})-[:HAS_MEMBER]->(:Entity {name: $name}) RETURN c.id AS id"
 
 
 def post_to(client: APIClient, url: str, body: object) -> object:
@@ -117,11 +118,14 @@ def test_a_configured_llm_extracts_and_its_failures_write_nothing(client_for, gr
 def test_communities_are_refreshed_unless_the_query_says_not(client_for, group: str) -> None:
     curator = client_for("curator", [group])
     assert post(curator, group, [ONE, TWO]).status_code == 201
-    [community] = communities_build(group=group).communities
+    communities_build(group=group)
+    # Maren's community: label propagation breaks ties by entity ids, which hash the (random) group name, so the
+    # two episodes' entities may form one community or two, depending on the name (the failure CI saw once).
+    [community_id] = {row["id"] for row in driver.read(COMMUNITY_OF, group=group, name="Maren")}
     members = "MATCH (c:Community {id: $id})-[:HAS_MEMBER]->(m) RETURN c.revision AS revision, m.name AS name"
 
     def state() -> tuple[set[str], set[str]]:
-        rows = driver.read(members, id=community.id)
+        rows = driver.read(members, id=community_id)
         return {row["revision"] for row in rows}, {row["name"] for row in rows}
 
     before = state()
@@ -133,7 +137,7 @@ def test_communities_are_refreshed_unless_the_query_says_not(client_for, group: 
     left = post_to(curator, f"/api/groups/{group}/episodes?update_communities=false", three)
     assert left.status_code == 201 and left.json()["episodes"][0]["communities"] == []
     assert state() == before
-    four = {"content": "Ansel: I visited Maren in Tallinn.", "valid_at": "2024-03-04T10:00:00Z"}
+    four = {"content": "Ansel: I visited Maren.", "valid_at": "2024-03-04T10:00:00Z"}
     refreshed = post(curator, group, four).json()["episodes"][0]
-    assert (refreshed["communities"], refreshed["communities_error"]) == ([community.id], None)
+    assert (refreshed["communities"], refreshed["communities_error"]) == ([community_id], None)
     assert state()[1] == {*before[1], "Ansel"}
