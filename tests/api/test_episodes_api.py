@@ -120,7 +120,7 @@ def test_communities_are_refreshed_unless_the_query_says_not(client_for, group: 
     assert post(curator, group, [ONE, TWO]).status_code == 201
     communities_build(group=group)
     # Maren's community: label propagation breaks ties by entity ids, which hash the (random) group name, so the
-    # two episodes' entities may form one community or two, depending on the name (the failure CI saw once).
+    # two episodes' entities may form one community or two, depending on the name (seen once in a run of the suite).
     [community_id] = {row["id"] for row in driver.read(COMMUNITY_OF, group=group, name="Maren")}
     members = "MATCH (c:Community {id: $id})-[:HAS_MEMBER]->(m) RETURN c.revision AS revision, m.name AS name"
 
