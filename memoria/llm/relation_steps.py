@@ -13,16 +13,17 @@ from typing import ClassVar
 
 from memoria.errors import InvalidInput, LlmInvalidAnswer
 from memoria.llm.client import MAX_SHOWN_PROBLEMS, ChatClient, chat_client
+from memoria.llm.modes import StepMode
 from memoria.llm.prompts import filter_facts as filter_prompt
 from memoria.llm.prompts import relation_betas as betas_prompt
 from memoria.ppr.relation_seeds import FACTS_KEPT, ScoredFact
-from memoria.ppr.relations import LLM, RelationBetas, betas_parse
+from memoria.ppr.relations import RelationBetas, betas_parse
 
 
 class LlmBetaManager:
     """β per relation category for a query, as the configured LLM (or the given client) weighs them."""
 
-    source: ClassVar[str] = LLM
+    source: ClassVar[str] = StepMode.LLM
 
     def __init__(self, client: ChatClient | None = None) -> None:
         self.client = client or chat_client()
@@ -40,13 +41,13 @@ class LlmBetaManager:
         except InvalidInput as error:
             shown = "; ".join(error.problems[:MAX_SHOWN_PROBLEMS])
             raise LlmInvalidAnswer(f"the LLM's {betas_prompt.SCHEMA_NAME} answer is unusable: {shown}") from error
-        return dataclasses.replace(betas, source=LLM)
+        return dataclasses.replace(betas, source=StepMode.LLM)
 
 
 class LlmFactFilter:
     """The candidate facts the configured LLM recognises as helping answer the query, `most` at most."""
 
-    source: ClassVar[str] = LLM
+    source: ClassVar[str] = StepMode.LLM
 
     def __init__(self, client: ChatClient | None = None, *, most: int = FACTS_KEPT) -> None:
         self.client = client or chat_client()

@@ -22,12 +22,12 @@ import numpy as np
 
 from memoria.graph.asof import EVERY_FACT, AsOf
 from memoria.graphindex.projection import MENTIONS_LINK, Projection
+from memoria.llm.modes import StepMode
 from memoria.search.config import ScopeConfig, SearchConfig, SearchMethod
 from memoria.search.service import search
 
 COSINE = "cosine"
 FACTS_KEPT = 4  # MARA-RAG's recognition filter keeps "4 or fewer"
-OFFLINE = "offline"
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ class FactFilter(Protocol):
 class OfflineFactFilter:
     """The `kept` best candidates at or above `min_score`: no judgement, only the dense scores."""
 
-    source: ClassVar[str] = OFFLINE
+    source: ClassVar[str] = StepMode.OFFLINE
     kept: int = FACTS_KEPT
     min_score: float = 0.0
 
