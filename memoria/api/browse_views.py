@@ -24,7 +24,7 @@ from memoria.browse.request import (
 )
 from memoria.browse.selectors import node_cards, node_detail
 from memoria.errors import InvalidInput, names_shown
-from memoria.interchange.document import MAX_WEIGHT
+from memoria.graph.rules import MAX_WEIGHT
 
 IDS = id_list(ID_CHARACTERS)
 MOMENT = {"anyOf": [{"type": "string", "format": "date-time"}, EMPTY]}

@@ -14,7 +14,7 @@ from memoria.browse.paths import DEFAULT_MAX_HOPS, MAX_HOPS, PathMode, PathQuery
 from memoria.browse.selectors import MAX_CARDS
 from memoria.errors import InvalidInput, names_shown
 from memoria.graph.asof import EVERY_FACT, VIEW_FIELDS, view_moment
-from memoria.interchange.document import ID_PATTERN, MAX_WEIGHT, MIN_WEIGHT
+from memoria.graph.rules import ID_PATTERN, MAX_WEIGHT, MIN_WEIGHT
 
 FILTER_PARAMETERS = {*VIEW_FIELDS, "min_weight", "categories"}
 NEIGHBOURHOOD_PARAMETERS = FILTER_PARAMETERS | {"links", "offset", "limit"}

@@ -27,10 +27,10 @@ from memoria.accounts.roles import check_group_name
 from memoria.embeddings import configured_model_id
 from memoria.errors import InvalidInput, LlmInvalidAnswer, WriteConflict
 from memoria.graph import driver, kinds
+from memoria.graph.rules import TIMESTAMP_FORMAT
 from memoria.graph.schema import VECTOR_MODEL, VECTOR_TEXT
 from memoria.graph.searchable import SEARCHABLE_TEXT_VERSION, node_text
 from memoria.graph.versions import group_version_bump
-from memoria.interchange.document import TIMESTAMP_FORMAT
 from memoria.interchange.importer import DEFAULT_BATCH_SIZE, MERGE_LINKS, batched
 from memoria.llm.client import ChatClient, chat_client_or_none
 from memoria.llm.modes import StepMode

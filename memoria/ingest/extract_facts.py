@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from memoria.graph import kinds
+from memoria.graph.rules import MAX_RELATION_LENGTH, MAX_WEIGHT, MIN_WEIGHT, normalise_tag
 from memoria.ingest import text
 from memoria.ingest.extract_entities import EntityExtraction, ExtractedEntity
-from memoria.interchange.document import MAX_RELATION_LENGTH, MAX_WEIGHT, MIN_WEIGHT, normalise_tag
 
 HIERARCHICAL, TEMPORAL, SPATIAL, CAUSALITY, ATTRIBUTION = kinds.RELATION_CATEGORIES
 # Keyword rules, tried in this order on a relation's words; a relation with none of them is an ATTRIBUTION.

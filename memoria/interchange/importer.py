@@ -23,13 +23,9 @@ from memoria.accounts.roles import check_group_name
 from memoria.errors import InvalidGraphDocument
 from memoria.graph import driver, kinds
 from memoria.graph.dialect import graph_dialect
+from memoria.graph.rules import TIMESTAMP_FORMAT
 from memoria.graph.versions import group_version_bump
-from memoria.interchange.document import (
-    TIMESTAMP_FORMAT,
-    EdgeRecord,
-    GraphDocument,
-    NodeRecord,
-)
+from memoria.interchange.document import EdgeRecord, GraphDocument, NodeRecord
 from memoria.interchange.reindex import (
     CLEAR_FACT_VECTOR,
     CLEAR_NODE_VECTOR,

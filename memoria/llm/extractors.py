@@ -14,6 +14,14 @@ from typing import Any, TypeVar
 
 from memoria.errors import LlmInvalidAnswer
 from memoria.graph import kinds
+from memoria.graph.rules import (
+    MAX_RELATION_LENGTH,
+    MAX_TAG_LENGTH,
+    MAX_WEIGHT,
+    MIN_WEIGHT,
+    normalise_tag,
+    normalise_timestamp,
+)
 from memoria.ingest import text
 from memoria.ingest.extract_entities import (
     EntityExtraction,
@@ -24,14 +32,6 @@ from memoria.ingest.extract_entities import (
 )
 from memoria.ingest.extract_facts import ExtractedFact, FactExtraction, FactExtractionInput
 from memoria.ingest.temporal import dates_in, parse_timestamp, quantities_in
-from memoria.interchange.document import (
-    MAX_RELATION_LENGTH,
-    MAX_TAG_LENGTH,
-    MAX_WEIGHT,
-    MIN_WEIGHT,
-    normalise_tag,
-    normalise_timestamp,
-)
 from memoria.llm.client import MAX_SHOWN_PROBLEMS, ChatClient, chat_client
 from memoria.llm.prompts import extract_entities as entities_prompt
 from memoria.llm.prompts import extract_facts as facts_prompt

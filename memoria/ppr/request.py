@@ -14,7 +14,7 @@ from typing import Any
 from memoria.accounts.roles import GROUP_PATTERN
 from memoria.errors import InvalidInput
 from memoria.graph.asof import FIELDS, AsOf, as_of_parse
-from memoria.interchange.document import ID_PATTERN
+from memoria.graph.rules import ID_PATTERN
 from memoria.llm.modes import STEP_MODES, StepMode
 from memoria.ppr.pagerank import DEFAULT_DAMPING
 from memoria.ppr.relations import RelationBetas, betas_parse

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from memoria.graph.rules import MAX_NAME_LENGTH
 from memoria.ingest.context import PriorEpisode
 from memoria.ingest.extract_entities import ENTITY_KINDS
-from memoria.interchange.document import MAX_NAME_LENGTH
 from memoria.llm.client import Message
 from memoria.llm.prompts import clipped, strict_object, system, user
 
