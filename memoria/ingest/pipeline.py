@@ -35,6 +35,8 @@ from memoria.ingest.extract_entities import (
     OfflineEntityExtractor,
 )
 from memoria.ingest.extract_facts import FactExtractionInput, FactExtractor, OfflineFactExtractor
+from memoria.ingest.llm_extractors import LlmEntityExtractor, LlmFactExtractor
+from memoria.ingest.llm_resolver import LlmEntityResolver
 from memoria.ingest.persist import (
     STORED_IDS,
     EntityRow,
@@ -64,9 +66,7 @@ from memoria.ingest.resolve_facts import (
 from memoria.ingest.summaries import SummaryInput, sentences_about, summary_update
 from memoria.ingest.temporal import format_timestamp
 from memoria.llm.client import ChatClient, chat_client, chat_client_or_none
-from memoria.llm.extractors import LlmEntityExtractor, LlmFactExtractor
 from memoria.llm.modes import STEP_MODES, StepMode
-from memoria.llm.resolver import LlmEntityResolver
 
 logger = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 
 - Facts by query-to-fact cosine, then a fact filter: offline, the best few at
   or above a minimum score; with an LLM, MARA-RAG's recognition filter
-  (memoria.llm.relation_steps), four or fewer either way.
+  (memoria.ppr.llm_steps), four or fewer either way.
 - Each kept fact's two ends get score ÷ the number of episodes mentioning
   them (an inverse document frequency), averaged over the facts they occur in;
   the heaviest entities are kept.

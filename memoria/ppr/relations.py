@@ -6,7 +6,7 @@ that mentions it). An edge's weight is multiplied by its category's β; an edge
 of no known category takes its family's average, and SYNONYMY weighs as
 ATTRIBUTION (memoria.graphindex.projection reads it so).
 
-Where β comes from: the caller, the LLM manager (memoria.llm.relation_steps) when one is configured, or the
+Where β comes from: the caller, the LLM manager (memoria.ppr.llm_steps) when one is configured, or the
 offline manager — the query's cosine to
 a description of each entity–entity category plus a bonus for each word that
 names a category outright ("when", "where", "why", "who", "kind"), sharpened

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from memoria.errors import InvalidInput
 from memoria.llm.client import chat_client, chat_client_or_none
 from memoria.llm.modes import STEP_MODES, StepMode
-from memoria.llm.relation_steps import LlmBetaManager, LlmFactFilter
+from memoria.ppr.llm_steps import LlmBetaManager, LlmFactFilter
 from memoria.ppr.relation_seeds import FactFilter, OfflineFactFilter
 from memoria.ppr.relations import BetaManager, OfflineBetaManager
 

@@ -11,12 +11,12 @@ from memoria.graph import driver
 from memoria.ingest.episodes import EpisodeInput
 from memoria.ingest.extract_entities import OfflineEntityExtractor
 from memoria.ingest.extract_facts import OfflineFactExtractor
+from memoria.ingest.llm_extractors import LlmEntityExtractor, LlmFactExtractor
+from memoria.ingest.llm_resolver import LlmEntityResolver
 from memoria.ingest.pipeline import episodes_add, extractors_for_settings
 from memoria.ingest.resolve_entities import OfflineEntityResolver
-from memoria.llm.extractors import LlmEntityExtractor, LlmFactExtractor
 from memoria.llm.modes import StepMode
 from memoria.llm.prompts import extract_entities, extract_facts, resolve_entities
-from memoria.llm.resolver import LlmEntityResolver
 from tests.conftest import count_group
 from tests.llm.fake_openai import FakeOpenAI, Reply
 from tests.llm.scripted import configured_reading_model, reading_model
