@@ -16,6 +16,7 @@ MIN_WEIGHT = 0.25
 MAX_WEIGHT = 1.0
 MAX_TAGS = 32
 MAX_TAG_LENGTH = 64
+MAX_TAGS_PER_FACT = 8  # tags an extracted fact carries (offline rules and the LLM prompt alike)
 MAX_NAME_LENGTH = 500
 MAX_RELATION_LENGTH = 100
 MAX_TEXT_LENGTH = 100_000

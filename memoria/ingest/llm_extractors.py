@@ -24,6 +24,7 @@ from memoria.graph.rules import (
 )
 from memoria.ingest import text
 from memoria.ingest.extract_entities import (
+    ENTITY_KINDS,
     EntityExtraction,
     EntityExtractionInput,
     ExtractedEntity,
@@ -169,9 +170,10 @@ class LlmEntityExtractor:
                 reference_time=request.reference_time,
                 context=request.context,
                 labels=labels,
+                kinds=ENTITY_KINDS,
             ),
             schema_name=entities_prompt.SCHEMA_NAME,
-            schema=entities_prompt.answer_schema(labels=labels),
+            schema=entities_prompt.answer_schema(labels=labels, kinds=ENTITY_KINDS),
         )
         entities = entities_from_answer(answer, content=request.content, allowed_labels=labels)
         is_message = request.source == "message"

@@ -12,12 +12,14 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from memoria.errors import InvalidInput, LlmInvalidAnswer
+from memoria.graph import kinds
+from memoria.graphindex.projection import MENTION_ROLES
 from memoria.llm.client import MAX_SHOWN_PROBLEMS, ChatClient, chat_client
 from memoria.llm.modes import StepMode
 from memoria.llm.prompts import filter_facts as filter_prompt
 from memoria.llm.prompts import relation_betas as betas_prompt
 from memoria.ppr.relation_seeds import FACTS_KEPT, ScoredFact
-from memoria.ppr.relations import RelationBetas, betas_parse
+from memoria.ppr.relations import CATEGORY_DESCRIPTIONS, ENTITY_ENTITY, ENTITY_PASSAGE, RelationBetas, betas_parse
 
 
 class LlmBetaManager:
@@ -30,9 +32,17 @@ class LlmBetaManager:
 
     def choose_betas(self, query: str) -> RelationBetas:
         answer = self.client.complete_json(
-            messages=betas_prompt.messages(query=query),
+            messages=betas_prompt.messages(
+                query=query,
+                categories={c: CATEGORY_DESCRIPTIONS[c] for c in kinds.RELATION_CATEGORIES},
+                roles=MENTION_ROLES,
+                entity_entity=ENTITY_ENTITY,
+                entity_passage=ENTITY_PASSAGE,
+            ),
             schema_name=betas_prompt.SCHEMA_NAME,
-            schema=betas_prompt.answer_schema(),
+            schema=betas_prompt.answer_schema(
+                families={ENTITY_ENTITY: kinds.RELATION_CATEGORIES, ENTITY_PASSAGE: MENTION_ROLES}
+            ),
         )
         # The schema refused unknown or missing categories, non-numbers and negatives; betas_parse also refuses
         # what a schema lets through (NaN, Infinity, a family of zeros) and normalises each family to sum 1.
