@@ -38,8 +38,8 @@ from memoria.graph.asof import AsOf, FactIntervals
 from memoria.graph.versions import group_stamps
 from memoria.graphindex.facts import FACT_COLUMNS, VALIDITY, FactColumns, fact_columns
 from memoria.graphindex.incidence import FactIncidence, fact_incidence
+from memoria.graphindex.transition import TransitionGraph, WalkPattern, walk_pattern
 from memoria.observability import in_context
-from memoria.ppr.transition import TransitionGraph, WalkPattern, walk_pattern
 
 RELATES_LINK = 0
 MENTIONS_LINK = 1
