@@ -280,6 +280,11 @@ class Projection:
         return built
 
 
+def mention_counts(projection: Projection) -> np.ndarray:
+    """How many episodes mention each node: PPR's seed weights and the query lexicon's IDF both divide by it."""
+    return np.bincount(projection.targets[projection.links == MENTIONS_LINK], minlength=projection.size)
+
+
 def kind_codes(labels: list[list[str]]) -> np.ndarray:
     codes = np.full(len(labels), kinds.NODE_KINDS.index(kinds.ENTITY), dtype=np.int8)
     for position, node_labels in enumerate(labels):

@@ -18,10 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Protocol
 
-import numpy as np
-
 from memoria.graph.asof import EVERY_FACT, AsOf
-from memoria.graphindex.projection import MENTIONS_LINK, Projection
+from memoria.graphindex.projection import Projection, mention_counts
 from memoria.llm.modes import StepMode
 from memoria.search.config import ScopeConfig, SearchConfig, SearchMethod
 from memoria.search.service import search
@@ -72,10 +70,6 @@ class RelationSeeds:
     weights: dict[str, float]  # node id → restart weight (not normalised)
     facts: tuple[ScoredFact, ...]  # the facts kept
     passages: tuple[tuple[str, float], ...]  # (episode id, weight) seeded
-
-
-def mention_counts(projection: Projection) -> np.ndarray:
-    return np.bincount(projection.targets[projection.links == MENTIONS_LINK], minlength=projection.size)
 
 
 def entity_weights(projection: Projection, facts: tuple[ScoredFact, ...], *, keep: int) -> dict[str, float]:
