@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from memoria.browse.records import EdgeCard
-from memoria.interchange.document import TIMESTAMP_FORMAT
+from memoria.graph.rules import TIMESTAMP_FORMAT
 
 # Room after the last date, as a share of the axis, so a fact that began on it still shows as a bar.
 OPEN_END_ROOM = 0.15

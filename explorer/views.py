@@ -25,11 +25,11 @@ from explorer.timeline import fact_timeline
 from memoria.accounts.services import check_group_access
 from memoria.browse.filters import CATEGORY_CHOICES
 from memoria.browse.neighbourhood import DEFAULT_LIMIT
+from memoria.browse.paths import DEFAULT_MAX_HOPS, MAX_HOPS
 from memoria.browse.selectors import community_page, entity_page, episode_page
 from memoria.curation.audit import audit_entries_page
 from memoria.curation.inputs import audit_query_parse
 from memoria.errors import GroupNotFound, InvalidInput
-from memoria.graph.paths import DEFAULT_MAX_HOPS, MAX_HOPS
 from memoria.graph.vocabulary import input_parse
 from memoria.retrieval.params import BOUNDS, MAX_SEEDS, ActivationParams
 from memoria.search.request import parse_search_parameters

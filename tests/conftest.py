@@ -22,7 +22,7 @@ from memoria.graph import driver
 from memoria.graph.embedded import EmbeddedServer, embedded_server_from_settings
 from memoria.graph.schema import schema_install
 
-pytest_plugins = ["tests.graph.neo4j_cypher.recorder"]
+pytest_plugins = ["tests.graph.neo4j_cypher.recorder", "tests.llm.fixtures"]
 
 E2E_MARK = "e2e"
 ROOT = Path(__file__).resolve().parent.parent

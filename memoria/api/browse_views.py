@@ -14,6 +14,7 @@ from memoria.api.schema import EMPTY, ID_CHARACTERS, choice_list, id_list, numbe
 from memoria.browse.filters import CATEGORY_CHOICES
 from memoria.browse.neighbourhood import DEFAULT_LIMIT, LINK_KINDS, MAX_LIMIT, MAX_OFFSET, neighbourhood, subgraph
 from memoria.browse.path_cards import path_answer
+from memoria.browse.paths import DEFAULT_MAX_HOPS, MAX_HOPS, PathMode, path_find
 from memoria.browse.request import (
     MAX_SUBGRAPH_HOPS,
     parse_ids_parameters,
@@ -23,8 +24,7 @@ from memoria.browse.request import (
 )
 from memoria.browse.selectors import node_cards, node_detail
 from memoria.errors import InvalidInput, names_shown
-from memoria.graph.paths import DEFAULT_MAX_HOPS, MAX_HOPS, PathMode, path_find
-from memoria.interchange.document import MAX_WEIGHT
+from memoria.graph.rules import MAX_WEIGHT
 
 IDS = id_list(ID_CHARACTERS)
 MOMENT = {"anyOf": [{"type": "string", "format": "date-time"}, EMPTY]}

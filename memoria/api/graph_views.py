@@ -1,5 +1,5 @@
 """REST face of the graph index (docs/graph-index.md) under /api/graph/<group>/...: thin views over
-memoria.graph.index_service. Reads are GETs for any user who sees the group; writes need the curator role
+memoria.interchange.index_service. Reads are GETs for any user who sees the group; writes need the curator role
 (the default ReadOrCurate permission).
 """
 
@@ -19,8 +19,8 @@ from rest_framework.views import APIView
 from memoria.accounts.services import check_group_access
 from memoria.api.schema import EMPTY
 from memoria.errors import InvalidInput, names_shown
-from memoria.graph import index_service as index
 from memoria.graph.asof import FIELDS, AsOf, view_moment
+from memoria.interchange import index_service as index
 
 MOMENT = {"anyOf": [{"type": "string", "format": "date-time"}, EMPTY]}  # empty: not given
 MOMENT_PARAMETERS = [

@@ -12,7 +12,7 @@ from rest_framework.permissions import SAFE_METHODS, AllowAny
 from rest_framework.serializers import Serializer
 
 from memoria.api.permissions import ReadOrCurate
-from memoria.interchange.document import ID_PATTERN
+from memoria.graph.rules import ID_PATTERN
 
 PROBLEM = "Problem"
 FIELD_ERRORS = "FieldErrors"

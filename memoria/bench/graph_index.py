@@ -17,8 +17,8 @@ from typing import Any
 from memoria.bench.activation import percentile
 from memoria.bench.maig import DELETE_GROUP, synthetic_graph
 from memoria.graph import driver
-from memoria.graph import index_service as index
 from memoria.graph.asof import AsOfInput
+from memoria.interchange import index_service as index
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
 

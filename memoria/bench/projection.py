@@ -13,10 +13,10 @@ from typing import Any
 import numpy as np
 
 from memoria.graph import driver
-from memoria.graph.index_service import edges_add
 from memoria.graph.versions import group_version_bump
 from memoria.graphindex.projection import Projection, projection_load
 from memoria.graphindex.update import projection_update
+from memoria.interchange.index_service import edges_add
 
 RELATION_PREFIX = "bench_projection_"
 REMOVE_FACTS = f"""

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from memoria.graph import kinds
-from memoria.interchange.document import TIMESTAMP_FORMAT
+from memoria.graph.rules import TIMESTAMP_FORMAT
 
 STATIC = Path(__file__).resolve().parents[2] / "explorer" / "static" / "explorer"
 VIEWPORT = {"width": 1280, "height": 800}

@@ -18,9 +18,10 @@ from typing import Any
 from memoria.bench.activation import percentile
 from memoria.embeddings import embedder
 from memoria.graph import driver
-from memoria.ingest.reindex import group_reindex, reindex_backlog
-from memoria.interchange.document import TIMESTAMP_FORMAT, parse_graph_document
+from memoria.graph.rules import TIMESTAMP_FORMAT
+from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
+from memoria.interchange.reindex import group_reindex, reindex_backlog
 from memoria.search import recipes
 from memoria.search.service import search
 

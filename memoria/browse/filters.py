@@ -12,7 +12,7 @@ from typing import Any
 
 from memoria.graph import kinds
 from memoria.graph.asof import EVERY_FACT, AsOf, moment_cypher
-from memoria.interchange.document import MIN_WEIGHT
+from memoria.graph.rules import MIN_WEIGHT
 
 # Facts stored without a category are asked for by this name.
 UNCATEGORISED = "NONE"

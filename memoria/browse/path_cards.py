@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from memoria.browse.paths import PathResult
 from memoria.browse.selectors import facts_by_ends, node_cards
-from memoria.graph.paths import PathResult
 
 
 def path_answer(*, group: str, result: PathResult) -> dict[str, Any]:

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 
 from memoria.browse.filters import CATEGORY_CHOICES, EdgeFilter
 from memoria.browse.neighbourhood import DEFAULT_LIMIT, LINK_KINDS, MAX_LIMIT, MAX_OFFSET
+from memoria.browse.paths import DEFAULT_MAX_HOPS, MAX_HOPS, PathMode, PathQuery
 from memoria.browse.selectors import MAX_CARDS
 from memoria.errors import InvalidInput, names_shown
 from memoria.graph.asof import EVERY_FACT, VIEW_FIELDS, view_moment
-from memoria.graph.paths import DEFAULT_MAX_HOPS, MAX_HOPS, PathMode, PathQuery
-from memoria.interchange.document import ID_PATTERN, MAX_WEIGHT, MIN_WEIGHT
+from memoria.graph.rules import ID_PATTERN, MAX_WEIGHT, MIN_WEIGHT
 
 FILTER_PARAMETERS = {*VIEW_FIELDS, "min_weight", "categories"}
 NEIGHBOURHOOD_PARAMETERS = FILTER_PARAMETERS | {"links", "offset", "limit"}

@@ -21,7 +21,7 @@ from memoria.embeddings import embedder
 from memoria.errors import NodeNotFound
 from memoria.graph import driver, kinds
 from memoria.graph.asof import AsOfInput
-from memoria.interchange.document import TIMESTAMP_FORMAT
+from memoria.graph.rules import TIMESTAMP_FORMAT
 from memoria.retrieval.activation import Seed
 from memoria.retrieval.event_types import EventType
 from memoria.retrieval.request import ActivationRequest

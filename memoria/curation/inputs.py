@@ -15,7 +15,8 @@ from typing import Any
 from memoria.curation.audit import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
 from memoria.curation.models import EDGE, ENTITY
 from memoria.errors import InvalidGraphDocument, InvalidInput
-from memoria.interchange.document import ID_PATTERN, EdgeRecord, normalise_timestamp, parse_graph_document
+from memoria.graph.rules import ID_PATTERN, normalise_timestamp
+from memoria.interchange.document import EdgeRecord, parse_graph_document
 
 # Edge fields a curator edits in place; source and target change only through merges, episodes never by hand.
 EDITABLE_EDGE_FIELDS: tuple[str, ...] = ("relation", "category", "fact", "weight", "tags", "valid_at")

@@ -23,11 +23,11 @@ from memoria.curation.state import EdgeState, GraphState, Link, NodeState
 from memoria.embeddings import configured_model_id
 from memoria.errors import InvalidInput
 from memoria.graph import driver, kinds
+from memoria.graph.rules import MIN_WEIGHT
 from memoria.graph.schema import LEGACY_VECTOR_MODEL, VECTOR_MODEL
 from memoria.ingest import text
 from memoria.ingest.persist import attributes_json
 from memoria.ingest.resolve_facts import FactState, NewFact, duplicate_of, sightings_fold
-from memoria.interchange.document import MIN_WEIGHT
 
 FACTS_OF = f"""
 MATCH (n:{kinds.MEMORY_LABEL} {{group_id: $group, id: $id}})-[r:{kinds.RELATES}]-(m)

@@ -16,7 +16,7 @@ from memoria.curation.models import AuditEntry
 from memoria.curation.state import GraphState
 from memoria.curation.store import AppliedChange
 from memoria.graph import kinds
-from memoria.ingest.reindex import reindex_after_write
+from memoria.interchange.reindex import reindex_after_write
 from memoria.live import publish_curation
 
 logger = logging.getLogger(__name__)

@@ -16,8 +16,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from memoria.graph import kinds
+from memoria.graph.rules import TIMESTAMP_FORMAT
 from memoria.graph.schema import VECTOR_PROPERTIES
-from memoria.interchange.document import TIMESTAMP_FORMAT
 
 # VECTOR_PROPERTIES hold embeddings, their model and their text version: never audited, never compared.
 # Links a change may move: (type, source kind, target kind).

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from memoria.errors import InvalidInput
+from memoria.graph.rules import TIMESTAMP_FORMAT
 from memoria.ingest.episodes import EpisodeInput, episode_input_parse
-from memoria.interchange.document import TIMESTAMP_FORMAT
 from memoria.interchange.jsontext import file_bytes, json_decode, shown
 
 SESSION_KEY = re.compile(r"^session_(\d+)$")

@@ -37,8 +37,8 @@ import numpy as np
 from pydantic import Field, StrictBool, ValidationInfo, field_validator
 
 from memoria.errors import InvalidInput
+from memoria.graph.rules import TIMESTAMP_FORMAT, normalise_timestamp
 from memoria.graph.vocabulary import RequestModel, Timestamp, input_parse
-from memoria.interchange.document import TIMESTAMP_FORMAT, normalise_timestamp
 
 FIELDS = ("as_of", "known_at", "include_invalidated")
 # What views and traversals take: `valid_at` is the older name of `as_of`, kept for the callers that used it.

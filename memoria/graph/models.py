@@ -18,7 +18,7 @@ from neomodel import (
 )
 
 from memoria.graph import kinds
-from memoria.interchange.document import TIMESTAMP_FORMAT
+from memoria.graph.rules import TIMESTAMP_FORMAT
 
 
 def _timestamp(**options: object) -> DateTimeFormatProperty:

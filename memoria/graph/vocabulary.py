@@ -2,7 +2,7 @@
 
 Every request model (MCP tool input today; REST bodies and file records as they move over) is built on these,
 so a node id, a group or a weight is checked by the same rule everywhere. The limits are imported from the
-modules that already own them (the import format, the role rules), never restated here.
+modules that already own them (memoria.graph.rules, the role rules), never restated here.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from memoria.accounts.roles import GROUP_PATTERN
 from memoria.errors import InvalidInput, names_shown
-from memoria.interchange.document import (
+from memoria.graph.rules import (
     ID_PATTERN,
     MAX_TAG_LENGTH,
     MAX_TAGS,

@@ -38,8 +38,8 @@ from memoria.graph.asof import AsOf, FactIntervals
 from memoria.graph.versions import group_stamps
 from memoria.graphindex.facts import FACT_COLUMNS, VALIDITY, FactColumns, fact_columns
 from memoria.graphindex.incidence import FactIncidence, fact_incidence
+from memoria.graphindex.transition import TransitionGraph, WalkPattern, walk_pattern
 from memoria.observability import in_context
-from memoria.ppr.transition import TransitionGraph, WalkPattern, walk_pattern
 
 RELATES_LINK = 0
 MENTIONS_LINK = 1
@@ -278,6 +278,11 @@ class Projection:
                     self._masked.pop(next(iter(self._masked)))
                 self._masked[masked_key] = built
         return built
+
+
+def mention_counts(projection: Projection) -> np.ndarray:
+    """How many episodes mention each node: PPR's seed weights and the query lexicon's IDF both divide by it."""
+    return np.bincount(projection.targets[projection.links == MENTIONS_LINK], minlength=projection.size)
 
 
 def kind_codes(labels: list[list[str]]) -> np.ndarray:

@@ -1,1 +1,1 @@
-"""Ingestion: turning episodes into memory, and keeping what is stored searchable."""
+"""Ingestion: turning episodes into memory."""

@@ -27,12 +27,13 @@ from memoria.accounts.roles import check_group_name
 from memoria.embeddings import configured_model_id
 from memoria.errors import InvalidInput, LlmInvalidAnswer, WriteConflict
 from memoria.graph import driver, kinds
+from memoria.graph.rules import TIMESTAMP_FORMAT
 from memoria.graph.schema import VECTOR_MODEL, VECTOR_TEXT
 from memoria.graph.searchable import SEARCHABLE_TEXT_VERSION, node_text
 from memoria.graph.versions import group_version_bump
-from memoria.interchange.document import TIMESTAMP_FORMAT
 from memoria.interchange.importer import DEFAULT_BATCH_SIZE, MERGE_LINKS, batched
 from memoria.llm.client import ChatClient, chat_client_or_none
+from memoria.llm.modes import StepMode
 from memoria.llm.prompts import summarize_community as prompt
 
 logger = logging.getLogger(__name__)
@@ -56,7 +57,6 @@ LLM_WORKERS = 4
 MAX_UPDATE_ROUNDS = 6
 RETRY_PAUSE_SECONDS = 0.05
 EXTRACTIVE = "extractive"
-LLM = "llm"
 
 EmbedNames = Callable[[list[str]], list[list[float]]]
 
@@ -488,7 +488,7 @@ def communities_build(
         group=group,
         algorithm=algorithm,
         resolution=resolution,
-        summaries=LLM if client else EXTRACTIVE,
+        summaries=StepMode.LLM if client else EXTRACTIVE,
         communities=tuple(
             BuiltCommunity(row["props"]["id"], row["props"]["name"], len(cluster))
             for row, cluster in zip(rows, clusters, strict=True)

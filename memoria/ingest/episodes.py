@@ -14,7 +14,8 @@ from typing import Any
 
 from memoria.errors import InvalidInput
 from memoria.graph import kinds
-from memoria.interchange.document import MAX_NAME_LENGTH, MAX_TEXT_LENGTH, TIMESTAMP_FORMAT, _Checker
+from memoria.graph.rules import MAX_NAME_LENGTH, MAX_TEXT_LENGTH, TIMESTAMP_FORMAT
+from memoria.interchange.document import _Checker
 
 EPISODE_KEYS = frozenset({"id", "name", "content", "source", "source_description", "valid_at"})
 DEFAULT_SOURCE = "message"

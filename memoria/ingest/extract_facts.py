@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from memoria.graph import kinds
+from memoria.graph.rules import MAX_RELATION_LENGTH, MAX_TAGS_PER_FACT, MAX_WEIGHT, MIN_WEIGHT, normalise_tag
 from memoria.ingest import text
 from memoria.ingest.extract_entities import EntityExtraction, ExtractedEntity
-from memoria.interchange.document import MAX_RELATION_LENGTH, MAX_WEIGHT, MIN_WEIGHT, normalise_tag
 
 HIERARCHICAL, TEMPORAL, SPATIAL, CAUSALITY, ATTRIBUTION = kinds.RELATION_CATEGORIES
 # Keyword rules, tried in this order on a relation's words; a relation with none of them is an ATTRIBUTION.
@@ -54,7 +54,6 @@ SUBJECT_PRONOUNS = text.word_set("i we you he she they i'm we're you're he's she
 THIRD_PERSON = text.word_set("he she they he's she's they're")
 POSSESSIVES = text.word_set("my our your")
 MODIFIERS = text.DETERMINERS | text.word_set("very really so just also new old own first last")
-MAX_TAGS_PER_FACT = 8
 
 # Weights by how the fact was found (docs/ingestion.md), before the entities' own confidence counts.
 PATTERN_WEIGHTS = {

@@ -35,6 +35,8 @@ from memoria.ingest.extract_entities import (
     OfflineEntityExtractor,
 )
 from memoria.ingest.extract_facts import FactExtractionInput, FactExtractor, OfflineFactExtractor
+from memoria.ingest.llm_extractors import LlmEntityExtractor, LlmFactExtractor
+from memoria.ingest.llm_resolver import LlmEntityResolver
 from memoria.ingest.persist import (
     STORED_IDS,
     EntityRow,
@@ -64,17 +66,13 @@ from memoria.ingest.resolve_facts import (
 from memoria.ingest.summaries import SummaryInput, sentences_about, summary_update
 from memoria.ingest.temporal import format_timestamp
 from memoria.llm.client import ChatClient, chat_client, chat_client_or_none
-from memoria.llm.extractors import LlmEntityExtractor, LlmFactExtractor
-from memoria.llm.resolver import LlmEntityResolver
+from memoria.llm.modes import STEP_MODES, StepMode
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_BATCH_SIZE = 32
 MAX_ATTEMPTS = 3  # a batch is planned again when a concurrent writer stored one of its episodes or names first
 NAME_CACHE_SIZE = 20_000
-# Which steps run: the LLM's when one is configured (auto), or insist on one way.
-AUTO, OFFLINE, LLM = "auto", "offline", "llm"
-EXTRACTOR_CHOICES = (AUTO, OFFLINE, LLM)
 
 
 class TextEmbedder(Protocol):
@@ -93,20 +91,20 @@ class Extractors:
 
     @property
     def kind(self) -> str:
-        return LLM if self.llm is not None else OFFLINE
+        return StepMode.LLM if self.llm is not None else StepMode.OFFLINE
 
 
-def extractors_for_settings(*, choice: str = AUTO) -> Extractors:
+def extractors_for_settings(*, choice: str = StepMode.AUTO) -> Extractors:
     """The steps every entry point ingests with: the LLM's when MEMORIA_LLM_URL and MEMORIA_LLM_MODEL are set.
 
     `offline` ignores a configured LLM; `llm` insists on one (LlmUnavailable when none is configured), and so
     does `auto` when the configuration is present but broken (a bad URL): a typo must not silently go offline.
     """
-    if choice not in EXTRACTOR_CHOICES:
-        raise InvalidInput(f"extractor: {choice!r} is not one of {', '.join(EXTRACTOR_CHOICES)}")
-    if choice == OFFLINE:
+    if choice not in STEP_MODES:
+        raise InvalidInput(f"extractor: {choice!r} is not one of {', '.join(STEP_MODES)}")
+    if choice == StepMode.OFFLINE:
         return Extractors()
-    client = chat_client() if choice == LLM else chat_client_or_none()
+    client = chat_client() if choice == StepMode.LLM else chat_client_or_none()
     if client is None:
         return Extractors()
     return Extractors(

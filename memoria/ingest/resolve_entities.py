@@ -2,7 +2,7 @@
 
 Candidates come from the full-text index on Entity.name and the vector index on name_embedding
 (scores at least 0.6 on the index's [0, 1] scale), fused with reciprocal rank fusion, as Graphiti does;
-a resolver (offline rules here, an LLM's in memoria/llm/resolver.py) picks among them.
+a resolver (offline rules here, an LLM's in memoria/ingest/llm_resolver.py) picks among them.
 """
 
 from __future__ import annotations

@@ -14,9 +14,9 @@ import numpy as np
 
 from memoria.embeddings import configured_model_id
 from memoria.graph import driver, kinds
+from memoria.graph.rules import MAX_TAGS, MAX_WEIGHT, MIN_WEIGHT, derived_edge_id
 from memoria.graph.schema import vector_model_of, vector_model_parameters
 from memoria.ingest.extract_facts import CO_OCCURRENCE, NEGATED_PREFIX
-from memoria.interchange.document import MAX_TAGS, MAX_WEIGHT, MIN_WEIGHT, derived_edge_id
 
 # Fact texts this close in meaning (the vector index's [0, 1] scale) between the same two entities are one fact.
 DUPLICATE_FACT_SCORE = 0.95

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from memoria.errors import InvalidInput
+from memoria.graph.rules import MAX_NAME_LENGTH
 from memoria.ingest.episodes import EpisodeInput, episodes_parse_at
-from memoria.interchange.document import MAX_NAME_LENGTH
 from memoria.interchange.jsontext import TOO_MANY_DIGITS, file_bytes, utf8_text
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")

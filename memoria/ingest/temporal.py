@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from memoria.interchange.document import TIMESTAMP_FORMAT
+from memoria.graph.rules import TIMESTAMP_FORMAT
 
 MONTHS = {name.lower(): index for index, name in enumerate(calendar.month_name) if name}
 MONTHS.update({name.lower(): index for index, name in enumerate(calendar.month_abbr) if name})

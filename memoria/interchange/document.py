@@ -6,27 +6,30 @@ error writes nothing; each problem names its item (`edges[12].weight`).
 
 from __future__ import annotations
 
-import hashlib
 import math
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from memoria.errors import InvalidGraphDocument
 from memoria.graph import kinds
+from memoria.graph.rules import (
+    ID_PATTERN,
+    MAX_NAME_LENGTH,
+    MAX_RELATION_LENGTH,
+    MAX_TAG_LENGTH,
+    MAX_TAGS,
+    MAX_TEXT_LENGTH,
+    MAX_WEIGHT,
+    MIN_WEIGHT,
+    derived_edge_id,
+    normalise_tag,
+    normalise_timestamp,
+)
 from memoria.interchange.jsontext import json_decode, shown
 
-ID_PATTERN = re.compile(r"^[A-Za-z0-9._:/@#\-]{1,200}\Z")  # \Z: "$" would let a final newline in
 PROPERTY_KEY_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,63}\Z")
-MIN_WEIGHT = 0.25
-MAX_WEIGHT = 1.0
-MAX_TAGS = 32
-MAX_TAG_LENGTH = 64
-MAX_NAME_LENGTH = 500
-MAX_RELATION_LENGTH = 100
-MAX_TEXT_LENGTH = 100_000
 # Counts a legitimate document stays far below; a hostile one costs an error instead of memory and a huge write.
 MAX_LABELS = 16
 MAX_PROPERTIES = 100
@@ -42,7 +45,6 @@ FORBIDDEN_IN_LINE = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
 # A relation is a predicate name: letters, digits and combining marks of any script, spaces and this punctuation.
 RELATION_PUNCTUATION = "_-.',()&:+/"
 NOT_RELATION_WORD = re.compile(r"[^\w " + re.escape(RELATION_PUNCTUATION) + "]")
-TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
 NODE_KEYS = {
     "id",
@@ -127,35 +129,6 @@ class GraphDocument:
         for link in (*self.mentions, *self.memberships):
             ids.update((link.source, link.target))
         return ids
-
-
-def normalise_tag(tag: str) -> str:
-    """Tags compare as sets, so case and spacing must not make two tags differ."""
-    return re.sub(r"[\s\-]+", "_", tag.strip().lower())
-
-
-def normalise_timestamp(value: str) -> str:
-    """Parse an ISO 8601 date-time with a zone and render it in UTC, whole seconds.
-
-    One fixed-width UTC form makes string comparison in Cypher agree with time order.
-    """
-    text = value.strip()
-    if text.endswith("Z"):
-        text = text[:-1] + "+00:00"
-    parsed = datetime.fromisoformat(text)
-    if parsed.tzinfo is None:
-        raise ValueError("has no time zone (add Z or an offset such as +02:00)")
-    try:
-        # isoformat pads the year to four digits (strftime's %Y does not below 1000), keeping the width fixed.
-        return parsed.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-    except OverflowError:  # e.g. 0001-01-01T00:00:00+01:00: before year 1 in UTC
-        raise ValueError("is out of range (years 1–9999 in UTC)") from None
-
-
-def derived_edge_id(group: str, source: str, relation: str, target: str) -> str:
-    """A stable id for an edge given without one, so re-imports update it in place."""
-    digest = hashlib.sha256(f"{group}\x1f{source}\x1f{relation}\x1f{target}".encode()).hexdigest()
-    return f"rel-{digest[:24]}"
 
 
 def text_problem(value: str, *, single_line: bool) -> str | None:

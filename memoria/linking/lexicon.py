@@ -27,9 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from memoria.graph import driver, kinds
-from memoria.graphindex.projection import Projection
+from memoria.graphindex.projection import Projection, mention_counts
 from memoria.ingest.text import STOPWORDS, name_key
-from memoria.ppr.relation_seeds import mention_counts
 
 MAX_SPAN_WORDS = 12  # longer names are rarely typed out whole in a question
 CACHED_LEXICONS = 8

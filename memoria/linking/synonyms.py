@@ -25,8 +25,9 @@ from memoria.accounts.roles import check_group_name
 from memoria.embeddings import embedder
 from memoria.errors import InvalidInput
 from memoria.graph import driver, kinds
+from memoria.graph.rules import derived_edge_id
 from memoria.graph.versions import group_version_bump
-from memoria.interchange.document import EdgeRecord, GraphDocument, derived_edge_id
+from memoria.interchange.document import EdgeRecord, GraphDocument
 from memoria.interchange.importer import graph_document_import
 
 RELATION = "SYNONYM_OF"

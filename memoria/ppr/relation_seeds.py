@@ -2,7 +2,7 @@
 
 - Facts by query-to-fact cosine, then a fact filter: offline, the best few at
   or above a minimum score; with an LLM, MARA-RAG's recognition filter
-  (memoria.llm.relation_steps), four or fewer either way.
+  (memoria.ppr.llm_steps), four or fewer either way.
 - Each kept fact's two ends get score ÷ the number of episodes mentioning
   them (an inverse document frequency), averaged over the facts they occur in;
   the heaviest entities are kept.
@@ -18,16 +18,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Protocol
 
-import numpy as np
-
 from memoria.graph.asof import EVERY_FACT, AsOf
-from memoria.graphindex.projection import MENTIONS_LINK, Projection
+from memoria.graphindex.projection import Projection, mention_counts
+from memoria.llm.modes import StepMode
 from memoria.search.config import ScopeConfig, SearchConfig, SearchMethod
 from memoria.search.service import search
 
 COSINE = "cosine"
 FACTS_KEPT = 4  # MARA-RAG's recognition filter keeps "4 or fewer"
-OFFLINE = "offline"
 
 
 @dataclass(frozen=True)
@@ -59,7 +57,7 @@ class FactFilter(Protocol):
 class OfflineFactFilter:
     """The `kept` best candidates at or above `min_score`: no judgement, only the dense scores."""
 
-    source: ClassVar[str] = OFFLINE
+    source: ClassVar[str] = StepMode.OFFLINE
     kept: int = FACTS_KEPT
     min_score: float = 0.0
 
@@ -72,10 +70,6 @@ class RelationSeeds:
     weights: dict[str, float]  # node id → restart weight (not normalised)
     facts: tuple[ScoredFact, ...]  # the facts kept
     passages: tuple[tuple[str, float], ...]  # (episode id, weight) seeded
-
-
-def mention_counts(projection: Projection) -> np.ndarray:
-    return np.bincount(projection.targets[projection.links == MENTIONS_LINK], minlength=projection.size)
 
 
 def entity_weights(projection: Projection, facts: tuple[ScoredFact, ...], *, keep: int) -> dict[str, float]:

@@ -6,7 +6,7 @@ that mentions it). An edge's weight is multiplied by its category's β; an edge
 of no known category takes its family's average, and SYNONYMY weighs as
 ATTRIBUTION (memoria.graphindex.projection reads it so).
 
-Where β comes from: the caller, the LLM manager (memoria.llm.relation_steps) when one is configured, or the
+Where β comes from: the caller, the LLM manager (memoria.ppr.llm_steps) when one is configured, or the
 offline manager — the query's cosine to
 a description of each entity–entity category plus a bonus for each word that
 names a category outright ("when", "where", "why", "who", "kind"), sharpened
@@ -29,6 +29,7 @@ import numpy as np
 from memoria.errors import InvalidInput, unknown_keys_problem
 from memoria.graph import kinds
 from memoria.graphindex.projection import MENTION_ROLES, MENTIONS_LINK, NO_CATEGORY, Projection
+from memoria.llm.modes import StepMode
 
 ENTITY_ENTITY = "entity_entity"
 ENTITY_PASSAGE = "entity_passage"
@@ -60,8 +61,6 @@ TEMPERATURE = 0.1
 FLOOR = 0.25
 
 CALLER = "caller"
-OFFLINE = "offline"
-LLM = "llm"
 
 Embed = Callable[[list[str]], list[list[float]]]
 
@@ -159,7 +158,7 @@ def betas_offline(*, query: str, embed: Embed | None = None) -> RelationBetas:
     shares = np.exp((cosines - cosines.max()) / TEMPERATURE)
     shares = (1 - FLOOR) * shares / shares.sum() + FLOOR / len(shares)
     entity_entity = {name: float(share) for name, share in zip(kinds.RELATION_CATEGORIES, shares, strict=True)}
-    return RelationBetas(entity_entity, dict(PASSAGE_PRIOR), OFFLINE)
+    return RelationBetas(entity_entity, dict(PASSAGE_PRIOR), StepMode.OFFLINE)
 
 
 class BetaManager(Protocol):
@@ -171,7 +170,7 @@ class BetaManager(Protocol):
 
 
 class OfflineBetaManager:
-    source: ClassVar[str] = OFFLINE
+    source: ClassVar[str] = StepMode.OFFLINE
 
     def choose_betas(self, query: str) -> RelationBetas:
         return betas_offline(query=query)

@@ -14,10 +14,10 @@ from typing import Any
 from memoria.accounts.roles import GROUP_PATTERN
 from memoria.errors import InvalidInput
 from memoria.graph.asof import FIELDS, AsOf, as_of_parse
-from memoria.interchange.document import ID_PATTERN
+from memoria.graph.rules import ID_PATTERN
+from memoria.llm.modes import STEP_MODES, StepMode
 from memoria.ppr.pagerank import DEFAULT_DAMPING
 from memoria.ppr.relations import RelationBetas, betas_parse
-from memoria.ppr.steps import AUTO, STEP_CHOICES
 from memoria.retrieval.budget import BudgetLimits, parse_budget, server_limits
 from memoria.retrieval.event_types import Algorithm
 from memoria.search.config import parse_query
@@ -66,8 +66,8 @@ class PprRequest:
     # A query's seeds are the entities it names (memoria.linking.lexicon, IDF-weighted), not an entity search.
     linked: bool = False
     betas: RelationBetas | None = None  # relation-aware: the caller's β; None: chosen for the query
-    betas_source: str = AUTO  # who chooses β when the caller gives none: auto | offline | llm
-    fact_filter: str = AUTO  # who keeps the facts a query's seeds come from: auto | offline | llm
+    betas_source: str = StepMode.AUTO  # who chooses β when the caller gives none: auto | offline | llm
+    fact_filter: str = StepMode.AUTO  # who keeps the facts a query's seeds come from: auto | offline | llm
     budget: BudgetLimits | None = None  # time and rows (memoria/retrieval/budget.py); None: the server's ceilings
     moment: AsOf | None = None  # when facts count (memoria/graph/asof.py); None: now, as known now
 
@@ -206,8 +206,8 @@ def parse_ppr_request(raw: Any) -> PprRequest:
 
 
 def _step_choice(raw: dict[str, Any], name: str, problems: list[str]) -> str:
-    value = raw.get(name, AUTO)
-    if value not in STEP_CHOICES:
-        problems.append(f"{name}: must be one of {', '.join(STEP_CHOICES)}")
-        return AUTO
+    value = raw.get(name, StepMode.AUTO)
+    if value not in STEP_MODES:
+        problems.append(f"{name}: must be one of {', '.join(STEP_MODES)}")
+        return StepMode.AUTO
     return value

@@ -26,11 +26,12 @@ from memoria.graph.asof import AsOf, AsOfInput
 from memoria.graphindex.cache import STALE, Freshness, ProjectionCache, projection_cache
 from memoria.graphindex.projection import Projection
 from memoria.linking.lexicon import group_lexicon
+from memoria.llm.modes import StepMode
 from memoria.ppr.pagerank import CONJUGATE_GRADIENT, DEFAULT_TOLERANCE, POWER, PprResult, personalized_pagerank
 from memoria.ppr.relation_seeds import ScoredFact, SeedOptions, relation_seeds
 from memoria.ppr.relations import RelationBetas
 from memoria.ppr.request import PprRequest, SeedWeight
-from memoria.ppr.steps import OFFLINE, RelationSteps, relation_steps_for
+from memoria.ppr.steps import RelationSteps, relation_steps_for
 from memoria.retrieval.budget import STATUS as BUDGET_EXHAUSTED
 from memoria.retrieval.budget import BudgetExhausted, RetrievalBudget, server_limits
 from memoria.retrieval.event_types import Algorithm
@@ -133,8 +134,8 @@ def _relation_steps(request: PprRequest) -> RelationSteps | None:
         return None
     reads_facts = request.seeds is None and request.query is not None
     return relation_steps_for(
-        betas_source=OFFLINE if request.betas else request.betas_source,
-        fact_filter=request.fact_filter if reads_facts else OFFLINE,
+        betas_source=StepMode.OFFLINE if request.betas else request.betas_source,
+        fact_filter=request.fact_filter if reads_facts else StepMode.OFFLINE,
     )
 
 

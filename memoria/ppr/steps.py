@@ -11,15 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from memoria.errors import InvalidInput
-from memoria.ingest.pipeline import AUTO, EXTRACTOR_CHOICES, LLM, OFFLINE
 from memoria.llm.client import chat_client, chat_client_or_none
-from memoria.llm.relation_steps import LlmBetaManager, LlmFactFilter
+from memoria.llm.modes import STEP_MODES, StepMode
+from memoria.ppr.llm_steps import LlmBetaManager, LlmFactFilter
 from memoria.ppr.relation_seeds import FactFilter, OfflineFactFilter
 from memoria.ppr.relations import BetaManager, OfflineBetaManager
-
-STEP_CHOICES = EXTRACTOR_CHOICES  # auto | offline | llm
-
-__all__ = ["AUTO", "LLM", "OFFLINE", "STEP_CHOICES", "RelationSteps", "relation_steps_for"]
 
 
 @dataclass(frozen=True)
@@ -28,20 +24,20 @@ class RelationSteps:
     facts: FactFilter = field(default_factory=OfflineFactFilter)
 
 
-def relation_steps_for(*, betas_source: str = AUTO, fact_filter: str = AUTO) -> RelationSteps:
+def relation_steps_for(*, betas_source: str = StepMode.AUTO, fact_filter: str = StepMode.AUTO) -> RelationSteps:
     """The steps for these choices; a step the request does not use should be passed as `offline`, so that a
     request that asks the LLM nothing never needs one (nor reads a broken configuration)."""
     for name, choice in (("betas_source", betas_source), ("filter", fact_filter)):
-        if choice not in STEP_CHOICES:
-            raise InvalidInput(f"{name}: {choice!r} is not one of {', '.join(STEP_CHOICES)}")
+        if choice not in STEP_MODES:
+            raise InvalidInput(f"{name}: {choice!r} is not one of {', '.join(STEP_MODES)}")
     choices = (betas_source, fact_filter)
-    if LLM in choices:
+    if StepMode.LLM in choices:
         client = chat_client()
-    elif AUTO in choices:
+    elif StepMode.AUTO in choices:
         client = chat_client_or_none()
     else:
         client = None
     return RelationSteps(
-        betas=LlmBetaManager(client) if client and betas_source != OFFLINE else OfflineBetaManager(),
-        facts=LlmFactFilter(client) if client and fact_filter != OFFLINE else OfflineFactFilter(),
+        betas=LlmBetaManager(client) if client and betas_source != StepMode.OFFLINE else OfflineBetaManager(),
+        facts=LlmFactFilter(client) if client and fact_filter != StepMode.OFFLINE else OfflineFactFilter(),
     )

@@ -32,7 +32,7 @@ from neo4j import exceptions as neo4j_errors
 from memoria.errors import GraphUnavailable, QueryTooLarge, without_addresses
 from memoria.graph.asof import EVERY_FACT, AsOf
 from memoria.graph.driver import async_driver_for_work
-from memoria.interchange.document import MAX_WEIGHT
+from memoria.graph.rules import MAX_WEIGHT
 from memoria.retrieval.budget import STATUS as BUDGET_EXHAUSTED
 from memoria.retrieval.budget import TIME, BudgetExhausted, RetrievalBudget, server_limits
 from memoria.retrieval.cypher_levels import cypher_level_source

@@ -14,7 +14,7 @@ from typing import Any
 from memoria.accounts.roles import GROUP_PATTERN
 from memoria.errors import InvalidInput
 from memoria.graph.asof import FIELDS, AsOf, as_of_parse
-from memoria.interchange.document import ID_PATTERN, MAX_TAG_LENGTH, MAX_TAGS, normalise_tag
+from memoria.graph.rules import ID_PATTERN, MAX_TAG_LENGTH, MAX_TAGS, normalise_tag
 from memoria.retrieval.activation import Seed
 from memoria.retrieval.budget import BudgetLimits, parse_budget, server_limits
 from memoria.retrieval.engines import ENGINES

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memoria.errors import InvalidInput, unknown_keys_problem
-from memoria.interchange.document import ID_PATTERN
+from memoria.graph.rules import ID_PATTERN
 from memoria.ppr.pagerank import DEFAULT_DAMPING
 
 

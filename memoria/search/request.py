@@ -11,7 +11,7 @@ from typing import Any
 
 from memoria.accounts.roles import GROUP_PATTERN
 from memoria.errors import InvalidInput, names_shown
-from memoria.interchange.document import ID_PATTERN
+from memoria.graph.rules import ID_PATTERN
 from memoria.search.config import (
     DEFAULT_LIMIT,
     MAX_LIMIT,

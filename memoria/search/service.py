@@ -18,7 +18,7 @@ from memoria.accounts.roles import GROUP_PATTERN
 from memoria.embeddings import embedder
 from memoria.errors import InvalidInput
 from memoria.graph.asof import EVERY_FACT, AsOf, valid_time
-from memoria.interchange.document import normalise_timestamp
+from memoria.graph.rules import normalise_timestamp
 from memoria.observability import in_context
 from memoria.readmodel.cache import ViewTooLarge
 from memoria.search import connectivity, methods, rerankers, view_methods

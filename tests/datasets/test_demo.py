@@ -13,7 +13,8 @@ import pytest
 
 from memoria.datasets.demo import SAMPLE_QUERIES, demo_document
 from memoria.graph import kinds
-from memoria.interchange.document import normalise_tag, parse_graph_document
+from memoria.graph.rules import normalise_tag
+from memoria.interchange.document import parse_graph_document
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SEEDS = (7, 1, 2024)

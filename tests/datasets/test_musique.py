@@ -17,7 +17,8 @@ from memoria.datasets.musique import (
     predicate_tags,
 )
 from memoria.errors import InvalidGraphDocument
-from memoria.interchange.document import MAX_TAG_LENGTH, MAX_TAGS, normalise_tag, parse_graph_document
+from memoria.graph.rules import MAX_TAG_LENGTH, MAX_TAGS, normalise_tag
+from memoria.interchange.document import parse_graph_document
 
 REAL_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "datasets" / "musique"
 REAL_PASSAGES = 1890

@@ -12,9 +12,9 @@ from memoria.evaluation.memory import (
     hybrid_episodes,
     hybrid_search,
 )
-from memoria.ingest.reindex import group_reindex
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
+from memoria.interchange.reindex import group_reindex
 from memoria.search.service import SearchHit
 
 EPISODES = {

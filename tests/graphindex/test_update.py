@@ -11,13 +11,13 @@ from memoria.curation.edit import edge_update
 from memoria.curation.inputs import edge_patch_parse, entity_merge_parse
 from memoria.curation.merge import entity_merge
 from memoria.graph import driver
-from memoria.graph.index_service import node_remove
 from memoria.graph.versions import group_stamps_compact, group_version, group_version_bump
 from memoria.graphindex.cache import ProjectionCache
 from memoria.graphindex.projection import FULL, INCREMENTAL, Projection, projection_load
 from memoria.graphindex.update import projection_update
 from memoria.ingest.episodes import EpisodeInput
 from memoria.ingest.pipeline import episode_add
+from memoria.interchange.index_service import node_remove
 from tests.graphindex.graphs import random_memory, store
 
 pytestmark = pytest.mark.django_db  # curation edits write their audit entries

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from memoria.graph import kinds
+from memoria.graph.rules import MAX_WEIGHT, MIN_WEIGHT, normalise_tag
 from memoria.ingest.context import PriorEpisode
 from memoria.ingest.extract_entities import EntityExtractionInput, OfflineEntityExtractor
 from memoria.ingest.extract_facts import (
@@ -12,7 +13,6 @@ from memoria.ingest.extract_facts import (
     category_for,
     relation_weight,
 )
-from memoria.interchange.document import MAX_WEIGHT, MIN_WEIGHT, normalise_tag
 
 REFERENCE = "2024-03-13T15:30:00Z"
 

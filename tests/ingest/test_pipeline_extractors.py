@@ -11,11 +11,12 @@ from memoria.graph import driver
 from memoria.ingest.episodes import EpisodeInput
 from memoria.ingest.extract_entities import OfflineEntityExtractor
 from memoria.ingest.extract_facts import OfflineFactExtractor
-from memoria.ingest.pipeline import AUTO, LLM, OFFLINE, episodes_add, extractors_for_settings
+from memoria.ingest.llm_extractors import LlmEntityExtractor, LlmFactExtractor
+from memoria.ingest.llm_resolver import LlmEntityResolver
+from memoria.ingest.pipeline import episodes_add, extractors_for_settings
 from memoria.ingest.resolve_entities import OfflineEntityResolver
-from memoria.llm.extractors import LlmEntityExtractor, LlmFactExtractor
+from memoria.llm.modes import StepMode
 from memoria.llm.prompts import extract_entities, extract_facts, resolve_entities
-from memoria.llm.resolver import LlmEntityResolver
 from tests.conftest import count_group
 from tests.llm.fake_openai import FakeOpenAI, Reply
 from tests.llm.scripted import configured_reading_model, reading_model
@@ -36,29 +37,29 @@ def assert_offline(extractors: object) -> None:
     assert isinstance(extractors.entities, OfflineEntityExtractor)
     assert isinstance(extractors.facts, OfflineFactExtractor)
     assert isinstance(extractors.resolver, OfflineEntityResolver)
-    assert extractors.llm is None and extractors.kind == OFFLINE
+    assert extractors.llm is None and extractors.kind == StepMode.OFFLINE
 
 
 def test_without_an_llm_every_step_is_offline(settings: object) -> None:
     settings.MEMORIA_LLM_URL = ""
     assert_offline(extractors_for_settings())
-    assert_offline(extractors_for_settings(choice=OFFLINE))
+    assert_offline(extractors_for_settings(choice=StepMode.OFFLINE))
     with pytest.raises(LlmUnavailable, match="no LLM is configured"):
-        extractors_for_settings(choice=LLM)
+        extractors_for_settings(choice=StepMode.LLM)
     with pytest.raises(InvalidInput, match="extractor: 'gpt' is not one of auto, offline, llm"):
         extractors_for_settings(choice="gpt")
 
 
 def test_a_configured_llm_runs_every_step_with_one_client(model: FakeOpenAI) -> None:
-    for choice in (AUTO, LLM):
+    for choice in (StepMode.AUTO, StepMode.LLM):
         extractors = extractors_for_settings(choice=choice)
         assert isinstance(extractors.entities, LlmEntityExtractor)
         assert isinstance(extractors.facts, LlmFactExtractor)
         assert isinstance(extractors.resolver, LlmEntityResolver)
-        assert extractors.kind == LLM
+        assert extractors.kind == StepMode.LLM
         assert extractors.entities.client is extractors.facts.client is extractors.resolver.client is extractors.llm
         assert extractors.llm.config.endpoint == f"{model.url}/chat/completions"
-    assert_offline(extractors_for_settings(choice=OFFLINE))
+    assert_offline(extractors_for_settings(choice=StepMode.OFFLINE))
 
 
 def test_a_broken_configuration_is_an_error_not_a_silent_offline_run(settings: object) -> None:
@@ -66,7 +67,7 @@ def test_a_broken_configuration_is_an_error_not_a_silent_offline_run(settings: o
     settings.MEMORIA_LLM_MODEL = "m"
     with pytest.raises(LlmUnavailable, match="must be an http:// or https:// address"):
         extractors_for_settings()
-    assert_offline(extractors_for_settings(choice=OFFLINE))
+    assert_offline(extractors_for_settings(choice=StepMode.OFFLINE))
 
 
 def test_episodes_are_extracted_and_resolved_by_the_configured_llm(model: FakeOpenAI, group: str) -> None:

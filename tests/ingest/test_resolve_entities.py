@@ -10,7 +10,6 @@ import pytest
 from memoria.embeddings import embedder
 from memoria.graph import driver
 from memoria.ingest.extract_entities import PHRASE, PROPER, ExtractedEntity
-from memoria.ingest.reindex import group_reindex
 from memoria.ingest.resolve_entities import (
     Candidate,
     EntityState,
@@ -23,6 +22,7 @@ from memoria.ingest.resolve_entities import (
 from memoria.ingest.text import name_key
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
+from memoria.interchange.reindex import group_reindex
 from memoria.readmodel.cache import ViewCache
 
 STORED = ["Northwind Freight Logistics", "Ilse Varga", "Melisande", "color palette", "Berlin Marathon"]

@@ -13,12 +13,12 @@ from memoria.embeddings import INT8_SUFFIX, ONNX_INT8, Embedder, configured_mode
 from memoria.graph import driver
 from memoria.graph.schema import LEGACY_VECTOR_MODEL, VECTOR_MODEL, VECTOR_TEXT
 from memoria.graph.searchable import SEARCHABLE_TEXT_VERSION
-from memoria.ingest.reindex import group_reindex, reindex_backlog
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
+from memoria.interchange.reindex import group_reindex, reindex_backlog
 from memoria.search.config import ScopeConfig, SearchConfig, SearchMethod
 from memoria.search.service import Engine, search
-from tests.ingest.test_reindex import memory
+from tests.interchange.test_reindex import memory
 
 MODELS = f"""
 MATCH (n:Memory {{group_id: $group}}) WHERE n.name_embedding IS NOT NULL OR n.embedding IS NOT NULL

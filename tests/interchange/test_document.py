@@ -8,7 +8,8 @@ import pytest
 from django.test import override_settings
 
 from memoria.errors import InvalidGraphDocument
-from memoria.interchange.document import derived_edge_id, load_graph_document, parse_graph_document
+from memoria.graph.rules import derived_edge_id
+from memoria.interchange.document import load_graph_document, parse_graph_document
 
 
 def document(**overrides: object) -> dict:

@@ -10,8 +10,9 @@ from memoria.graph import driver, kinds
 from memoria.graph.asof import EVERY_FACT
 from memoria.graphindex.cache import ProjectionCache
 from memoria.graphindex.projection import MENTIONS_LINK, projection_load
+from memoria.llm.modes import StepMode
 from memoria.ppr.relation_seeds import ScoredFact, entity_weights, passage_weights
-from memoria.ppr.relations import OFFLINE, RelationBetas, betas_offline, betas_parse
+from memoria.ppr.relations import RelationBetas, betas_offline, betas_parse
 from memoria.ppr.request import PprRequest, SeedWeight
 from memoria.ppr.service import ppr_run
 from tests.graphindex.graphs import random_memory, store, stored_edges
@@ -126,7 +127,7 @@ def test_passages_are_scaled_into_0_1_and_weigh_little() -> None:
 )
 def test_the_offline_manager_favours_the_category_the_question_asks_about(query: str, category: str) -> None:
     betas = betas_offline(query=query)
-    assert betas.source == OFFLINE
+    assert betas.source == StepMode.OFFLINE
     assert max(betas.entity_entity, key=betas.entity_entity.get) == category
     assert sum(betas.entity_entity.values()) == pytest.approx(1.0)
     assert min(betas.entity_entity.values()) >= 0.05  # a wrong guess dims facts, never removes them
@@ -141,7 +142,7 @@ def test_a_query_seeds_entities_from_facts_and_ranks_episodes(group: str) -> Non
     )
     answer = ppr_run(request, cache=ProjectionCache(), wait=30)
     assert answer.seed_source == "facts" and answer.facts
-    assert isinstance(answer.betas, RelationBetas) and answer.betas.source == OFFLINE
+    assert isinstance(answer.betas, RelationBetas) and answer.betas.source == StepMode.OFFLINE
     ends = {end for fact in answer.facts for end in (fact.source, fact.target)}
     assert {seed.id for seed in answer.seeds if "-ep" not in seed.id} <= ends
     assert [fact.score for fact in answer.facts] == sorted((fact.score for fact in answer.facts), reverse=True)

@@ -9,7 +9,7 @@ from django.core.management import call_command
 from memoria.errors import InvalidInput
 from memoria.graph import driver, kinds
 from memoria.graphindex.cache import READY, ProjectionCache
-from memoria.ingest.reindex import group_reindex
+from memoria.interchange.reindex import group_reindex
 from memoria.ppr.request import PprRequest, SeedWeight
 from memoria.ppr.service import ppr_run
 from tests.graphindex.graphs import random_memory, store, stored_edges

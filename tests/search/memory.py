@@ -9,9 +9,9 @@ import uuid
 from collections.abc import Iterator
 
 from memoria.graph import driver
-from memoria.ingest.reindex import group_reindex
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
+from memoria.interchange.reindex import group_reindex
 
 # Hops over RELATES from alice: lyon 1, gloves 2, rotterdam 3, bolts 4, nordbalt 5 (party 1, bob 4).
 ENTITIES = {

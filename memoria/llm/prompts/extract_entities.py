@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
-from memoria.ingest.context import PriorEpisode
-from memoria.ingest.extract_entities import ENTITY_KINDS
-from memoria.interchange.document import MAX_NAME_LENGTH
+from memoria.graph.rules import MAX_NAME_LENGTH
 from memoria.llm.client import Message
 from memoria.llm.prompts import clipped, strict_object, system, user
 
@@ -24,6 +22,17 @@ Rules:
 - Do not extract dates, times, amounts or quantities, nor relationships or actions.
 - List each entity once."""
 
+
+class PriorText(Protocol):
+    """What the prompt reads of an earlier episode (ingestion's PriorEpisode has it): plain data, no import."""
+
+    @property
+    def valid_at(self) -> str: ...
+
+    @property
+    def content(self) -> str: ...
+
+
 KIND_MEANINGS = {
     "speaker": "a person speaking or spoken to in the episode",
     "proper": "a proper name (person, place, organisation, product)",
@@ -32,11 +41,11 @@ KIND_MEANINGS = {
 }
 
 
-def answer_schema(*, labels: Sequence[str]) -> dict[str, Any]:
+def answer_schema(*, labels: Sequence[str], kinds: Sequence[str]) -> dict[str, Any]:
     entity = strict_object(
         {
             "name": {"type": "string", "minLength": 1, "maxLength": MAX_NAME_LENGTH},
-            "kind": {"type": "string", "enum": list(ENTITY_KINDS)},
+            "kind": {"type": "string", "enum": list(kinds)},
             "labels": {"type": "array", "items": {"type": "string", "enum": list(labels)}, "maxItems": len(labels)},
             "confidence": {"type": "number", "minimum": 0, "maximum": 1},
         }
@@ -45,9 +54,15 @@ def answer_schema(*, labels: Sequence[str]) -> dict[str, Any]:
 
 
 def messages(
-    *, content: str, source: str, reference_time: str, context: Sequence[PriorEpisode], labels: Sequence[str]
+    *,
+    content: str,
+    source: str,
+    reference_time: str,
+    context: Sequence[PriorText],
+    labels: Sequence[str],
+    kinds: Sequence[str],
 ) -> list[Message]:
-    kinds_text = "\n".join(f"- {kind}: {KIND_MEANINGS[kind]}" for kind in ENTITY_KINDS)
+    kinds_text = "\n".join(f"- {kind}: {KIND_MEANINGS[kind]}" for kind in kinds)
     previous = "\n".join(
         f"[{prior.valid_at}] {clipped(prior.content)}" for prior in reversed(context)
     )  # oldest first, as the conversation went

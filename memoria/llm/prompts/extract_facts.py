@@ -6,8 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from memoria.graph import kinds
-from memoria.ingest.extract_facts import MAX_TAGS_PER_FACT
-from memoria.interchange.document import MAX_RELATION_LENGTH, MAX_TAG_LENGTH
+from memoria.graph.rules import MAX_RELATION_LENGTH, MAX_TAG_LENGTH, MAX_TAGS_PER_FACT
 from memoria.llm.client import Message
 from memoria.llm.prompts import strict_object, system, user
 

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from memoria.graph import kinds
-from memoria.graphindex.projection import MENTION_ROLES
 from memoria.llm.client import Message
 from memoria.llm.prompts import clipped, strict_object, system, user
-from memoria.ppr.relations import CATEGORY_DESCRIPTIONS, ENTITY_ENTITY, ENTITY_PASSAGE
 
 SCHEMA_NAME = "relation_betas"
 
@@ -26,24 +24,26 @@ answering the QUESTION. Within each family the weights should sum to 1; give non
 and a category that does not matter a small weight rather than 0 unless it is certainly useless."""
 
 
-def answer_schema() -> dict[str, Any]:
+def answer_schema(*, families: Mapping[str, Sequence[str]]) -> dict[str, Any]:
+    """`families`: each relation family's answer key and its members (the entity–entity categories, then the
+    entity–passage roles), passed in by the step so the prompt holds no graph vocabulary of its own."""
     weight = {"type": "number", "minimum": 0}  # normalised per family afterwards: only the ratios count
     return strict_object(
-        {
-            ENTITY_ENTITY: strict_object({category: weight for category in kinds.RELATION_CATEGORIES}),
-            ENTITY_PASSAGE: strict_object({role: weight for role in MENTION_ROLES}),
-        }
+        {family: strict_object(dict.fromkeys(members, weight)) for family, members in families.items()}
     )
 
 
-def messages(*, query: str) -> list[Message]:
-    categories = "\n".join(f"- {c}: {CATEGORY_DESCRIPTIONS[c]}" for c in kinds.RELATION_CATEGORIES)
-    roles = "\n".join(f"- {role}: {ROLE_MEANINGS[role]}" for role in MENTION_ROLES)
+def messages(
+    *, query: str, categories: Mapping[str, str], roles: Sequence[str], entity_entity: str, entity_passage: str
+) -> list[Message]:
+    """`categories`: each entity–entity category and the questions it answers; `roles`: the mention roles."""
+    category_lines = "\n".join(f"- {c}: {description}" for c, description in categories.items())
+    role_lines = "\n".join(f"- {role}: {ROLE_MEANINGS[role]}" for role in roles)
     return [
         system(SYSTEM),
         user(
             f"<QUESTION>\n{clipped(query)}\n</QUESTION>\n\n"
-            f"Entity–entity categories ({ENTITY_ENTITY}), with the questions each answers:\n{categories}\n\n"
-            f"Entity–passage roles ({ENTITY_PASSAGE}):\n{roles}"
+            f"Entity–entity categories ({entity_entity}), with the questions each answers:\n{category_lines}\n\n"
+            f"Entity–passage roles ({entity_passage}):\n{role_lines}"
         ),
     ]

@@ -21,15 +21,14 @@ from memoria.embeddings import embedder
 from memoria.errors import EmbeddingModelError, GraphUnavailable, InvalidInput, LlmUnavailable, QueryTooLarge
 from memoria.ingest.episodes import EpisodeInput, episode_prepare
 from memoria.ingest.pipeline import (
-    AUTO,
     DEFAULT_BATCH_SIZE,
-    EXTRACTOR_CHOICES,
     EpisodeResult,
     Extractors,
     episodes_add,
     extractors_for_settings,
     stored_episodes,
 )
+from memoria.llm.modes import STEP_MODES, StepMode
 
 STORED_CHECK_CHUNK = 1000
 
@@ -52,8 +51,8 @@ def add_ingest_arguments(parser: CommandParser) -> None:
     )
     parser.add_argument(
         "--extractor",
-        choices=EXTRACTOR_CHOICES,
-        default=AUTO,
+        choices=STEP_MODES,
+        default=StepMode.AUTO,
         help="extraction and resolution steps: the LLM's when MEMORIA_LLM_URL and MEMORIA_LLM_MODEL are set (auto), "
         "always offline, or the LLM's (an error when none is configured)",
     )
@@ -73,7 +72,7 @@ class IngestOptions:
     episode_vectors: bool
     embedding_threads: int | None
     quiet: bool
-    extractor: str = AUTO
+    extractor: str = StepMode.AUTO
     update_communities: bool = True
 
 

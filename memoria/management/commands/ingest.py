@@ -7,8 +7,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from memoria.graph.rules import normalise_timestamp
 from memoria.ingest.sources import episodes_from_file
-from memoria.interchange.document import normalise_timestamp
 from memoria.management.commands._episode_io import (
     add_ingest_arguments,
     episodes_ingest,

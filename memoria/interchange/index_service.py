@@ -23,8 +23,9 @@ from memoria.accounts.roles import check_group_name
 from memoria.errors import InvalidInput, NodeNotFound
 from memoria.graph import driver
 from memoria.graph.asof import EVERY_FACT, AsOf, moment_cypher
+from memoria.graph.rules import MAX_RELATION_LENGTH
 from memoria.graph.versions import group_version_bump
-from memoria.interchange.document import MAX_RELATION_LENGTH, parse_graph_document
+from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import ImportReport, graph_document_import
 
 # The RFD's standard relation types; any relation the import rules accept may be used beside them.

@@ -21,10 +21,10 @@ from memoria.ingest.extract_entities import (
     ExtractedEntity,
 )
 from memoria.ingest.extract_facts import ExtractedFact, FactExtraction, FactExtractionInput, FactExtractor
+from memoria.ingest.llm_extractors import LlmEntityExtractor, LlmFactExtractor
 from memoria.ingest.pipeline import Extractors, episodes_add
 from memoria.ingest.text import name_key
 from memoria.llm.client import ChatClient
-from memoria.llm.extractors import LlmEntityExtractor, LlmFactExtractor
 from memoria.llm.prompts import extract_entities as entities_prompt
 from memoria.llm.prompts import extract_facts as facts_prompt
 from tests.llm.fake_openai import FakeOpenAI, Reply, chat_reply

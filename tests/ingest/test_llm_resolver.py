@@ -11,8 +11,8 @@ from memoria.errors import LlmInvalidAnswer, LlmUnavailable
 from memoria.graph import driver
 from memoria.ingest.episodes import EpisodeInput
 from memoria.ingest.extract_entities import PROPER, ExtractedEntity
+from memoria.ingest.llm_resolver import MATCHED, MAX_CANDIDATES, NOT_MATCHED, LlmEntityResolver
 from memoria.ingest.pipeline import Extractors, episodes_add
-from memoria.ingest.reindex import group_reindex
 from memoria.ingest.resolve_entities import (
     Candidate,
     EntityResolver,
@@ -24,9 +24,9 @@ from memoria.ingest.resolve_entities import (
 from memoria.ingest.text import name_key
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
+from memoria.interchange.reindex import group_reindex
 from memoria.llm.client import ChatClient
 from memoria.llm.prompts import resolve_entities as prompt
-from memoria.llm.resolver import MATCHED, MAX_CANDIDATES, NOT_MATCHED, LlmEntityResolver
 from tests.conftest import count_group
 from tests.llm.fake_openai import FakeOpenAI, Reply, chat_reply
 

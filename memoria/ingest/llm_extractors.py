@@ -14,8 +14,17 @@ from typing import Any, TypeVar
 
 from memoria.errors import LlmInvalidAnswer
 from memoria.graph import kinds
+from memoria.graph.rules import (
+    MAX_RELATION_LENGTH,
+    MAX_TAG_LENGTH,
+    MAX_WEIGHT,
+    MIN_WEIGHT,
+    normalise_tag,
+    normalise_timestamp,
+)
 from memoria.ingest import text
 from memoria.ingest.extract_entities import (
+    ENTITY_KINDS,
     EntityExtraction,
     EntityExtractionInput,
     ExtractedEntity,
@@ -24,14 +33,6 @@ from memoria.ingest.extract_entities import (
 )
 from memoria.ingest.extract_facts import ExtractedFact, FactExtraction, FactExtractionInput
 from memoria.ingest.temporal import dates_in, parse_timestamp, quantities_in
-from memoria.interchange.document import (
-    MAX_RELATION_LENGTH,
-    MAX_TAG_LENGTH,
-    MAX_WEIGHT,
-    MIN_WEIGHT,
-    normalise_tag,
-    normalise_timestamp,
-)
 from memoria.llm.client import MAX_SHOWN_PROBLEMS, ChatClient, chat_client
 from memoria.llm.prompts import extract_entities as entities_prompt
 from memoria.llm.prompts import extract_facts as facts_prompt
@@ -169,9 +170,10 @@ class LlmEntityExtractor:
                 reference_time=request.reference_time,
                 context=request.context,
                 labels=labels,
+                kinds=ENTITY_KINDS,
             ),
             schema_name=entities_prompt.SCHEMA_NAME,
-            schema=entities_prompt.answer_schema(labels=labels),
+            schema=entities_prompt.answer_schema(labels=labels, kinds=ENTITY_KINDS),
         )
         entities = entities_from_answer(answer, content=request.content, allowed_labels=labels)
         is_message = request.source == "message"

@@ -19,8 +19,8 @@ from memoria.errors import InvalidInput, LlmInvalidAnswer, LlmUnavailable
 from memoria.graphindex.cache import ProjectionCache
 from memoria.llm.prompts import filter_facts as filter_prompt
 from memoria.llm.prompts import relation_betas as betas_prompt
-from memoria.llm.relation_steps import LlmBetaManager, LlmFactFilter
 from memoria.ppr.events import ppr_events
+from memoria.ppr.llm_steps import LlmBetaManager, LlmFactFilter
 from memoria.ppr.relation_seeds import OfflineFactFilter, ScoredFact
 from memoria.ppr.relations import OfflineBetaManager, betas_parse
 from memoria.ppr.request import PprRequest, SeedWeight, parse_ppr_request

@@ -12,26 +12,37 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from memoria.errors import InvalidInput, LlmInvalidAnswer
+from memoria.graph import kinds
+from memoria.graphindex.projection import MENTION_ROLES
 from memoria.llm.client import MAX_SHOWN_PROBLEMS, ChatClient, chat_client
+from memoria.llm.modes import StepMode
 from memoria.llm.prompts import filter_facts as filter_prompt
 from memoria.llm.prompts import relation_betas as betas_prompt
 from memoria.ppr.relation_seeds import FACTS_KEPT, ScoredFact
-from memoria.ppr.relations import LLM, RelationBetas, betas_parse
+from memoria.ppr.relations import CATEGORY_DESCRIPTIONS, ENTITY_ENTITY, ENTITY_PASSAGE, RelationBetas, betas_parse
 
 
 class LlmBetaManager:
     """β per relation category for a query, as the configured LLM (or the given client) weighs them."""
 
-    source: ClassVar[str] = LLM
+    source: ClassVar[str] = StepMode.LLM
 
     def __init__(self, client: ChatClient | None = None) -> None:
         self.client = client or chat_client()
 
     def choose_betas(self, query: str) -> RelationBetas:
         answer = self.client.complete_json(
-            messages=betas_prompt.messages(query=query),
+            messages=betas_prompt.messages(
+                query=query,
+                categories={c: CATEGORY_DESCRIPTIONS[c] for c in kinds.RELATION_CATEGORIES},
+                roles=MENTION_ROLES,
+                entity_entity=ENTITY_ENTITY,
+                entity_passage=ENTITY_PASSAGE,
+            ),
             schema_name=betas_prompt.SCHEMA_NAME,
-            schema=betas_prompt.answer_schema(),
+            schema=betas_prompt.answer_schema(
+                families={ENTITY_ENTITY: kinds.RELATION_CATEGORIES, ENTITY_PASSAGE: MENTION_ROLES}
+            ),
         )
         # The schema refused unknown or missing categories, non-numbers and negatives; betas_parse also refuses
         # what a schema lets through (NaN, Infinity, a family of zeros) and normalises each family to sum 1.
@@ -40,13 +51,13 @@ class LlmBetaManager:
         except InvalidInput as error:
             shown = "; ".join(error.problems[:MAX_SHOWN_PROBLEMS])
             raise LlmInvalidAnswer(f"the LLM's {betas_prompt.SCHEMA_NAME} answer is unusable: {shown}") from error
-        return dataclasses.replace(betas, source=LLM)
+        return dataclasses.replace(betas, source=StepMode.LLM)
 
 
 class LlmFactFilter:
     """The candidate facts the configured LLM recognises as helping answer the query, `most` at most."""
 
-    source: ClassVar[str] = LLM
+    source: ClassVar[str] = StepMode.LLM
 
     def __init__(self, client: ChatClient | None = None, *, most: int = FACTS_KEPT) -> None:
         self.client = client or chat_client()

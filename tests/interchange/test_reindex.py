@@ -15,10 +15,10 @@ from memoria.graph import driver, kinds
 from memoria.graph.dialect import graph_dialect
 from memoria.graph.schema import VECTOR, vector_model_parameters
 from memoria.graph.searchable import fact_text, node_text
-from memoria.ingest import reindex
-from memoria.ingest.reindex import group_reindex, reindex_after_write, reindex_backlog
+from memoria.interchange import reindex
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
+from memoria.interchange.reindex import group_reindex, reindex_after_write, reindex_backlog
 
 VECTORS = """
 MATCH (n:Memory {group_id: $group})

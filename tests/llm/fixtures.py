@@ -1,4 +1,5 @@
-"""The scripted OpenAI-compatible server and a client pointed at it."""
+"""The scripted OpenAI-compatible server and a client pointed at it: fixtures for every test of an LLM step (tests/llm,
+tests/ingest, tests/ppr), registered by tests/conftest.py."""
 
 from __future__ import annotations
 
