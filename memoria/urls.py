@@ -14,6 +14,7 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     # Pages link the icon; what asks for /favicon.ico anyway (the API docs, a bookmark) is sent there.
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
+    path("api/", include("explorer.api_urls")),  # the explorer's saved views, beside the API below
     path("api/", include("memoria.api.urls")),
     path("admin/", admin.site.urls),
     path("", include("explorer.urls")),

@@ -14,7 +14,6 @@ from memoria.api.graph_views import (
     GraphStatsView,
     GraphWalkView,
 )
-from memoria.api.perspective_views import GroupDefaultViewView, GroupViewsView, GroupViewView
 from memoria.api.ppr_views import PprRetrievalView
 from memoria.api.schema_views import SchemaView, docs_page
 
@@ -46,10 +45,6 @@ urlpatterns = [
         curation_views.GroupAuditUndoView.as_view(),
         name="api-group-audit-undo",
     ),
-    # Saved views of the graph page ("perspectives", docs/explorer.md).
-    path("groups/<str:group>/views", GroupViewsView.as_view(), name="api-group-views"),
-    path("groups/<str:group>/views/default", GroupDefaultViewView.as_view(), name="api-group-view-default"),
-    path("groups/<str:group>/views/<int:view_id>", GroupViewView.as_view(), name="api-group-view"),
     # Graph view reads (docs/explorer.md); node ids may hold '/', so the longer pattern comes first.
     path(
         "groups/<str:group>/nodes/<path:node_id>/neighbours",
