@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memoria.accounts.roles import GROUP_PATTERN
-from memoria.errors import InvalidInput
+from memoria.errors import InvalidInput, names_shown
 from memoria.graph.asof import FIELDS, AsOf, as_of_parse
 from memoria.graph.rules import ID_PATTERN
 from memoria.llm.modes import STEP_MODES, StepMode
@@ -125,7 +125,7 @@ def parse_ppr_request(raw: Any) -> PprRequest:
     problems: list[str] = []
     unknown = sorted(set(raw) - REQUEST_KEYS - {"type", "algorithm"})
     if unknown:
-        problems.append(f"unknown field(s): {', '.join(unknown)} (known: {', '.join(sorted(REQUEST_KEYS))})")
+        problems.append(f"unknown field(s): {names_shown(unknown)} (known: {', '.join(sorted(REQUEST_KEYS))})")
     if raw.get("algorithm", ALGORITHM) != ALGORITHM:
         problems.append(f"algorithm: must be {ALGORITHM.value!r} here")
     group = raw.get("group")

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memoria.accounts.roles import GROUP_PATTERN
-from memoria.errors import InvalidInput
+from memoria.errors import InvalidInput, names_shown
 from memoria.graph.asof import FIELDS, AsOf, as_of_parse
 from memoria.graph.rules import ID_PATTERN, MAX_TAG_LENGTH, MAX_TAGS, normalise_tag
 from memoria.retrieval.activation import Seed
@@ -93,7 +93,7 @@ def parse_activation_request(raw: Any) -> ActivationRequest:
     problems: list[str] = []
     unknown = sorted(set(raw) - REQUEST_KEYS - {"type", "algorithm"})
     if unknown:
-        problems.append(f"unknown field(s): {', '.join(unknown)}")
+        problems.append(f"unknown field(s): {names_shown(unknown)}")
     group = raw.get("group")
     if not isinstance(group, str) or not GROUP_PATTERN.match(group):
         problems.append("group: is required: 1–64 letters, digits, '_' or '-'")

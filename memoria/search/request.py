@@ -104,7 +104,7 @@ def parse_search_body(raw: Any) -> SearchRequest:
     problems: list[str] = []
     unknown = sorted(set(raw) - BODY_KEYS)
     if unknown:
-        problems.append(f"unknown field(s): {', '.join(unknown)} (known: {', '.join(sorted(BODY_KEYS))})")
+        problems.append(f"unknown field(s): {names_shown(unknown)} (known: {', '.join(sorted(BODY_KEYS))})")
     query = _collect(problems, parse_query, raw.get("query"))
     group = _group(raw.get("group"), problems)
     if "config" not in raw:

@@ -95,6 +95,7 @@ def retrieval_frame(**fields: object) -> str:
         (retrieval_frame(seeds=[SEED], explain="yes"), "invalid", "explain: must be true or false"),
         (retrieval_frame(seeds=[SEED], query_tags=5), "invalid", "query_tags: must be a list of strings"),
         (retrieval_frame(seeds=[SEED], sneaky=1), "invalid", "unknown field(s): sneaky"),
+        (retrieval_frame(seeds=[SEED], **{"": {}}), "invalid", "unknown field(s): ''"),  # a blank name, shown
         (retrieval_frame(query=5), "invalid", "query: must be a non-empty string"),
         (retrieval_frame(algorithm="ppr", seeds="x"), "invalid", "seeds: must be a non-empty list of {id, weight}"),
         (retrieval_frame(algorithm="ppr", damping="0.5"), "invalid", "damping: must be a number strictly between"),
