@@ -23,6 +23,7 @@ from explorer.perspective_request import STATE_KEYS
 from explorer.perspectives import default_perspective
 from explorer.timeline import fact_timeline
 from memoria.accounts.services import check_group_access
+from memoria.api.errors import problem
 from memoria.browse.filters import CATEGORY_CHOICES
 from memoria.browse.neighbourhood import DEFAULT_LIMIT
 from memoria.browse.paths import DEFAULT_MAX_HOPS, MAX_HOPS
@@ -33,7 +34,7 @@ from memoria.errors import GroupNotFound, InvalidInput
 from memoria.graph.vocabulary import input_parse
 from memoria.retrieval.params import BOUNDS, MAX_SEEDS, ActivationParams
 from memoria.search.request import parse_search_parameters
-from memoria.search.service import search
+from memoria.search.service import SearchResults, search
 
 SEARCH_LIMIT = 20
 # A community's mini graph draws its best-connected members only; the page lists them all.
@@ -86,6 +87,13 @@ def group_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]
     return wrapped
 
 
+def _page_search(group: str, query: str) -> tuple[SearchResults, str]:
+    """The search page's search (its recipe and limit), for the page and for its downloads alike: the results,
+    and the query as it was searched."""
+    wanted = parse_search_parameters({"q": query, "group": group, "limit": str(SEARCH_LIMIT)})
+    return search(query=wanted.query, groups=[group], config=wanted.config, valid_at=wanted.valid_at), wanted.query
+
+
 @login_required
 def search_page(request: HttpRequest) -> HttpResponse:
     """Hybrid search of the current group: facts, entities, episodes and communities in tabs, with scores."""
@@ -94,11 +102,10 @@ def search_page(request: HttpRequest) -> HttpResponse:
     context: dict[str, Any] = {"group": group, "query": query, "results": None, "problems": []}
     if query and group:
         try:
-            wanted = parse_search_parameters({"q": query, "group": group, "limit": str(SEARCH_LIMIT)})
+            found, _ = _page_search(group, query)
         except InvalidInput as error:
             context["problems"] = error.problems
         else:
-            found = search(query=wanted.query, groups=[group], config=wanted.config, valid_at=wanted.valid_at)
             context["results"] = found
             tabs = ("facts", "entities", "episodes", "communities")
             context["tabs"] = [(name, getattr(found, name)) for name in tabs]
@@ -113,14 +120,14 @@ def search_export(request: HttpRequest) -> HttpResponse:
         asked = input_parse(SearchExportInput, request.GET.dict())
         if not group:
             raise InvalidInput("group: no memory group is visible to you")
-        wanted = parse_search_parameters({"q": asked.q, "group": group, "limit": str(SEARCH_LIMIT)})
+        found, searched = _page_search(group, asked.q)
     except InvalidInput as error:
-        return JsonResponse({"detail": str(error), "code": "invalid", "errors": error.problems}, status=400)
-    found = search(query=wanted.query, groups=[group], config=wanted.config, valid_at=wanted.valid_at)
+        status, body, _ = problem(error)  # type: ignore[misc]  # InvalidInput always has an answer
+        return JsonResponse(body, status=status)
     if asked.format == "csv":
         response = HttpResponse(results_csv(found), content_type="text/csv; charset=utf-8")
     else:
-        response = JsonResponse(results_json(found, group=group, query=wanted.query), json_dumps_params={"indent": 1})
+        response = JsonResponse(results_json(found, group=group, query=searched), json_dumps_params={"indent": 1})
     response["Content-Disposition"] = f'attachment; filename="memoria-search.{asked.format}"'
     return response
 

@@ -20,7 +20,7 @@ from memoria.browse.selectors import node_detail
 from memoria.embeddings import embedder
 from memoria.errors import NodeNotFound
 from memoria.graph import driver, kinds
-from memoria.graph.asof import AsOfInput
+from memoria.graph.asof import valid_time
 from memoria.graph.rules import TIMESTAMP_FORMAT
 from memoria.retrieval.activation import Seed
 from memoria.retrieval.event_types import EventType
@@ -126,7 +126,7 @@ def activation_facts(*, group: str, entities: list[SearchHit], moment: str) -> l
     seeds = tuple(Seed(hit.id, hit.score / best) for hit in entities[:ACTIVATION_SEEDS])
     # The walk itself at the moment: a fact that ended before it (or began after) neither carries energy nor
     # counts in a degree, so the paths are the ones that held then (HOLDING_FACTS below keeps them exact).
-    at = AsOfInput(as_of=moment).resolved()
+    at = valid_time(moment)
     finished = async_to_sync(_paths)(ActivationRequest(group=group, seeds=seeds, query_tags=(), moment=at))
     energy: dict[str, float] = {}
     ends: dict[str, tuple[str, str]] = {}
