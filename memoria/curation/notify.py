@@ -40,10 +40,16 @@ def curation_event(entry: AuditEntry) -> dict[str, Any]:
             for key, node in after.nodes.items()
         },
         "edges": {
-            key: ({"source": edge.source, "target": edge.target, **edge.props} if edge else None)
+            key: (_edge_now(edge.source, edge.target, edge.props) if edge else None)
             for key, edge in after.edges.items()
         },
     }
+
+
+def _edge_now(source: str, target: str, props: dict[str, Any]) -> dict[str, Any]:
+    """Every stored property, plus `category` named as the edge API names it: an open inspector compares the
+    event's edge with the record it shows, and a missing name would read as a change and redraw it."""
+    return {"source": source, "target": target, **props, "category": props.get("relation_category")}
 
 
 def curation_broadcast(entry: AuditEntry) -> None:

@@ -16,6 +16,9 @@ from tests.explorer.test_retrieval_socket import connect, post_json, receive
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+# The edge fields an open inspector compares with a curation event's edge (curation_live.js COMPARED).
+COMPARED = ("relation", "fact", "weight", "category", "valid_at", "invalid_at", "expired_at", "tags")
+
 
 @sync_to_async
 def prepare(group: str) -> tuple[str, str, str]:
@@ -53,6 +56,13 @@ async def test_an_edit_reaches_every_open_view_of_the_group(daphne_url: str, gro
             assert event["entry"]["action"] == "edge.update" and "before" not in event["entry"]
             assert event["edges"][key]["weight"] == 0.95 and event["edges"][key]["tags"] == ["home", "old_town"]
             assert {c["field"] for c in event["entry"]["changes"]} == {"weight", "tags"}
+            # An open inspector compares the event's edge with the record the edit answered (curation_live.js
+            # sameEdge): the fields it compares must carry the same names and values in both.
+            shown = body["edge"]
+            assert shown["category"], "the fixture's edge needs a category for this comparison to mean anything"
+            assert {name: event["edges"][key].get(name) for name in COMPARED} == {
+                name: shown[name] for name in COMPARED
+            }
         with pytest.raises(asyncio.TimeoutError):
             await receive(other_group, timeout=1.0)
 

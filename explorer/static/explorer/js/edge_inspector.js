@@ -59,15 +59,18 @@ export function renderEdge(panel, group, edge) {
     h("p", { class: "muted small" }, `id ${edge.id}`),
   );
   panel.hidden = false;
+  panel.dataset.drawn = String(Number(panel.dataset.drawn || 0) + 1);
 }
 
 export async function showEdge(panel, group, edge) {
   renderEdge(panel, group, edge);
   panel.dataset.edge = edge.id;
   panel.dataset.loaded = "card";
+  const drawn = panel.dataset.drawn;
   try {
     const full = await getJson(edgeApi(group, edge.id));
-    if (panel.dataset.edge !== edge.id) return; // another edge was opened meanwhile
+    // Drawn again meanwhile (another edge opened, or a curator's save showed the record it answered): that is newer.
+    if (panel.dataset.drawn !== drawn) return;
     renderEdge(panel, group, full);
     panel.dataset.loaded = "server";
     // Curation (curation_inspector.js) adds its controls to a server record; the inspector itself stays read-only.
