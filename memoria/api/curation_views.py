@@ -26,6 +26,7 @@ from memoria.curation.edit import edge_update
 from memoria.curation.inputs import (
     ITEM_KINDS,
     VERSION_PATTERN,
+    EntityMerge,
     audit_query_parse,
     edge_create_parse,
     edge_delete_parse,
@@ -122,7 +123,7 @@ class GroupEntityMergeView(APIView):
 
     parser_classes = [JSONParser]
 
-    @extend_schema(request=OpenApiTypes.OBJECT, responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(request=EntityMerge, responses={200: OpenApiTypes.OBJECT})
     def post(self, request: Request, group: str, entity_id: str) -> Response:
         check_group_access(user=request.user, group=group)
         merge = entity_merge_parse(request.data)

@@ -10,11 +10,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator, Field
 
 from memoria.curation.audit import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
 from memoria.curation.models import EDGE, ENTITY
 from memoria.errors import InvalidGraphDocument, InvalidInput
+from memoria.graph.vocabulary import NodeId, RequestModel, input_parse
 from memoria.interchange.document import ID_PATTERN, EdgeRecord, normalise_timestamp, parse_graph_document
 
 # Edge fields a curator edits in place; source and target change only through merges, episodes never by hand.
@@ -35,11 +38,26 @@ class EdgeInvalidation:
     version: str | None
 
 
-@dataclass(frozen=True)
-class EntityMerge:
-    source_id: str  # the duplicate, merged into the entity of the URL and then deleted
-    version: str | None
-    source_version: str | None
+def _version(value: Any) -> Any:
+    if not isinstance(value, str) or not VERSION_PATTERN.match(value):
+        raise ValueError("must be a version string as the read answered it")
+    return value
+
+
+# What the reads answered as `version`: the caller edits on top of that, or gets a conflict.
+Version = Annotated[
+    str,
+    Field(description="the version the caller saw", json_schema_extra={"pattern": VERSION_PATTERN.pattern}),
+    BeforeValidator(_version),
+]
+
+
+class EntityMerge(RequestModel):
+    """The body of a merge: the duplicate (`from`), merged into the entity of the URL and then deleted."""
+
+    source_id: NodeId = Field(alias="from", description="the id of the duplicate entity")
+    version: Version | None = None
+    source_version: Version | None = Field(default=None, alias="from_version")
 
 
 def _body(data: Any, where: str, allowed: set[str]) -> dict[str, Any]:
@@ -61,12 +79,6 @@ def version_parse(value: Any, where: str) -> str | None:
         return None
     if not isinstance(value, str) or not VERSION_PATTERN.match(value):
         raise InvalidInput(f"{where}: must be a version string as the read answered it")
-    return value
-
-
-def _identifier(value: Any, where: str) -> str:
-    if not isinstance(value, str) or not ID_PATTERN.match(value):
-        raise InvalidInput(f"{where}: must be a node id (1–200 letters, digits or ._:/@#-)")
     return value
 
 
@@ -120,14 +132,7 @@ def undo_parse(data: Any) -> None:
 
 
 def entity_merge_parse(data: Any) -> EntityMerge:
-    body = _body(data, "merge", {"from", "version", "from_version"})
-    if "from" not in body:
-        raise InvalidInput("merge.from: is required (the id of the duplicate entity)")
-    return EntityMerge(
-        source_id=_identifier(body["from"], "merge.from"),
-        version=version_parse(body.get("version"), "merge.version"),
-        source_version=version_parse(body.get("from_version"), "merge.from_version"),
-    )
+    return input_parse(EntityMerge, {} if data is None else data, where="merge")
 
 
 @dataclass(frozen=True)
