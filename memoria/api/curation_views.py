@@ -26,6 +26,7 @@ from memoria.curation.edit import edge_update
 from memoria.curation.inputs import (
     ITEM_KINDS,
     VERSION_PATTERN,
+    EdgeInvalidation,
     EntityMerge,
     audit_query_parse,
     edge_create_parse,
@@ -106,11 +107,7 @@ class GroupEdgeInvalidateView(APIView):
 
     parser_classes = [JSONParser]
 
-    # Every field is optional, so no body, {} and null all mean "now".
-    @extend_schema(
-        request={"application/json": {"type": "object", "additionalProperties": {}, "nullable": True}},
-        responses={200: OpenApiTypes.OBJECT},
-    )
+    @extend_schema(request=EdgeInvalidation, responses={200: OpenApiTypes.OBJECT})
     def post(self, request: Request, group: str, edge_id: str) -> Response:
         check_group_access(user=request.user, group=group)
         invalidation = edge_invalidation_parse(request.data)

@@ -17,8 +17,8 @@ from pydantic import BeforeValidator, Field
 from memoria.curation.audit import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
 from memoria.curation.models import EDGE, ENTITY
 from memoria.errors import InvalidGraphDocument, InvalidInput
-from memoria.graph.vocabulary import NodeId, RequestModel, input_parse
-from memoria.interchange.document import ID_PATTERN, EdgeRecord, normalise_timestamp, parse_graph_document
+from memoria.graph.vocabulary import NodeId, RequestModel, Timestamp, input_parse
+from memoria.interchange.document import ID_PATTERN, EdgeRecord, parse_graph_document
 
 # Edge fields a curator edits in place; source and target change only through merges, episodes never by hand.
 EDITABLE_EDGE_FIELDS: tuple[str, ...] = ("relation", "category", "fact", "weight", "tags", "valid_at")
@@ -29,12 +29,6 @@ ITEM_KINDS: tuple[str, ...] = (EDGE, ENTITY)
 @dataclass(frozen=True)
 class EdgePatch:
     fields: dict[str, Any]  # a subset of EDITABLE_EDGE_FIELDS, as sent
-    version: str | None
-
-
-@dataclass(frozen=True)
-class EdgeInvalidation:
-    invalid_at: str | None  # normalised; None: now
     version: str | None
 
 
@@ -50,6 +44,13 @@ Version = Annotated[
     Field(description="the version the caller saw", json_schema_extra={"pattern": VERSION_PATTERN.pattern}),
     BeforeValidator(_version),
 ]
+
+
+class EdgeInvalidation(RequestModel):
+    """Every field is optional, so no body, {} and null all mean "end it now"."""
+
+    invalid_at: Timestamp | None = Field(default=None, description="when the fact stopped holding (default now)")
+    version: Version | None = None
 
 
 class EntityMerge(RequestModel):
@@ -106,18 +107,7 @@ def edge_create_parse(data: Any, *, group: str) -> EdgeRecord:
 
 
 def edge_invalidation_parse(data: Any) -> EdgeInvalidation:
-    body = _body(data, "invalidate", {"invalid_at", "version"})
-    invalid_at = body.get("invalid_at")
-    if invalid_at is not None:
-        if not isinstance(invalid_at, str):
-            raise InvalidInput("invalidate.invalid_at: must be an ISO 8601 date-time string")
-        try:
-            invalid_at = normalise_timestamp(invalid_at)
-        except ValueError as error:
-            raise InvalidInput(
-                f"invalidate.invalid_at: {invalid_at!r} is not a usable ISO 8601 date-time: {error}"
-            ) from error
-    return EdgeInvalidation(invalid_at=invalid_at, version=version_parse(body.get("version"), "invalidate.version"))
+    return input_parse(EdgeInvalidation, {} if data is None else data, where="invalidate")
 
 
 def edge_delete_parse(data: Any, *, version: Any = None) -> str | None:

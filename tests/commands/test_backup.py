@@ -93,7 +93,7 @@ def curated(group: str) -> str:
     group_reindex(group=group)
     edge_update(group=group, edge_id=edge_id(group, "lives"), patch=edge_patch_parse({"weight": 0.9}), actor="cura")
     edge_invalidate(
-        group=group, edge_id=edge_id(group, "maren-lives"), invalidation=EdgeInvalidation(None, None), actor="b"
+        group=group, edge_id=edge_id(group, "maren-lives"), invalidation=EdgeInvalidation(), actor="b"
     )
     merged = entity_merge(
         group=group,
