@@ -27,6 +27,7 @@ from memoria.curation.inputs import (
     ITEM_KINDS,
     VERSION_PATTERN,
     EdgeInvalidation,
+    EdgePatch,
     EntityMerge,
     audit_query_parse,
     edge_create_parse,
@@ -77,7 +78,7 @@ class GroupEdgeView(APIView):
         check_group_access(user=request.user, group=group)
         return Response(edge_detail(group=group, edge_id=edge_id))
 
-    @extend_schema(request=OpenApiTypes.OBJECT, responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(request=EdgePatch, responses={200: OpenApiTypes.OBJECT})
     def patch(self, request: Request, group: str, edge_id: str) -> Response:
         check_group_access(user=request.user, group=group)
         patch = edge_patch_parse(request.data)

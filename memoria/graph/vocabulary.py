@@ -106,7 +106,7 @@ def _field_path(location: tuple[int | str, ...], where: str = "") -> str:
 
 
 # Pydantic's own words where the project already had its wording ("group: is required" in every parser).
-_MESSAGES = {"missing": "is required"}
+_MESSAGES = {"missing": "is required", "model_type": "must be a JSON object", "dict_type": "must be a JSON object"}
 
 
 def validation_problems(error: ValidationError, where: str = "") -> list[str]:
