@@ -130,6 +130,9 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Memoria API",
     "DESCRIPTION": "Memory graph for AI agents: import, export, search and retrieval.",
     "VERSION": "0.1.0",
+    # OpenAPI 3.1: request bodies are documented from pydantic models, whose optional fields are JSON Schema's
+    # {"type": "null"} alternatives — valid in 3.1, an error in 3.0.
+    "OAS_VERSION": "3.1.0",
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

@@ -26,6 +26,9 @@ from memoria.curation.edit import edge_update
 from memoria.curation.inputs import (
     ITEM_KINDS,
     VERSION_PATTERN,
+    EdgeInvalidation,
+    EdgePatch,
+    EntityMerge,
     audit_query_parse,
     edge_create_parse,
     edge_delete_parse,
@@ -75,7 +78,7 @@ class GroupEdgeView(APIView):
         check_group_access(user=request.user, group=group)
         return Response(edge_detail(group=group, edge_id=edge_id))
 
-    @extend_schema(request=OpenApiTypes.OBJECT, responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(request=EdgePatch, responses={200: OpenApiTypes.OBJECT})
     def patch(self, request: Request, group: str, edge_id: str) -> Response:
         check_group_access(user=request.user, group=group)
         patch = edge_patch_parse(request.data)
@@ -105,11 +108,7 @@ class GroupEdgeInvalidateView(APIView):
 
     parser_classes = [JSONParser]
 
-    # Every field is optional, so no body, {} and null all mean "now".
-    @extend_schema(
-        request={"application/json": {"type": "object", "additionalProperties": {}, "nullable": True}},
-        responses={200: OpenApiTypes.OBJECT},
-    )
+    @extend_schema(request=EdgeInvalidation, responses={200: OpenApiTypes.OBJECT})
     def post(self, request: Request, group: str, edge_id: str) -> Response:
         check_group_access(user=request.user, group=group)
         invalidation = edge_invalidation_parse(request.data)
@@ -122,7 +121,7 @@ class GroupEntityMergeView(APIView):
 
     parser_classes = [JSONParser]
 
-    @extend_schema(request=OpenApiTypes.OBJECT, responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(request=EntityMerge, responses={200: OpenApiTypes.OBJECT})
     def post(self, request: Request, group: str, entity_id: str) -> Response:
         check_group_access(user=request.user, group=group)
         merge = entity_merge_parse(request.data)

@@ -10,12 +10,16 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import BeforeValidator, Field, TypeAdapter, WithJsonSchema, model_validator
 
 from memoria.curation.audit import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
 from memoria.curation.models import EDGE, ENTITY
 from memoria.errors import InvalidGraphDocument, InvalidInput
-from memoria.graph.rules import ID_PATTERN, normalise_timestamp
+from memoria.graph.kinds import RELATION_CATEGORIES
+from memoria.graph.rules import ID_PATTERN, MAX_RELATION_LENGTH, MAX_TEXT_LENGTH
+from memoria.graph.vocabulary import NodeId, RequestModel, Tags, Timestamp, Weight, input_parse
 from memoria.interchange.document import EdgeRecord, parse_graph_document
 
 # Edge fields a curator edits in place; source and target change only through merges, episodes never by hand.
@@ -24,23 +28,61 @@ VERSION_PATTERN = re.compile(r"^[0-9a-f]{1,64}$")
 ITEM_KINDS: tuple[str, ...] = (EDGE, ENTITY)
 
 
-@dataclass(frozen=True)
-class EdgePatch:
-    fields: dict[str, Any]  # a subset of EDITABLE_EDGE_FIELDS, as sent
-    version: str | None
+def _version(value: Any) -> Any:
+    if not isinstance(value, str) or not VERSION_PATTERN.match(value):
+        raise ValueError("must be a version string as the read answered it")
+    return value
 
 
-@dataclass(frozen=True)
-class EdgeInvalidation:
-    invalid_at: str | None  # normalised; None: now
-    version: str | None
+# What the reads answered as `version`: the caller edits on top of that, or gets a conflict.
+Version = Annotated[
+    str,
+    Field(description="the version the caller saw", json_schema_extra={"pattern": VERSION_PATTERN.pattern}),
+    BeforeValidator(_version),
+]
 
 
-@dataclass(frozen=True)
-class EntityMerge:
-    source_id: str  # the duplicate, merged into the entity of the URL and then deleted
-    version: str | None
-    source_version: str | None
+class EdgeInvalidation(RequestModel):
+    """Every field is optional, so no body, {} and null all mean "end it now"."""
+
+    invalid_at: Timestamp | None = Field(default=None, description="when the fact stopped holding (default now)")
+    version: Version | None = None
+
+
+def _Checked(kind: Any, *bounds: Any) -> Any:
+    """A value documented as `kind` but checked by the import validator, the one rule (and wording) for edges."""
+    return Annotated[Any, WithJsonSchema(TypeAdapter(Annotated[kind, *bounds] if bounds else kind).json_schema())]
+
+
+class EdgePatch(RequestModel):
+    """An edit in place: at least one editable field; the edge as edited then passes the import validator whole."""
+
+    relation: _Checked(str, Field(min_length=1, max_length=MAX_RELATION_LENGTH)) = None
+    category: _Checked(Literal[RELATION_CATEGORIES]) = None  # type: ignore[valid-type]
+    fact: _Checked(str, Field(max_length=MAX_TEXT_LENGTH)) = None
+    weight: _Checked(Weight) = None
+    tags: _Checked(Tags) = None
+    valid_at: _Checked(Timestamp) = None
+    version: Version | None = None
+
+    @model_validator(mode="after")
+    def _something_to_edit(self) -> EdgePatch:
+        if not self.fields:
+            raise ValueError(f"give at least one of {', '.join(EDITABLE_EDGE_FIELDS)}")
+        return self
+
+    @property
+    def fields(self) -> dict[str, Any]:
+        """The editable fields as sent (normalised), so an edit touches only what the caller named."""
+        return {name: getattr(self, name) for name in EDITABLE_EDGE_FIELDS if name in self.model_fields_set}
+
+
+class EntityMerge(RequestModel):
+    """The body of a merge: the duplicate (`from`), merged into the entity of the URL and then deleted."""
+
+    source_id: NodeId = Field(alias="from", description="the id of the duplicate entity")
+    version: Version | None = None
+    source_version: Version | None = Field(default=None, alias="from_version")
 
 
 def _body(data: Any, where: str, allowed: set[str]) -> dict[str, Any]:
@@ -65,12 +107,6 @@ def version_parse(value: Any, where: str) -> str | None:
     return value
 
 
-def _identifier(value: Any, where: str) -> str:
-    if not isinstance(value, str) or not ID_PATTERN.match(value):
-        raise InvalidInput(f"{where}: must be a node id (1–200 letters, digits or ._:/@#-)")
-    return value
-
-
 def edge_record_check(item: dict[str, Any], *, group: str, where: str = "edge") -> EdgeRecord:
     """One edge through the import validator; its `edges[0].field` names become `edge.field`."""
     try:
@@ -81,11 +117,7 @@ def edge_record_check(item: dict[str, Any], *, group: str, where: str = "edge") 
 
 
 def edge_patch_parse(data: Any) -> EdgePatch:
-    body = _body(data, "edge", {*EDITABLE_EDGE_FIELDS, "version"})
-    fields = {key: value for key, value in body.items() if key in EDITABLE_EDGE_FIELDS}
-    if not fields:
-        raise InvalidInput(f"edge: give at least one of {', '.join(EDITABLE_EDGE_FIELDS)}")
-    return EdgePatch(fields=fields, version=version_parse(body.get("version"), "edge.version"))
+    return input_parse(EdgePatch, data, where="edge")
 
 
 def edge_create_parse(data: Any, *, group: str) -> EdgeRecord:
@@ -95,18 +127,7 @@ def edge_create_parse(data: Any, *, group: str) -> EdgeRecord:
 
 
 def edge_invalidation_parse(data: Any) -> EdgeInvalidation:
-    body = _body(data, "invalidate", {"invalid_at", "version"})
-    invalid_at = body.get("invalid_at")
-    if invalid_at is not None:
-        if not isinstance(invalid_at, str):
-            raise InvalidInput("invalidate.invalid_at: must be an ISO 8601 date-time string")
-        try:
-            invalid_at = normalise_timestamp(invalid_at)
-        except ValueError as error:
-            raise InvalidInput(
-                f"invalidate.invalid_at: {invalid_at!r} is not a usable ISO 8601 date-time: {error}"
-            ) from error
-    return EdgeInvalidation(invalid_at=invalid_at, version=version_parse(body.get("version"), "invalidate.version"))
+    return input_parse(EdgeInvalidation, {} if data is None else data, where="invalidate")
 
 
 def edge_delete_parse(data: Any, *, version: Any = None) -> str | None:
@@ -121,14 +142,7 @@ def undo_parse(data: Any) -> None:
 
 
 def entity_merge_parse(data: Any) -> EntityMerge:
-    body = _body(data, "merge", {"from", "version", "from_version"})
-    if "from" not in body:
-        raise InvalidInput("merge.from: is required (the id of the duplicate entity)")
-    return EntityMerge(
-        source_id=_identifier(body["from"], "merge.from"),
-        version=version_parse(body.get("version"), "merge.version"),
-        source_version=version_parse(body.get("from_version"), "merge.from_version"),
-    )
+    return input_parse(EntityMerge, {} if data is None else data, where="merge")
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, TypeVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from memoria.accounts.roles import GROUP_PATTERN
 from memoria.errors import InvalidInput, names_shown
@@ -37,6 +37,17 @@ def _matches(pattern: Any, what: str) -> Any:
     return check
 
 
+def _text(what: str) -> Any:
+    """Before the str check, so a number where an id belongs reads "must be a node id", not pydantic's words."""
+
+    def check(value: Any) -> Any:
+        if not isinstance(value, str):
+            raise ValueError(f"must be {what}")
+        return value
+
+    return check
+
+
 def _tag(value: str) -> str:
     tag = normalise_tag(value)
     if not 1 <= len(tag) <= MAX_TAG_LENGTH:
@@ -57,6 +68,7 @@ NodeId = Annotated[
         description="a memory's id (entity, episode, community or fact)",
         json_schema_extra={"pattern": _ID_SCHEMA_PATTERN},
     ),
+    BeforeValidator(_text("a node id: 1–200 letters, digits or ._:/@#-")),
     AfterValidator(_matches(ID_PATTERN, "a node id: 1–200 letters, digits or ._:/@#-")),
 ]
 GroupName = Annotated[
@@ -86,14 +98,18 @@ class RequestModel(BaseModel):
 Model = TypeVar("Model", bound=BaseModel)
 
 
-def _field_path(location: tuple[int | str, ...]) -> str:
-    path = ""
+def _field_path(location: tuple[int | str, ...], where: str = "") -> str:
+    path = where
     for part in location:
         path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
     return path or "body"
 
 
-def validation_problems(error: ValidationError) -> list[str]:
+# Pydantic's own words where the project already had its wording ("group: is required" in every parser).
+_MESSAGES = {"missing": "is required", "model_type": "must be a JSON object", "dict_type": "must be a JSON object"}
+
+
+def validation_problems(error: ValidationError, where: str = "") -> list[str]:
     """Each pydantic error as `field.path: message`, the form every InvalidInput of the project uses.
 
     Unknown fields are named by the object that holds them (`episode: unknown field(s) colour`), once per object,
@@ -104,17 +120,20 @@ def validation_problems(error: ValidationError) -> list[str]:
     for item in error.errors(include_url=False, include_input=False):
         location = tuple(item["loc"])
         if item["type"] == "extra_forbidden" and location:
-            unknown.setdefault(_field_path(location[:-1]), []).append(str(location[-1]))
+            unknown.setdefault(_field_path(location[:-1], where), []).append(str(location[-1]))
             continue
-        message = item["msg"].removeprefix("Value error, ")
-        problems.append(f"{_field_path(location)}: {message}")
+        message = _MESSAGES.get(item["type"], item["msg"].removeprefix("Value error, "))
+        problems.append(f"{_field_path(location, where)}: {message}")
     problems += [f"{where}: unknown field(s) {names_shown(names)}" for where, names in unknown.items()]
     return problems
 
 
-def input_parse(model: type[Model], raw: Any) -> Model:
-    """Validate decoded JSON into `model`; InvalidInput names every offending field by its path."""
+def input_parse(model: type[Model], raw: Any, *, where: str = "") -> Model:
+    """Validate decoded JSON into `model`; InvalidInput names every offending field by its path.
+
+    `where` prefixes every path (`merge.from`), so a body keeps the names its hand-written parser gave it.
+    """
     try:
         return model.model_validate(raw)
     except ValidationError as error:
-        raise InvalidInput(validation_problems(error)) from None
+        raise InvalidInput(validation_problems(error, where)) from None

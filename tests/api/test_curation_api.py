@@ -111,11 +111,11 @@ def test_other_groups_and_unknown_items_are_404(client_for, memory: str) -> None
         ("patch", "", {"tags": [1, 2]}, "edge.tags"),
         ("patch", "", {"category": "NOPE"}, "edge.category"),
         ("patch", "", {"relation": ""}, "edge.relation"),
-        ("patch", "", {"weight": 0.5, "owner": "me"}, "edge: unknown key(s) 'owner'"),
+        ("patch", "", {"weight": 0.5, "owner": "me"}, "edge: unknown field(s) owner"),
         ("patch", "", [1, 2], "edge: must be a JSON object"),
         ("patch", "", {"weight": 0.5, "version": 3}, "edge.version"),
         ("post", "/invalidate", {"invalid_at": "tomorrow"}, "invalidate.invalid_at"),
-        ("post", "/invalidate", {"reason": "x"}, "invalidate: unknown key(s) 'reason'"),
+        ("post", "/invalidate", {"reason": "x"}, "invalidate: unknown field(s) reason"),
         ("delete", "", {"force": True}, "delete: unknown key(s) 'force'"),
     ],
 )

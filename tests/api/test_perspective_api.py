@@ -109,7 +109,7 @@ def test_names_are_unique_per_user_and_group(people) -> None:
 @pytest.mark.parametrize(
     ("body", "problem"),
     [
-        ({"state": ""}, "name: Field required"),
+        ({"state": ""}, "name: is required"),
         ({"name": "   ", "state": ""}, "name: must not be blank"),
         ({"name": "x" * (MAX_NAME_LENGTH + 1), "state": ""}, f"name: String should have at most {MAX_NAME_LENGTH}"),
         (

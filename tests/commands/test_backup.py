@@ -92,9 +92,7 @@ def curated(group: str) -> str:
     store_curation_memory(group)
     group_reindex(group=group)
     edge_update(group=group, edge_id=edge_id(group, "lives"), patch=edge_patch_parse({"weight": 0.9}), actor="cura")
-    edge_invalidate(
-        group=group, edge_id=edge_id(group, "maren-lives"), invalidation=EdgeInvalidation(None, None), actor="b"
-    )
+    edge_invalidate(group=group, edge_id=edge_id(group, "maren-lives"), invalidation=EdgeInvalidation(), actor="b")
     merged = entity_merge(
         group=group,
         entity_id=node_id(group, "liv"),

@@ -87,8 +87,8 @@ def test_an_edit_that_changes_nothing_writes_nothing(memory: str) -> None:
         ({"relation": "r" * 101}, "edge.relation: is longer than 100"),
         ({"valid_at": "yesterday"}, "edge.valid_at: 'yesterday' is not a usable ISO 8601"),
         ({"valid_at": "2024-03-01T00:00:00"}, "has no time zone"),
-        ({"colour": "red"}, "edge: unknown key(s) 'colour'"),
-        ({"source": "elsewhere"}, "edge: unknown key(s) 'source'"),
+        ({"colour": "red"}, "edge: unknown field(s) colour"),
+        ({"source": "elsewhere"}, "edge: unknown field(s) source"),
         ({}, "edge: give at least one of"),
         ({"weight": 0.7, "version": "not a version"}, "edge.version: must be a version string"),
     ],
@@ -146,7 +146,7 @@ def test_invalidate_keeps_the_edge_and_stamps_both_times(memory: str) -> None:
     assert started <= props["expired_at"] <= timestamp_now()
     assert outcome.entry.action == "edge.invalidate"
     with pytest.raises(CurationConflict, match="already invalid since 2024-05-01T10:00:00Z"):
-        edge_invalidate(group=memory, edge_id=key, invalidation=EdgeInvalidation(None, None), actor="cura")
+        edge_invalidate(group=memory, edge_id=key, invalidation=EdgeInvalidation(), actor="cura")
 
 
 def test_invalidate_defaults_to_now_and_refuses_a_time_before_valid_at(memory: str) -> None:
@@ -160,9 +160,9 @@ def test_invalidate_defaults_to_now_and_refuses_a_time_before_valid_at(memory: s
             invalidation=edge_invalidation_parse({"invalid_at": "2023-01-01T00:00:00Z"}),
             actor="c",
         )
-    with pytest.raises(InvalidInput, match="invalidate: unknown key"):
+    with pytest.raises(InvalidInput, match="invalidate: unknown field"):
         edge_invalidation_parse({"when": "now"})
-    edge_invalidate(group=memory, edge_id=key, invalidation=EdgeInvalidation(None, None), actor="c")
+    edge_invalidate(group=memory, edge_id=key, invalidation=EdgeInvalidation(), actor="c")
     props = edge_state_get(group=memory, edge_id=key).props
     assert props["invalid_at"] == props["expired_at"]
 
@@ -234,7 +234,7 @@ def test_every_edge_action_undoes_to_the_exact_state_and_redoes(memory: str, act
             memory, "works", {"relation": "employed_by", "fact": "Liv V. is employed by Globex", "tags": []}
         )
     elif action == "invalidate":
-        outcome = edge_invalidate(group=memory, edge_id=key, invalidation=EdgeInvalidation(None, None), actor="cura")
+        outcome = edge_invalidate(group=memory, edge_id=key, invalidation=EdgeInvalidation(), actor="cura")
     elif action == "delete":
         outcome = edge_delete(group=memory, edge_id=key, version=None, actor="cura")
     else:

@@ -110,7 +110,7 @@ def test_undo_of_a_merge_restores_everything_exactly_vectors_included(embedded_m
         ({"from": "nobody"}, "merge.from: 'nobody' is not an entity of this group", InvalidInput),
         ({}, "merge.from: is required", InvalidInput),
         ({"from": 7}, "merge.from: must be a node id", InvalidInput),
-        ({"from": "{livdup}", "into": "x"}, "merge: unknown key(s) 'into'", InvalidInput),
+        ({"from": "{livdup}", "into": "x"}, "merge: unknown field(s) into", InvalidInput),
         ({"from": "{livdup}", "version": "0000"}, "entity", CurationConflict),
         ({"from": "{livdup}", "from_version": "0000"}, "changed since you read it", CurationConflict),
     ],
