@@ -36,6 +36,7 @@ from memoria.graph.rules import MAX_WEIGHT
 from memoria.retrieval.budget import STATUS as BUDGET_EXHAUSTED
 from memoria.retrieval.budget import TIME, BudgetExhausted, RetrievalBudget, server_limits
 from memoria.retrieval.cypher_levels import cypher_level_source
+from memoria.retrieval.ended_facts import fact_filter
 from memoria.retrieval.energy import sqrt_degree
 from memoria.retrieval.engines import CYPHER_ENGINE, EngineChoice
 from memoria.retrieval.event_types import (
@@ -398,7 +399,10 @@ async def _level_sources(
         yield lambda: nullcontext(ViewLevelSource(projection, query_tags=tags, tag_sim_floor=floor, moment=moment))
         return
     async with async_driver_for_work() as driver:
-        yield lambda: cypher_level_source(driver, group=group, query_tags=tags, tag_sim_floor=floor, moment=moment)
+        facts = await fact_filter(driver, group=group, moment=moment)  # once for every seed of the retrieval
+        yield lambda: cypher_level_source(
+            driver, group=group, query_tags=tags, tag_sim_floor=floor, moment=moment, facts=facts
+        )
 
 
 async def activation_events(

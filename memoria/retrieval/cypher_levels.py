@@ -6,7 +6,8 @@ have an unvisited neighbour. One session per seed; each read is one `execute_rea
 failures (memoria/graph/retry.py).
 
 Every read counts only the facts that count at the retrieval's moment (memoria/graph/asof.py): the degree d,
-the candidates and the open neighbours alike. For every fact (`include_invalidated`) the queries are today's.
+the candidates and the open neighbours alike. For every fact (`include_invalidated`) the queries are today's;
+at a recent moment, usually the same queries minus a short list of fact ids (memoria/retrieval/ended_facts.py).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from memoria.graph.asof import EVERY_FACT, AsOf, counts_cypher
 from memoria.graph.driver import database_name
 from memoria.graph.retry import with_retry_async
 from memoria.observability import cypher_round_trip
+from memoria.retrieval.ended_facts import EVERY_FACT_FILTER, PREDICATE_FILTER, FactFilter, FilterMode
 from memoria.retrieval.levels import LevelQuery, LevelRead, LevelRow, SeedNode
 from memoria.retrieval.selection import Candidate
 
@@ -87,19 +89,20 @@ class LevelQueries:
     open_neighbours: str
 
 
-def _degree(node: str, every_fact: bool) -> str:
-    if every_fact:
-        return f"COUNT {{ ({node})-[:RELATES]-() }}"
-    return f"COUNT {{ ({node})-[d:RELATES]-() WHERE {counts_cypher('d')} }}"
+def _degree(node: str, mode: FilterMode) -> str:
+    if mode is FilterMode.PREDICATE:
+        return f"COUNT {{ ({node})-[d:RELATES]-() WHERE {counts_cypher('d')} }}"
+    return f"COUNT {{ ({node})-[:RELATES]-() }}"  # excluded facts are taken from it in Python
 
 
-def _level_queries(every_fact: bool) -> LevelQueries:
+def _level_queries(mode: FilterMode) -> LevelQueries:
     """The queries with the filter written in, or today's text when every fact counts."""
-    holes = {
-        "degree_n": _degree("n", every_fact),
-        "degree_neighbor": _degree("neighbor", every_fact),
-        "counts_r": "" if every_fact else f" AND {counts_cypher('r')}",
+    kept = {
+        FilterMode.EVERY_FACT: "",
+        FilterMode.EXCLUDED: " AND NOT r.id IN $excluded",
+        FilterMode.PREDICATE: f" AND {counts_cypher('r')}",
     }
+    holes = {"degree_n": _degree("n", mode), "degree_neighbor": _degree("neighbor", mode), "counts_r": kept[mode]}
 
     def filled(query: str) -> str:
         for hole, text in holes.items():
@@ -109,16 +112,16 @@ def _level_queries(every_fact: bool) -> LevelQueries:
     return LevelQueries(filled(SEED_FETCH), filled(EXPAND_LEVEL), filled(OPEN_NEIGHBOURS))
 
 
-QUERIES = {every_fact: _level_queries(every_fact) for every_fact in (True, False)}
+QUERIES = {mode: _level_queries(mode) for mode in FilterMode}
 
 
-def _row_to_level(row: list[Any], neighbour_degrees: dict[str, int]) -> LevelRow:
+def _row_to_level(row: list[Any], neighbour_degrees: dict[str, int], facts: FactFilter) -> LevelRow:
     """A row of EXPAND_LEVEL: parent_id, degree, candidates, above_count, top (neighbours' degrees noted aside)."""
     parent, degree, candidates, above_count, top_rows = row
     # Collected again after an UNWIND, which Cypher does not promise keeps the order: put back the selection order.
     top_rows.sort(key=lambda item: (-item[7], item[0], item[1]))
     for item in top_rows:
-        neighbour_degrees[item[0]] = item[10]
+        neighbour_degrees[item[0]] = facts.degree(item[0], item[10])
     top = tuple(
         Candidate(
             parent_id=parent,
@@ -166,24 +169,31 @@ class CypherLevelSource:
         query_tags: Sequence[str],
         tag_sim_floor: float,
         moment: AsOf = EVERY_FACT,
+        facts: FactFilter | None = None,
     ) -> None:
         self.session = session
         self.group = group
-        self.queries = QUERIES[moment.every_fact]
-        self.times = moment.parameters()
+        self.facts = facts or (EVERY_FACT_FILTER if moment.every_fact else PREDICATE_FILTER)
+        self.queries = QUERIES[self.facts.mode]
+        # What the filter's text names: the moment's times for the predicate, the fact ids for an exclusion.
+        self.filter_parameters: dict[str, Any] = {
+            FilterMode.EVERY_FACT: {},
+            FilterMode.EXCLUDED: {"excluded": list(self.facts.excluded)},
+            FilterMode.PREDICATE: moment.parameters(),
+        }[self.facts.mode]
         self.query_tags = list(query_tags)
         self.tag_sim_floor = tag_sim_floor
         self.round_trips = 0
 
     async def seed(self, seed_id: str) -> SeedNode | None:
         (rows,) = await _read_with_retry(
-            self.session, (self.queries.seed, {"seed_id": seed_id, "group": self.group, **self.times})
+            self.session, (self.queries.seed, {"seed_id": seed_id, "group": self.group, **self.filter_parameters})
         )
         self.round_trips += 1
         if not rows or rows[0][0] != self.group:
             return None
         _, name, labels, degree = rows[0]
-        return SeedNode(name, tuple(labels), degree)
+        return SeedNode(name, tuple(labels), self.facts.degree(seed_id, degree))
 
     async def read_level(self, query: LevelQuery) -> LevelRead:
         visited_ids = sorted(query.visited)
@@ -202,24 +212,32 @@ class CypherLevelSource:
                 "tag_sim_floor": self.tag_sim_floor,
                 "min_threshold": query.min_threshold,
                 "limit": query.limit,
-                **self.times,
+                **self.filter_parameters,
             }
             statements.append((self.queries.expand, parameters))
         if query.pruned:
             parameters = {"node_ids": list(query.pruned), "visited_ids": visited_ids, "group": self.group}
-            statements.append((self.queries.open_neighbours, {**parameters, **self.times}))
+            statements.append((self.queries.open_neighbours, {**parameters, **self.filter_parameters}))
         results = await _read_with_retry(self.session, *statements)
         self.round_trips += 1
         neighbour_degrees: dict[str, int] = {}
-        rows = tuple(_row_to_level(row, neighbour_degrees) for row in (results[0] if query.expand else []))
+        rows = tuple(_row_to_level(row, neighbour_degrees, self.facts) for row in (results[0] if query.expand else []))
         open_neighbours = {node_id: bool(has_open) for node_id, has_open in (results[-1] if query.pruned else [])}
         return LevelRead(rows, open_neighbours, neighbour_degrees)
 
 
 @asynccontextmanager
 async def cypher_level_source(
-    driver: neo4j.AsyncDriver, *, group: str, query_tags: Sequence[str], tag_sim_floor: float, moment: AsOf
+    driver: neo4j.AsyncDriver,
+    *,
+    group: str,
+    query_tags: Sequence[str],
+    tag_sim_floor: float,
+    moment: AsOf,
+    facts: FactFilter | None = None,
 ) -> AsyncIterator[CypherLevelSource]:
     """A source on a session of its own: sessions are not safe to share between concurrent seeds."""
     async with driver.session(database=database_name(), default_access_mode=neo4j.READ_ACCESS) as session:
-        yield CypherLevelSource(session, group=group, query_tags=query_tags, tag_sim_floor=tag_sim_floor, moment=moment)
+        yield CypherLevelSource(
+            session, group=group, query_tags=query_tags, tag_sim_floor=tag_sim_floor, moment=moment, facts=facts
+        )
