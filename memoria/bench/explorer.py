@@ -1,4 +1,4 @@
-"""`bench explorer`: the server time of the explorer's home page and of search-as-you-type on one group.
+"""`bench explorer`: the server time of the explorer's home page, search-as-you-type and the search page on one group.
 
 Pages are asked through Django's test client in this process (the whole middleware stack, no network), signed in
 as an admin, who sees every stored group: the home page is what used to count them all. The typed queries are
@@ -68,4 +68,13 @@ def explorer_benchmark(*, group: str, runs: int, names: int, say: Callable[[str]
     say(f"{len(prefixes)} typed prefixes of {len(picked)} entity names of group {group!r}")
     # What the header box and the graph's add box send (explorer/static/explorer/js/suggest.js).
     suggest = [_timed(client, "/api/search/suggest?" + urlencode({"q": text, "group": group})) for text in prefixes]
-    return [Timings("home page GET /", home), Timings("search-as-you-type GET /api/search/suggest", suggest)]
+    # The search page of the group, made current as the header's group menu does, asked for each whole name.
+    switched = client.post("/group/", {"group": group, "next": "/search/"})
+    if switched.status_code != 302:
+        raise RuntimeError(f"could not make {group!r} the current group: {switched.status_code}")
+    searches = [_timed(client, "/search/?" + urlencode({"q": name})) for name in picked]
+    return [
+        Timings("home page GET /", home),
+        Timings("search-as-you-type GET /api/search/suggest", suggest),
+        Timings("search page GET /search/?q=<an entity name>", searches),
+    ]
