@@ -15,18 +15,21 @@ from typing import Any
 
 from memoria.accounts.roles import GROUP_PATTERN
 from memoria.errors import InvalidGraphDocument
+from memoria.graph.rules import (
+    MAX_NAME_LENGTH,
+    MAX_RELATION_LENGTH,
+    MAX_TAG_LENGTH,
+    MAX_TAGS,
+    MAX_TAGS_PER_FACT,
+    MAX_TEXT_LENGTH,
+    MAX_WEIGHT,
+)
 from memoria.interchange.document import relation_problem, text_problem
 from memoria.interchange.jsontext import file_bytes, json_decode, shown
 
 CORPUS_FILE = "corpus.json"
 OPENIE_FILE = "openie.json"
 
-MAX_NAME_LENGTH = 500
-MAX_TEXT_LENGTH = 100_000
-MAX_RELATION_LENGTH = 100
-MAX_TAGS = 32
-MAX_TAG_LENGTH = 64
-MAX_PREDICATE_TAGS = 8
 MAX_PROBLEMS = 50
 MAX_SKIP_EXAMPLES = 20
 
@@ -37,7 +40,6 @@ ENTITY_ID = "mq:{group}:e:{digest}"  # digest = sha1(normalised name)[:16]
 # Weight: a single passage gives 0.5; each further passage asserting the same triple adds 0.25, up to 1.0.
 BASE_WEIGHT = 0.5
 CORROBORATION_STEP = 0.25
-MAX_WEIGHT = 1.0
 
 # Tags: the predicate's content words (stop words dropped, at most 8), then the slug of each asserting passage's
 # title (lower case, runs of non-letters/digits → "_", at most 64 characters); deduplicated, at most 32.
@@ -474,7 +476,7 @@ def predicate_tags(predicate: str) -> list[str]:
     """The predicate's content words, so facts can be found by what they say rather than by their exact verb."""
     words = [word[:MAX_TAG_LENGTH] for word in WORD.findall(_fold(predicate))]
     content = [word for word in dict.fromkeys(words) if word not in PREDICATE_STOP_WORDS]
-    return content[:MAX_PREDICATE_TAGS]
+    return content[:MAX_TAGS_PER_FACT]
 
 
 def is_date_like(name: str) -> bool:
