@@ -21,6 +21,7 @@ from django.conf import settings
 from memoria.graph import driver
 from memoria.graph.embedded import EmbeddedServer, embedded_server_from_settings
 from memoria.graph.schema import schema_install
+from memoria.graph.versions import group_stamps_delete
 
 pytest_plugins = ["tests.graph.neo4j_cypher.recorder", "tests.llm.fixtures"]
 
@@ -59,6 +60,7 @@ def group() -> Iterator[str]:
     name = f"t-{uuid.uuid4().hex[:12]}"
     yield name
     driver.write("MATCH (n:Memory {group_id: $group}) DETACH DELETE n", group=name)
+    group_stamps_delete(group=name)
 
 
 def count_group(group: str) -> dict[str, int]:

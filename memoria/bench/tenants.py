@@ -32,6 +32,7 @@ from memoria.embeddings import configured_model_id
 from memoria.graph import driver
 from memoria.graph.schema import VECTOR_MODEL, VECTOR_TEXT, embedding_dimensions
 from memoria.graph.searchable import SEARCHABLE_TEXT_VERSION
+from memoria.graph.versions import group_stamps_delete
 from memoria.ingest.episodes import EpisodeInput
 from memoria.ingest.pipeline import episodes_add
 from memoria.interchange.document import parse_graph_document
@@ -74,6 +75,7 @@ def group_delete(group: str) -> int:
         deleted = driver.write(DELETE_NODES, group=group, limit=DELETE_CHUNK)[0]["deleted"]
         total += deleted
         if deleted < DELETE_CHUNK:
+            group_stamps_delete(group=group)  # no longer listed
             return total
 
 

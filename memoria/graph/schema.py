@@ -15,7 +15,7 @@ from django.conf import settings
 from memoria.graph import driver, kinds
 from memoria.graph.dialect import GraphDialect, IndexSpec, KeySpec, graph_dialect
 from memoria.graph.searchable import LEGACY_TEXT_VERSION, SEARCHABLE_TEXT_VERSION
-from memoria.graph.versions import GROUP_STAMP
+from memoria.graph.versions import GROUP_STAMP, unstamped_groups_stamp
 
 EMBEDDING_DIMENSIONS_DEFAULT = 384
 # Beside every stored vector (`name_embedding`, `embedding`, `fact_embedding`): the id of the model that made it
@@ -104,6 +104,7 @@ def schema_install(*, dialect: GraphDialect | None = None) -> SchemaReport:
     dimensions = embedding_dimensions()
     for spec in VECTOR:
         dialect.vector_index(spec, dimensions)
+    unstamped_groups_stamp()  # groups are listed from their stamps
     return SchemaReport(dialect.name, len(UNIQUE), len(RANGE), len(FULLTEXT), len(VECTOR), tuple(retired))
 
 

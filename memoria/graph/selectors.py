@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memoria.graph import driver
+from memoria.graph.versions import stamped_groups
 
-GROUP_IDS = "MATCH (n:Memory) RETURN DISTINCT n.group_id AS group_id ORDER BY group_id"
 GROUP_NODE_COUNTS = """
 MATCH (n:Memory {group_id: $group})
 RETURN
@@ -30,7 +30,8 @@ class GroupSummary:
 
 
 def group_ids() -> list[str]:
-    return [row["group_id"] for row in driver.read(GROUP_IDS) if row["group_id"]]
+    """Every stored group, from the version stamps every writer leaves (memoria/graph/versions.py)."""
+    return stamped_groups()
 
 
 def group_summary(*, group: str) -> GroupSummary:

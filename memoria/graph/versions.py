@@ -54,6 +54,19 @@ STAMPS = f"""
 MATCH (s:{GROUP_STAMP} {{group_id: $group}})
 RETURN elementId(s) AS stamp, s.count AS count, s.touched AS touched
 """
+# Every group a bumping writer ever wrote, from the stamps (a few per group): listing groups no longer reads every
+# node of the server (`MATCH (n:Memory) RETURN DISTINCT n.group_id` took 120 ms beside a 100k-fact group).
+STAMPED_GROUPS = f"MATCH (s:{GROUP_STAMP}) RETURN DISTINCT s.group_id AS group_id ORDER BY group_id"
+# Groups stored before stamps existed, or written by hand: a stamp of count 0 (the version is unchanged) that says
+# nothing was touched, so the group is listed and no view is rebuilt for it.
+UNSTAMPED_GROUPS_STAMP = f"""
+MATCH (n:Memory)
+WITH DISTINCT n.group_id AS group_id
+WHERE group_id IS NOT NULL AND NOT EXISTS {{ MATCH (s:{GROUP_STAMP} {{group_id: group_id}}) }}
+CREATE (:{GROUP_STAMP} {{group_id: group_id, count: 0, at: $at, touched: []}})
+RETURN count(*) AS stamped
+"""
+GROUP_STAMPS_DELETE = f"MATCH (s:{GROUP_STAMP} {{group_id: $group}}) DELETE s"
 FOLD = f"""
 UNWIND $stamps AS stamp
 MATCH (s:{GROUP_STAMP} {{group_id: $group}}) WHERE elementId(s) = stamp
@@ -186,3 +199,19 @@ def group_stamps_compact(*, group: str, after: int = COMPACT_AFTER) -> int:
         return len(rows)
 
     return driver.write_transaction(fold)
+
+
+def stamped_groups() -> list[str]:
+    """The groups that have been written (and not removed with `group_stamps_delete`), in order."""
+    return [row["group_id"] for row in driver.read(STAMPED_GROUPS) if row["group_id"]]
+
+
+def unstamped_groups_stamp() -> int:
+    """Give each stored group without a stamp one (at schema installation); how many were stamped. Reads every
+    node once: the price of a store written before stamps existed."""
+    return int(driver.write(UNSTAMPED_GROUPS_STAMP, at=_now())[0]["stamped"] or 0)
+
+
+def group_stamps_delete(*, group: str) -> None:
+    """After a group's nodes were all removed: it is no longer listed, and a new write starts its version at 0."""
+    driver.write(GROUP_STAMPS_DELETE, group=group)

@@ -8,7 +8,16 @@ import neo4j
 import pytest
 
 from memoria.graph import driver
-from memoria.graph.versions import group_stamps, group_stamps_compact, group_version, group_version_bump, stamp_details
+from memoria.graph.versions import (
+    group_stamps,
+    group_stamps_compact,
+    group_stamps_delete,
+    group_version,
+    group_version_bump,
+    stamp_details,
+    stamped_groups,
+    unstamped_groups_stamp,
+)
 from memoria.ingest.persist import EpisodeRow, WritePlan, plan_persist
 
 
@@ -89,3 +98,19 @@ def test_persisting_episodes_bumps_their_group(group: str) -> None:
     )
     plan_persist(plan=plan)
     assert group_version(group=group).version == 1
+
+
+def test_groups_are_listed_from_their_stamps(group: str) -> None:
+    other = f"{group}-raw"
+    try:
+        driver.write_transaction(lambda tx: group_version_bump(tx, group))
+        driver.write("CREATE (:Memory {group_id: $group, id: 'n1', name: 'by hand'})", group=other)
+        assert group in stamped_groups() and other not in stamped_groups()  # written by hand: no stamp yet
+        assert unstamped_groups_stamp() >= 1  # what schema installation does
+        assert other in stamped_groups() and group_version(group=other).version == 0
+        assert stamp_details(group=other, stamps=group_stamps(group=other))[0].touched == ()
+        assert unstamped_groups_stamp() == 0
+    finally:
+        driver.write("MATCH (n:Memory {group_id: $group}) DETACH DELETE n", group=other)
+        group_stamps_delete(group=other)
+    assert other not in stamped_groups()
