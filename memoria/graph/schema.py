@@ -8,14 +8,18 @@ every stored node already carries both properties.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
+from neomodel import StructuredNode, StructuredRel
 
 from memoria.graph import driver, kinds
 from memoria.graph.dialect import GraphDialect, IndexSpec, KeySpec, graph_dialect
+from memoria.graph.models import NODE_MODELS, RELATIONSHIP_MODELS
 from memoria.graph.searchable import LEGACY_TEXT_VERSION, SEARCHABLE_TEXT_VERSION
-from memoria.graph.versions import GROUP_STAMP, unstamped_groups_stamp
+from memoria.graph.versions import unstamped_groups_stamp
 
 EMBEDDING_DIMENSIONS_DEFAULT = 384
 # Beside every stored vector (`name_embedding`, `embedding`, `fact_embedding`): the id of the model that made it
@@ -45,34 +49,30 @@ def vector_model_parameters(model: str) -> dict[str, str | int]:
     return {"model": model, "legacy_model": LEGACY_VECTOR_MODEL, "text_version": SEARCHABLE_TEXT_VERSION}
 
 
-UNIQUE = (KeySpec(kinds.MEMORY_LABEL, ("group_id", "id")),)
+def _stored_properties(model: type[StructuredNode] | type[StructuredRel]) -> list[tuple[str, Any]]:
+    """(stored name, property) of each property a model declares or inherits, in declaration order."""
+    found = model.defined_properties(aliases=False, rels=False)
+    return [(prop.db_property or name, prop) for name, prop in found.items()]
+
+
+def _labelled(label: str, relationship: bool, model: Any, wanted: Callable[[Any], object]) -> list[IndexSpec]:
+    return [IndexSpec(label, name, relationship) for name, prop in _stored_properties(model) if wanted(prop)]
+
+
+def _derived(wanted: Callable[[Any], object]) -> tuple[IndexSpec, ...]:
+    """Every (label, property) of the models that `wanted` picks: nodes by their kind label, then relationships."""
+    specs = [spec for model in NODE_MODELS for spec in _labelled(model.__label__, False, model, wanted)]
+    specs += [spec for rel_type, model in RELATIONSHIP_MODELS for spec in _labelled(rel_type, True, model, wanted)]
+    return tuple(specs)
+
+
+# Derived from memoria/graph/models.py, the one declaration of what is keyed and indexed.
+UNIQUE = tuple(KeySpec(model.__label__, model.__key__) for model in NODE_MODELS if "__key__" in vars(model))
 # Uniqueness constraints of earlier schemas, by (label, properties): dropped wherever they are found.
 RETIRED_UNIQUE = ((kinds.MEMORY_LABEL, ("id",)),)
-RANGE = (
-    IndexSpec(kinds.MEMORY_LABEL, "group_id"),
-    IndexSpec(kinds.EPISODE, "group_id"),
-    IndexSpec(kinds.EPISODE, "valid_at"),
-    IndexSpec(kinds.ENTITY, "group_id"),
-    IndexSpec(kinds.COMMUNITY, "group_id"),
-    IndexSpec(kinds.RELATES, "id", relationship=True),
-    IndexSpec(kinds.RELATES, "group_id", relationship=True),
-    IndexSpec(GROUP_STAMP, "group_id"),
-)
-FULLTEXT = (
-    IndexSpec(kinds.ENTITY, "name"),
-    IndexSpec(kinds.ENTITY, "summary"),
-    IndexSpec(kinds.EPISODE, "name"),
-    IndexSpec(kinds.EPISODE, "content"),
-    IndexSpec(kinds.COMMUNITY, "name"),
-    IndexSpec(kinds.COMMUNITY, "summary"),
-    IndexSpec(kinds.RELATES, "fact", relationship=True),
-)
-VECTOR = (
-    IndexSpec(kinds.ENTITY, "name_embedding"),
-    IndexSpec(kinds.EPISODE, "embedding"),
-    IndexSpec(kinds.COMMUNITY, "name_embedding"),
-    IndexSpec(kinds.RELATES, "fact_embedding", relationship=True),
-)
+RANGE = _derived(lambda prop: prop.index)
+FULLTEXT = _derived(lambda prop: prop.fulltext_index)
+VECTOR = _derived(lambda prop: prop.vector_index)
 
 
 @dataclass(frozen=True)

@@ -93,3 +93,25 @@ def test_fulltext_and_vector_indexes_answer(group: str) -> None:
         v=[1.0] + [0.0] * 383,
     )
     assert near and near[0]["id"] == f"{group}-w" and near[0]["score"] == pytest.approx(1.0, abs=1e-3)
+
+
+def test_the_schema_is_what_the_models_declare() -> None:
+    """memoria/graph/models.py is the one declaration: each flag becomes one index, nothing else is indexed."""
+    assert [(key.label, key.props) for key in UNIQUE] == [("Memory", ("group_id", "id"))]
+    assert {(spec.label, spec.prop) for spec in RANGE} == {
+        *((label, "group_id") for label in ("Memory", "Episode", "Entity", "Community", "GroupStamp", "RELATES")),
+        ("Episode", "valid_at"),
+        ("RELATES", "id"),  # a fact's id is stored as `id` though neomodel calls it `uid`
+    }
+    assert {(spec.label, spec.prop) for spec in FULLTEXT} == {
+        *((label, prop) for label in ("Entity", "Community") for prop in ("name", "summary")),
+        ("Episode", "name"),
+        ("Episode", "content"),
+        ("RELATES", "fact"),
+    }
+    assert {(spec.label, spec.prop, spec.relationship) for spec in VECTOR} == {
+        ("Entity", "name_embedding", False),
+        ("Episode", "embedding", False),
+        ("Community", "name_embedding", False),
+        ("RELATES", "fact_embedding", True),
+    }
