@@ -5,10 +5,10 @@
 // node and edge cards (the shapes of memoria/browse/records.py) and listen to its events. What it offers:
 //   data        addNodes, addEdges, removeNode, clear, hasNode, node, edge, edgesOf, nodeIds, counts
 //   look        setColourMode("kind" | "community"), legend(), toggleLegendKey(key), setFilter({...}),
-//               hideNode, unhideAll, pinNode, select, highlight({nodes, edges}), clearHighlight,
+//               hideNode(s), unhideAll, pinNode, select, setMarked (multi-selection), highlight({nodes, edges}), clearHighlight,
 //               setNodeStyle / setEdgeStyle (overlays such as a live retrieval's energies), clearStyles
 //   layout      startLayout({ms}), stopLayout(), layoutRunning()
-//   camera      focus(id), fit(), viewportPosition(id), edgeViewportPosition(id)
+//   camera      focus(id), fit(), fitShown(), viewportPosition(id), edgeViewportPosition(id)
 //   events      on(type, handler): clickNode, clickEdge, clickStage, doubleClickNode, change, firstRender
 //   teardown    destroy()
 
@@ -108,6 +108,7 @@ export class GraphView {
     this.filteredEdges = new Set();
     this.highlighted = null;
     this.selected = new Set();
+    this.marked = new Set(); // a multi-selection (shift+click): drawn ticked, larger and labelled
     this.nodeStyles = new Map();
     this.edgeStyles = new Map();
     this.handlers = new Map();
@@ -240,6 +241,7 @@ export class GraphView {
     if (!this.graph.hasNode(id)) return;
     this.graph.dropNode(id);
     this.selected.delete(id);
+    this.marked.delete(id);
     this.hiddenNodes.delete(id);
     this.changed();
   }
@@ -247,6 +249,7 @@ export class GraphView {
   clear() {
     this.graph.clear();
     this.selected.clear();
+    this.marked.clear();
     this.hiddenNodes.clear();
     this.highlighted = null;
     this.changed();
@@ -314,7 +317,16 @@ export class GraphView {
     this.changed();
   }
 
-  hideNode(id) { this.hiddenNodes.add(id); this.selected.delete(id); this.changed(); }
+  hideNode(id) { this.hideNodes([id]); }
+
+  hideNodes(ids) {
+    for (const id of ids) {
+      this.hiddenNodes.add(id);
+      this.selected.delete(id);
+      this.marked.delete(id);
+    }
+    this.changed();
+  }
   unhideAll() { this.hiddenNodes.clear(); this.changed(); }
 
   pinNode(id, pinned = true) {
@@ -327,6 +339,12 @@ export class GraphView {
 
   select(ids) {
     this.selected = new Set(ids.filter((id) => this.graph.hasNode(id)));
+    this.refresh();
+  }
+
+  // The multi-selection: ticked, larger and always labelled, above the rest.
+  setMarked(ids) {
+    this.marked = new Set(ids.filter((id) => this.graph.hasNode(id)));
     this.refresh();
   }
 
@@ -393,6 +411,10 @@ export class GraphView {
     if (this.isNodeHidden(id)) return { ...out, hidden: true };
     if (data.fixed) out.label = `◆ ${data.label}`;
     if (this.selected.has(id)) { out.highlighted = true; out.forceLabel = true; out.zIndex = 2; }
+    if (this.marked.has(id)) {
+      out.highlighted = true; out.forceLabel = true; out.zIndex = 3;
+      out.size = data.size * 1.4; out.label = `✓ ${out.label}`;
+    }
     if (this.highlighted) {
       if (this.highlighted.nodes.has(id)) {
         // A few highlighted nodes (a path) all say their names; a big subgraph leaves labels to the renderer's grid,
@@ -478,6 +500,28 @@ export class GraphView {
   }
 
   fit() { this.sigma.getCamera().animatedReset({ duration: 300 }); }
+
+  // The camera on the shown nodes: all of them (the reset frame) when none is hidden, else their bounding box
+  // in the renderer's framed coordinates (the space the camera moves in), with a margin.
+  fitShown({ duration = 300 } = {}) {
+    const camera = this.sigma.getCamera();
+    const shown = this.graph.nodes().filter((id) => !this.isNodeHidden(id));
+    if (!shown.length) return;
+    if (shown.length === this.graph.order) {
+      camera.animate({ x: 0.5, y: 0.5, ratio: 1, angle: 0 }, { duration });
+      return;
+    }
+    let minX = Infinity; let maxX = -Infinity; let minY = Infinity; let maxY = -Infinity;
+    for (const id of shown) {
+      const display = this.sigma.getNodeDisplayData(id);
+      if (!display) continue;
+      minX = Math.min(minX, display.x); maxX = Math.max(maxX, display.x);
+      minY = Math.min(minY, display.y); maxY = Math.max(maxY, display.y);
+    }
+    if (minX === Infinity) return;
+    const ratio = Math.min(Math.max(Math.max(maxX - minX, maxY - minY) * 1.2, 0.2), 1);
+    camera.animate({ x: (minX + maxX) / 2, y: (minY + maxY) / 2, ratio, angle: 0 }, { duration });
+  }
 
   // Where a node or an edge's middle is drawn, in pixels from the container's top left (tests click there).
   viewportPosition(id) {
