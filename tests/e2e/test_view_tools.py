@@ -207,3 +207,63 @@ def test_a_live_ppr_answer_is_drawn_with_the_facts_among_its_nodes(
     assert sorted(edges) == sorted(edge["id"] for edge in among["edges"])
     assert page.evaluate("memoriaLive.live.view.counts().edges") == len(edges)
     projection_cache().forget(group)
+
+
+SIZES = """() => { const v = memoriaGraph.view;
+  return Object.fromEntries(v.nodeIds().map((id) => [id, v.reduceNode(id, v.graph.getNodeAttributes(id)).size])); }"""
+EDGE_SIZES = """() => { const v = memoriaGraph.view;
+  return [...new Set(v.graph.edges().map((id) => v.reduceEdge(id, v.graph.getEdgeAttributes(id)).size))]; }"""
+
+
+def test_the_style_control_sizes_colours_and_says_so_in_the_legend(
+    page: Page, daphne_url: str, memory: dict, group: str
+) -> None:
+    open_forecast(page, daphne_url, memory, group)
+    size_legend = page.get_by_test_id("style-size")
+    expect(size_legend).to_contain_text("PPR score once a run is shown; now how many facts a node has")
+    expect(page.get_by_test_id("style-colour")).to_contain_text("kind")
+    expect(page.get_by_test_id("style-width")).to_contain_text("wider for a greater fact weight")
+    assert len(page.evaluate(EDGE_SIZES)) > 1
+
+    # Uniform: every node one size, the legend and the URL say so; the keyboard reaches the control.
+    control = page.get_by_test_id("size-mode")
+    control.focus()
+    control.select_option("uniform")
+    expect(size_legend).to_have_text("Size: the same for every node.")
+    assert len(set(page.evaluate(SIZES).values())) == 1
+    page.wait_for_function("new URL(location.href).searchParams.get('size') === 'uniform'")
+
+    # Links one width; colour by community.
+    page.get_by_test_id("edge-width-weight").uncheck()
+    expect(page.get_by_test_id("style-width")).to_contain_text("all one width")
+    assert len(page.evaluate(EDGE_SIZES)) == 1
+    page.get_by_test_id("colour-community").check()
+    expect(page.get_by_test_id("style-colour")).to_contain_text("community")
+
+    # A PPR run: sized by score in the "score" mode (the best the largest), by degree in the "degree" mode.
+    control.select_option("score")
+    page.get_by_test_id("ppr-seed").click()  # the forecast request, whose panel is open
+    page.get_by_test_id("ppr-top-k").fill("6")
+    page.get_by_test_id("ppr-run").click()
+    page.wait_for_function("document.querySelector('[data-ppr-ranked]').dataset.runs === '1'", timeout=60_000)
+    expect(size_legend).to_contain_text("Size: PPR score (log scale")
+    scores = page.evaluate("memoriaGraph.ppr.lastAnswer.scores")
+    sizes = page.evaluate(SIZES)
+    assert max((node["id"] for node in scores), key=sizes.get) == scores[0]["id"]
+    control.select_option("degree")
+    expect(size_legend).to_contain_text("Size: how many facts a node has")
+    degrees = page.evaluate("memoriaGraph.view.nodeIds().map((id) => [id, memoriaGraph.view.node(id).degree])")
+    sizes = page.evaluate(SIZES)
+    biggest = max(degrees, key=lambda pair: pair[1])
+    assert sizes[biggest[0]] == max(sizes.values())
+
+    # The link keeps the style: a fresh page draws it the same way.
+    page.wait_for_function("new URL(location.href).searchParams.get('size') === 'degree'")
+    fresh = page.context.new_page()
+    fresh.goto(page.url)
+    ready(fresh)
+    expect(fresh.get_by_test_id("size-mode")).to_have_value("degree")
+    expect(fresh.get_by_test_id("edge-width-weight")).not_to_be_checked()
+    expect(fresh.get_by_test_id("colour-community")).to_be_checked()
+    expect(fresh.get_by_test_id("style-width")).to_contain_text("all one width")
+    fresh.close()

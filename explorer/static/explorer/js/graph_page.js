@@ -132,6 +132,41 @@ $("[data-time-enabled]").addEventListener("change", (event) => {
 for (const radio of document.querySelectorAll('input[name="colour"]')) {
   radio.addEventListener("change", () => { view.setColourMode(radio.value); record(); });
 }
+$("[data-size-mode]").addEventListener("change", (event) => { view.setSizeMode(event.target.value); record(); });
+$("[data-edge-weight]").addEventListener("change", (event) => {
+  view.setEdgeWidth(event.target.checked ? "weight" : "uniform");
+  record();
+});
+
+let pprScores = null; // the ranked nodes of the PPR run shown, best first
+
+// What size, colour and width mean now, in words (the entries below list the colours present).
+function drawStyleLegend() {
+  const degrees = view.degreeRange();
+  const byDegree = degrees
+    ? `how many facts a node has, ${degrees.low} (smallest) to ${degrees.high} (largest) here`
+    : "how many facts a node has";
+  const scores = pprScores && pprScores.length ? pprScores : null;
+  let size = `Size: ${byDegree}.`;
+  if (view.sizeMode === "uniform") size = "Size: the same for every node.";
+  else if (view.sizeMode === "score" && view.hasScoreSizes()) {
+    const range = scores ? `, ${number(scores[scores.length - 1].score, 2)} to ${number(scores[0].score, 2)}` : "";
+    size = `Size: PPR score (log scale${range}); other nodes by ${byDegree}.`;
+  } else if (view.sizeMode === "score") {
+    size = `Size: PPR score once a run is shown; now ${byDegree}.`;
+  }
+  const colour = view.colourMode === "community"
+    ? "Colour: the node's community (grey: none)."
+    : "Colour: the node's kind (an entity's label).";
+  const width = view.edgeWidth === "uniform"
+    ? "Links: all one width; colour by relation category, grey when ended."
+    : "Links: wider for a greater fact weight; colour by relation category, grey when ended.";
+  $("[data-style-legend]").replaceChildren(
+    h("li", { "data-testid": "style-size", text: size }),
+    h("li", { "data-testid": "style-colour", text: colour }),
+    h("li", { "data-testid": "style-width", text: width }),
+  );
+}
 
 function drawLegend() {
   $("[data-legend]").replaceChildren(
@@ -164,6 +199,7 @@ function drawStatus() {
 view.on("change", () => {
   updateTimeRange();
   drawLegend();
+  drawStyleLegend();
   drawStatus();
   drawSelection();
   if (currentNode && view.hasNode(currentNode)) drawNodePanel(currentNode);
@@ -238,6 +274,8 @@ const ppr = new GraphPpr({
 
 // A PPR run shown (the seeds it was sent, so the URL reruns it without the selection) or the box cleared.
 function pprChanged() {
+  pprScores = ppr.lastAnswer ? ppr.lastAnswer.scores : null;
+  drawStyleLegend();
   if (ppr.lastAnswer && ppr.lastBody) {
     const body = ppr.lastBody;
     lastAction = { kind: "ppr", seeds: (body.seeds || []).map((seed) => seed.id), top: body.top_k,
@@ -527,6 +565,8 @@ function captureState() {
   state.minWeight = Number($("[data-min-weight]").value);
   state.asOf = asOf.value();
   state.colour = view.colourMode;
+  state.size = view.sizeMode;
+  state.edgeWidth = view.edgeWidth;
   state.links = [...document.querySelectorAll("[data-link]")].filter((box) => box.checked).map((box) => box.dataset.link);
   state.action = lastAction;
   // Kept for undo only (not in the URL): the pinned nodes where they stand, and the multi-selection.
@@ -666,6 +706,10 @@ async function restore(state) {
     $("[data-time-slider]").disabled = true;
     for (const radio of document.querySelectorAll('input[name="colour"]')) radio.checked = radio.value === state.colour;
     view.setColourMode(state.colour);
+    $("[data-size-mode]").value = state.size || "score";
+    view.setSizeMode(state.size);
+    $("[data-edge-weight]").checked = state.edgeWidth !== "uniform";
+    view.setEdgeWidth(state.edgeWidth);
     for (const box of document.querySelectorAll("[data-link]")) box.checked = state.links.includes(box.dataset.link);
     applyFilter();
     if (state.nodes.length) {

@@ -4,7 +4,8 @@
 // `import { createGraphView } from ".../graph_view.js"`. The view knows nothing of URLs or pages: callers feed it
 // node and edge cards (the shapes of memoria/browse/records.py) and listen to its events. What it offers:
 //   data        addNodes, addEdges, removeNode, clear, hasNode, node, edge, edgesOf, nodeIds, counts
-//   look        setColourMode("kind" | "community"), legend(), toggleLegendKey(key), setFilter({...}),
+//   look        setColourMode("kind" | "community"), setSizeMode("score" | "degree" | "uniform"),
+//               setEdgeWidth("weight" | "uniform"), hasScoreSizes(), degreeRange(), legend(), toggleLegendKey(key), setFilter({...}),
 //               hideNode(s), unhideAll, pinNode, select, setMarked (multi-selection), highlight({nodes, edges}), clearHighlight,
 //               setNodeStyle / setEdgeStyle (overlays such as a live retrieval's energies), clearStyles
 //   layout      startLayout({ms}), stopLayout(), layoutRunning()
@@ -90,6 +91,10 @@ export function communityColour(communityId) {
   return communityColours.get(communityId);
 }
 
+const UNIFORM_NODE = 7;
+const UNIFORM_EDGE = 1.2;
+export const SIZE_MODES = ["score", "degree", "uniform"];
+
 function nodeSize(degree) {
   return Math.min(4 + 2.2 * Math.log2(1 + (degree || 0)), 18);
 }
@@ -101,6 +106,8 @@ export class GraphView {
     this.options = { labels: true, edgeEvents: true, drag: true, ...options };
     this.graph = new window.graphology.MultiDirectedGraph();
     this.colourMode = "kind";
+    this.sizeMode = "score"; // "score": an overlay's size (PPR score, energy) where there is one, else degree
+    this.edgeWidth = "weight";
     this.hiddenKeys = { kind: new Set(), community: new Set() };
     this.hiddenNodes = new Set();
     this.filter = { minWeight: 0, categories: null, at: null };
@@ -281,6 +288,36 @@ export class GraphView {
     this.changed();
   }
 
+  // Node size: "score" (an overlay's size where one is set, such as a PPR score or an energy, else degree),
+  // "degree" or "uniform". Edge width: "weight" or "uniform".
+  setSizeMode(mode) {
+    this.sizeMode = SIZE_MODES.includes(mode) ? mode : "score";
+    this.changed();
+  }
+
+  setEdgeWidth(mode) {
+    this.edgeWidth = mode === "uniform" ? "uniform" : "weight";
+    this.changed();
+  }
+
+  // Whether any drawn node is sized by an overlay (a score) now.
+  hasScoreSizes() {
+    for (const [id, style] of this.nodeStyles) if (style.size !== undefined && this.graph.hasNode(id)) return true;
+    return false;
+  }
+
+  // The least and greatest degree among the shown nodes (what "size by degree" spans), or null.
+  degreeRange() {
+    let low = Infinity;
+    let high = -Infinity;
+    this.graph.forEachNode((id, attributes) => {
+      if (this.isNodeHidden(id)) return;
+      low = Math.min(low, attributes.card.degree || 0);
+      high = Math.max(high, attributes.card.degree || 0);
+    });
+    return low === Infinity ? null : { low, high };
+  }
+
   legendKey(card) {
     return this.colourMode === "community" ? card.community || NO_COMMUNITY : kindKey(card);
   }
@@ -408,24 +445,27 @@ export class GraphView {
   reduceNode(id, data) {
     const card = data.card;
     const out = { ...data, color: this.colourOf(card), label: data.label };
+    if (this.sizeMode === "uniform") out.size = UNIFORM_NODE;
+    const base = out.size;
     if (this.isNodeHidden(id)) return { ...out, hidden: true };
     if (data.fixed) out.label = `◆ ${data.label}`;
     if (this.selected.has(id)) { out.highlighted = true; out.forceLabel = true; out.zIndex = 2; }
     if (this.marked.has(id)) {
       out.highlighted = true; out.forceLabel = true; out.zIndex = 3;
-      out.size = data.size * 1.4; out.label = `✓ ${out.label}`;
+      out.size = base * 1.4; out.label = `✓ ${out.label}`;
     }
     if (this.highlighted) {
       if (this.highlighted.nodes.has(id)) {
         // A few highlighted nodes (a path) all say their names; a big subgraph leaves labels to the renderer's grid,
         // which keeps them from colliding.
         out.forceLabel = this.highlighted.nodes.size <= FORCED_LABELS_MAX;
-        out.zIndex = 3; out.size = data.size * 1.3; out.highlighted = true;
+        out.zIndex = 3; out.size = base * 1.3; out.highlighted = true;
       }
       else { out.color = FADED; out.label = null; out.zIndex = 0; }
     }
-    const style = this.nodeStyles.get(id);
-    if (style) Object.assign(out, style.faded ? { color: FADED, label: null } : {}, style);
+    let style = this.nodeStyles.get(id);
+    if (style && style.size !== undefined && this.sizeMode !== "score") style = { ...style, size: undefined };
+    if (style) Object.assign(out, style.faded ? { color: FADED, label: null } : {}, style, { size: style.size ?? out.size });
     return out;
   }
 
@@ -435,11 +475,12 @@ export class GraphView {
     let color = fact ? CATEGORY_COLOURS[edge.category] || "#a4adb8" : LINK_COLOUR;
     if (fact && edge.invalidated) color = INVALIDATED_COLOUR;
     const out = { ...data, color };
+    if (fact && this.edgeWidth === "uniform") out.size = UNIFORM_EDGE;
     if (this.layoutHidesEdges || this.isEdgeHidden(id, this.graph.source(id), this.graph.target(id))) {
       return { ...out, hidden: true };
     }
     if (this.highlighted) {
-      if (this.highlighted.edges.has(id)) { out.color = HIGHLIGHT; out.size = Math.max(data.size * 2, 4); out.zIndex = 3; }
+      if (this.highlighted.edges.has(id)) { out.color = HIGHLIGHT; out.size = Math.max(out.size * 2, 4); out.zIndex = 3; }
       else { out.color = FADED; out.zIndex = 0; }
     }
     const style = this.edgeStyles.get(id);
