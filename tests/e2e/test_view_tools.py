@@ -154,6 +154,24 @@ def test_a_selection_is_hidden_pinned_and_expanded_at_once_and_undone(
     ready(page)
 
 
+def test_dropping_a_dragged_node_pins_it_and_undo_unpins_it(
+    page: Page, daphne_url: str, memory: dict, group: str
+) -> None:
+    open_forecast(page, daphne_url, memory, group)
+    box = page.get_by_test_id("graph-canvas").bounding_box()
+    spot = page.evaluate("(id) => memoriaGraph.view.viewportPosition(id)", memory["erp"])
+    page.mouse.move(box["x"] + spot["x"], box["y"] + spot["y"])
+    page.mouse.down()
+    page.mouse.move(box["x"] + spot["x"] + 40, box["y"] + spot["y"] + 30, steps=5)
+    page.mouse.up()
+    page.wait_for_function(f"{UNDO_DEPTH} === '1'")
+    assert page.evaluate("(id) => memoriaGraph.view.isPinned(id)", memory["erp"])
+    page.keyboard.press("Control+z")
+    page.wait_for_function(f"{UNDO_DEPTH} === '0'")
+    ready(page)
+    assert not page.evaluate("(id) => memoriaGraph.view.isPinned(id)", memory["erp"])
+
+
 def test_undo_and_redo_an_expansion_with_the_keyboard(page: Page, daphne_url: str, memory: dict, group: str) -> None:
     sign_in(page, daphne_url, "planner", PASSWORD)
     open_graph(page, daphne_url, group, f"node={quote(memory['lyon'], safe='')}")

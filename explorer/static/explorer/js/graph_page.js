@@ -538,6 +538,7 @@ view.on("clickNode", (id, event) => {
   else record();
 });
 view.on("clickEdge", (id) => openEdge(id));
+view.on("dragPin", () => record()); // a step to undo (pins are not in the URL: no history entry)
 $("[data-layout]").addEventListener("click", () => (view.layoutRunning() ? view.stopLayout() : view.startLayout({ ms: 8000 })));
 view.on("layout", (running) => { $("[data-layout]").textContent = running ? "Stop layout" : "Run layout"; });
 $("[data-undo]").addEventListener("click", () => undo());

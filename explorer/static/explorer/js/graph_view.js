@@ -10,7 +10,8 @@
 //               setNodeStyle / setEdgeStyle (overlays such as a live retrieval's energies), clearStyles
 //   layout      startLayout({ms}), stopLayout(), layoutRunning()
 //   camera      focus(id), fit(), fitShown(), viewportPosition(id), edgeViewportPosition(id)
-//   events      on(type, handler): clickNode, clickEdge, clickStage, doubleClickNode, change, firstRender
+//   events      on(type, handler): clickNode, clickEdge, clickStage, doubleClickNode, change, firstRender,
+//               layout (running or not), dragPin (a node dropped and pinned)
 //   teardown    destroy()
 
 const KIND_COLOURS = {
@@ -190,6 +191,7 @@ export class GraphView {
       if (dragged && moved) {
         this.sigma.setCustomBBox(null);
         this.pinNode(dragged, true);
+        this.emit("dragPin", dragged);
         this.justDragged = true;
         setTimeout(() => { this.justDragged = false; }, 0);
       }
