@@ -132,6 +132,41 @@ $("[data-time-enabled]").addEventListener("change", (event) => {
 for (const radio of document.querySelectorAll('input[name="colour"]')) {
   radio.addEventListener("change", () => { view.setColourMode(radio.value); record(); });
 }
+$("[data-size-mode]").addEventListener("change", (event) => { view.setSizeMode(event.target.value); record(); });
+$("[data-edge-weight]").addEventListener("change", (event) => {
+  view.setEdgeWidth(event.target.checked ? "weight" : "uniform");
+  record();
+});
+
+let pprScores = null; // the ranked nodes of the PPR run shown, best first
+
+// What size, colour and width mean now, in words (the entries below list the colours present).
+function drawStyleLegend() {
+  const degrees = view.degreeRange();
+  const byDegree = degrees
+    ? `how many facts a node has, ${degrees.low} (smallest) to ${degrees.high} (largest) here`
+    : "how many facts a node has";
+  const scores = pprScores && pprScores.length ? pprScores : null;
+  let size = `Size: ${byDegree}.`;
+  if (view.sizeMode === "uniform") size = "Size: the same for every node.";
+  else if (view.sizeMode === "score" && view.hasScoreSizes()) {
+    const range = scores ? `, ${number(scores[scores.length - 1].score, 2)} to ${number(scores[0].score, 2)}` : "";
+    size = `Size: PPR score (log scale${range}); other nodes by ${byDegree}.`;
+  } else if (view.sizeMode === "score") {
+    size = `Size: PPR score once a run is shown; now ${byDegree}.`;
+  }
+  const colour = view.colourMode === "community"
+    ? "Colour: the node's community (grey: none)."
+    : "Colour: the node's kind (an entity's label).";
+  const width = view.edgeWidth === "uniform"
+    ? "Links: all one width; colour by relation category, grey when ended."
+    : "Links: wider for a greater fact weight; colour by relation category, grey when ended.";
+  $("[data-style-legend]").replaceChildren(
+    h("li", { "data-testid": "style-size", text: size }),
+    h("li", { "data-testid": "style-colour", text: colour }),
+    h("li", { "data-testid": "style-width", text: width }),
+  );
+}
 
 function drawLegend() {
   $("[data-legend]").replaceChildren(
@@ -164,8 +199,30 @@ function drawStatus() {
 view.on("change", () => {
   updateTimeRange();
   drawLegend();
+  drawStyleLegend();
   drawStatus();
+  drawSelection();
   if (currentNode && view.hasNode(currentNode)) drawNodePanel(currentNode);
+});
+
+// ---- auto-fit ---------------------------------------------------------------------------------------------
+
+// After an action that adds nodes (expand, path, PPR, subgraph, the add box, a restored view) the camera fits the
+// shown nodes, at once and again when the layout the action started stops; a mere selection leaves it alone.
+let fitPending = false;
+let fitTimer = null;
+
+function fitIfGrown(before) {
+  if (view.graph.order <= before) return;
+  fitPending = true;
+  clearTimeout(fitTimer);
+  fitTimer = setTimeout(() => view.fitShown(), 30);
+}
+
+view.on("layout", (running) => {
+  if (running || !fitPending) return;
+  fitPending = false;
+  view.fitShown();
 });
 
 // ---- expanding --------------------------------------------------------------------------------------------
@@ -186,11 +243,13 @@ async function expand(id) {
   const known = expansions.get(id);
   const offset = known && known.signature === signature ? known.offset : 0;
   const page = await getJson(neighboursApi(group, id), { ...parameters, offset, limit: config.expand_limit });
+  const before = view.graph.order;
   view.addNodes([page.center]);
   view.addNodes(page.nodes, { near: id });
   view.addEdges(page.edges);
   expansions.set(id, { offset: offset + page.links, total: page.total, signature });
   view.startLayout({ ms: 2500 });
+  fitIfGrown(before);
   if (currentNode === id) drawNodePanel(id);
   return page;
 }
@@ -198,9 +257,11 @@ async function expand(id) {
 async function addByIds(ids) {
   if (!ids.length) return;
   const found = await getJson(`${groupApi(group)}/subgraph`, { ids: ids.join(","), ...momentParameters() });
+  const before = view.graph.order;
   view.addNodes(found.nodes);
   view.addEdges(found.edges);
   view.startLayout({ ms: 2500 });
+  fitIfGrown(before);
 }
 
 // ---- PageRank (graph_ppr.js) ------------------------------------------------------------------------------
@@ -208,11 +269,13 @@ async function addByIds(ids) {
 const ppr = new GraphPpr({
   view, group, root: $("[data-ppr]"), addByIds, openNode: (id) => { openNode(id); record(); },
   moment: () => asOf.parameters(), onChange: pprChanged,
-  selection: () => [...new Set([...view.selected, currentNode].filter((id) => id && view.hasNode(id)))],
+  selection: () => [...new Set([...view.marked, ...view.selected, currentNode].filter((id) => id && view.hasNode(id)))],
 });
 
 // A PPR run shown (the seeds it was sent, so the URL reruns it without the selection) or the box cleared.
 function pprChanged() {
+  pprScores = ppr.lastAnswer ? ppr.lastAnswer.scores : null;
+  drawStyleLegend();
   if (ppr.lastAnswer && ppr.lastBody) {
     const body = ppr.lastBody;
     lastAction = { kind: "ppr", seeds: (body.seeds || []).map((seed) => seed.id), top: body.top_k,
@@ -233,10 +296,12 @@ async function showAround(ids = ppr.seedIds()) {
   const hops = Number($("[data-around-hops]").value);
   lastAction = { kind: "subgraph", seeds: ids, hops };
   const found = await getJson(`${groupApi(group)}/subgraph`, { ids: ids.join(","), hops, ...filterParameters() });
+  const before = view.graph.order;
   view.addNodes(found.nodes);
   view.addEdges(found.edges);
   view.highlight({ nodes: found.nodes.map((node) => node.id), edges: found.edges.map((edge) => edge.id) });
   view.startLayout({ ms: 2500 });
+  fitIfGrown(before);
   result.textContent = `${found.nodes.length} nodes, ${found.edges.length} facts within ${hops} hop${hops === 1 ? "" : "s"}` +
     (found.truncated ? " (cut at the strongest-linked)" : "");
   record();
@@ -248,6 +313,61 @@ $("[data-around-show]").addEventListener("click", () =>
 // A user's expansion ("Expand", "More", a click on a node): one step back and forth in the history.
 function userExpand(id) {
   return expand(id).then(() => record(), showError);
+}
+
+// ---- multi-selection and bulk actions ---------------------------------------------------------------------
+
+// Shift+click on a node (or "Add to selection" in its panel) adds it to the selection; the Selection box hides,
+// pins or expands them all at once. Each bulk action is one step back (Ctrl+Z) and one history entry.
+function setMarked(ids) {
+  view.setMarked(ids);
+  drawSelection();
+  if (currentNode && view.hasNode(currentNode)) drawNodePanel(currentNode);
+}
+
+function toggleMark(id) {
+  const marked = new Set(view.marked);
+  if (marked.has(id)) marked.delete(id); else marked.add(id);
+  setMarked([...marked]);
+}
+
+function drawSelection() {
+  const ids = [...view.marked].filter((id) => view.hasNode(id));
+  $("[data-selection-summary]").textContent = ids.length
+    ? `${ids.length} node${ids.length === 1 ? "" : "s"} selected`
+    : "None: shift+click nodes, or “Add to selection” in a node's panel.";
+  $("[data-selection-list]").replaceChildren(...ids.map((id) =>
+    h("li", { "data-node": id }, `${view.node(id).name} `,
+      h("button", { type: "button", class: "link-like", "aria-label": `Remove ${view.node(id).name} from the selection`,
+        onclick: () => toggleMark(id) }, "×"))));
+  for (const button of document.querySelectorAll("[data-bulk]")) button.disabled = !ids.length;
+}
+
+async function bulk(action) {
+  const ids = [...view.marked].filter((id) => view.hasNode(id));
+  if (!ids.length) return;
+  if (snapshot) snapshot.marked = ids; // undoing the action brings the selection back with it
+  if (action === "hide") {
+    view.hideNodes(ids);
+    if (currentNode && ids.includes(currentNode)) {
+      $("[data-node-panel]").hidden = true;
+      currentNode = null;
+    }
+  } else if (action === "pin" || action === "unpin") {
+    for (const id of ids) view.pinNode(id, action === "pin");
+    if (currentNode) drawNodePanel(currentNode);
+  } else if (action === "expand") {
+    for (const id of ids) if (view.hasNode(id)) await expand(id);
+  } else if (action === "clear") {
+    setMarked([]);
+    return;
+  }
+  drawSelection();
+  record();
+}
+
+for (const button of document.querySelectorAll("[data-bulk]")) {
+  button.addEventListener("click", () => bulk(button.dataset.bulk).catch(showError));
 }
 
 // ---- node panel -------------------------------------------------------------------------------------------
@@ -278,8 +398,10 @@ function drawNodePanel(id) {
         ? h("button", { type: "button", class: "small", disabled: remaining === 0, "data-testid": "expand-more",
             onclick: () => userExpand(id) }, remaining ? `More (${remaining})` : "All shown")
         : h("button", { type: "button", class: "small", "data-testid": "expand", onclick: () => userExpand(id) }, "Expand"),
+      h("button", { type: "button", class: "small secondary", "data-testid": "select-toggle", "aria-pressed": String(view.marked.has(id)),
+        onclick: () => toggleMark(id) }, view.marked.has(id) ? "Remove from selection" : "Add to selection"),
       h("button", { type: "button", class: "small secondary", "data-testid": "pin",
-        onclick: () => { view.pinNode(id, !view.isPinned(id)); drawNodePanel(id); } }, view.isPinned(id) ? "Unpin" : "Pin"),
+        onclick: () => { view.pinNode(id, !view.isPinned(id)); drawNodePanel(id); record(); } }, view.isPinned(id) ? "Unpin" : "Pin"),
       h("button", { type: "button", class: "small secondary", "data-testid": "hide",
         onclick: () => { view.hideNode(id); panel.hidden = true; currentNode = null; record(); } }, "Hide"),
       h("button", { type: "button", class: "small secondary", "data-testid": "path-from-here",
@@ -342,10 +464,12 @@ async function findPath(mode) {
     result.replaceChildren(h("p", { "data-testid": "path-none", text: `No path ${why}.` }));
     return;
   }
+  const before = view.graph.order;
   view.addNodes(answer.nodes, { near: pathEnds.from });
   view.addEdges(answer.edges);
   view.highlight({ nodes: answer.nodes.map((node) => node.id), edges: answer.edges.map((edge) => edge.id) });
   view.startLayout({ ms: 1500 });
+  fitIfGrown(before);
   record();
   result.dataset.mode = mode;
   result.replaceChildren(
@@ -389,7 +513,6 @@ async function addAndOpen(id) {
   await addByIds([id]);
   openNode(id);
   await expand(id);
-  view.focus(id);
   record();
 }
 
@@ -405,14 +528,21 @@ function showError(error) {
   $("[data-path-result]").replaceChildren(h("p", { class: "error", role: "alert", text: error.message }));
 }
 
-view.on("clickNode", (id) => {
+view.on("clickNode", (id, event) => {
+  if (event && event.original && event.original.shiftKey) {
+    toggleMark(id);
+    return;
+  }
   openNode(id);
   if (!expansions.has(id)) userExpand(id);
   else record();
 });
 view.on("clickEdge", (id) => openEdge(id));
+view.on("dragPin", () => record()); // a step to undo (pins are not in the URL: no history entry)
 $("[data-layout]").addEventListener("click", () => (view.layoutRunning() ? view.stopLayout() : view.startLayout({ ms: 8000 })));
 view.on("layout", (running) => { $("[data-layout]").textContent = running ? "Stop layout" : "Run layout"; });
+$("[data-undo]").addEventListener("click", () => undo());
+$("[data-redo]").addEventListener("click", () => redo());
 $("[data-fit]").addEventListener("click", () => view.fit());
 $("[data-unhide]").addEventListener("click", () => { view.unhideAll(); record(); });
 for (const box of document.querySelectorAll("[data-link]")) box.addEventListener("change", () => record());
@@ -436,23 +566,101 @@ function captureState() {
   state.minWeight = Number($("[data-min-weight]").value);
   state.asOf = asOf.value();
   state.colour = view.colourMode;
+  state.size = view.sizeMode;
+  state.edgeWidth = view.edgeWidth;
   state.links = [...document.querySelectorAll("[data-link]")].filter((box) => box.checked).map((box) => box.dataset.link);
   state.action = lastAction;
+  // Kept for undo only (not in the URL): the pinned nodes where they stand, and the multi-selection.
+  state.pinned = view.nodeIds().filter((id) => view.isPinned(id)).map((id) => {
+    const { x, y } = view.graph.getNodeAttributes(id);
+    return [id, x, y];
+  });
+  state.marked = [...view.marked];
   return state;
 }
+
+// ---- undo and redo ----------------------------------------------------------------------------------------
+
+// Snapshots of the captured state: a user action that changes what is shown (nodes, expansions, hidden, pinned,
+// the last path, subgraph or PPR) puts the state before it on the undo stack. Undo and redo redraw a snapshot
+// as back and forward do, and the URL follows.
+const UNDO_DEPTH = 50;
+const undoStack = [];
+const redoStack = [];
+let snapshot = null; // the state drawn now
+
+function shape(state) {
+  const sorted = (values) => [...values].sort();
+  return JSON.stringify([sorted(state.nodes), sorted(state.expanded), sorted(state.hidden),
+    sorted((state.pinned || []).map(([id]) => id)), state.action]);
+}
+
+function drawUndoButtons() {
+  $("[data-undo]").disabled = !undoStack.length;
+  $("[data-redo]").disabled = !redoStack.length;
+  document.body.dataset.undoDepth = String(undoStack.length);
+}
+
+function remember(state) {
+  if (snapshot && shape(state) !== shape(snapshot)) {
+    undoStack.push(snapshot);
+    if (undoStack.length > UNDO_DEPTH) undoStack.shift();
+    redoStack.length = 0;
+  }
+  snapshot = state;
+  drawUndoButtons();
+}
+
+let stepping = false;
+
+async function step(from, to) {
+  if (stepping || !from.length) return;
+  stepping = true;
+  try {
+    to.push(snapshot);
+    const state = from.pop();
+    drawUndoButtons();
+    await restore(state);
+    snapshot = captureState();
+    writeUrl(encodeState(snapshot).query, "replace");
+  } finally {
+    stepping = false;
+    drawUndoButtons();
+  }
+}
+
+const undo = () => step(undoStack, redoStack).catch(showError);
+const redo = () => step(redoStack, undoStack).catch(showError);
+
+document.addEventListener("keydown", (event) => {
+  if (!(event.ctrlKey || event.metaKey) || event.altKey || event.defaultPrevented) return;
+  const target = event.target;
+  if (target instanceof HTMLElement && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName))) return;
+  const key = event.key.toLowerCase();
+  if (key === "z" && !event.shiftKey) undo();
+  else if ((key === "z" && event.shiftKey) || key === "y") redo();
+  else return;
+  event.preventDefault();
+});
 
 // Write the view into the URL: a new history entry for an action ("push"), the same entry for a slider's further
 // steps ("slide" pushes once per drag, then replaces).
 function record(mode = "push") {
   if (restoring) return;
-  const { query, truncated } = encodeState(captureState());
+  const state = captureState();
+  remember(state);
+  const { query, truncated } = encodeState(state);
   $("[data-url-cut]").hidden = !truncated;
   if (query === recorded) return;
   const push = mode === "push" || (mode === "slide" && !sliding);
   if (mode === "slide") sliding = true;
+  writeUrl(query, push ? "push" : "replace");
+}
+
+function writeUrl(query, how) {
   const url = new URL(window.location.href);
   url.search = query;
-  window.history[push ? "pushState" : "replaceState"]({ graphView: true }, "", url);
+  window.history[how === "push" ? "pushState" : "replaceState"]({ graphView: true }, "", url);
   recorded = query;
   views.stateChanged(query);
 }
@@ -499,6 +707,10 @@ async function restore(state) {
     $("[data-time-slider]").disabled = true;
     for (const radio of document.querySelectorAll('input[name="colour"]')) radio.checked = radio.value === state.colour;
     view.setColourMode(state.colour);
+    $("[data-size-mode]").value = state.size || "score";
+    view.setSizeMode(state.size);
+    $("[data-edge-weight]").checked = state.edgeWidth !== "uniform";
+    view.setEdgeWidth(state.edgeWidth);
     for (const box of document.querySelectorAll("[data-link]")) box.checked = state.links.includes(box.dataset.link);
     applyFilter();
     if (state.nodes.length) {
@@ -516,6 +728,12 @@ async function restore(state) {
     }
     if (stale()) return;
     for (const id of state.hidden) if (view.hasNode(id)) view.hideNode(id);
+    for (const [id, x, y] of state.pinned || []) {
+      if (!view.hasNode(id)) continue;
+      view.graph.mergeNodeAttributes(id, { x, y });
+      view.pinNode(id, true);
+    }
+    setMarked(state.marked || []);
     if (state.sel && view.hasNode(state.sel)) openNode(state.sel);
     await restoreAction(state.action);
     if (stale()) return;
@@ -553,7 +771,7 @@ async function restoreAction(action) {
 window.addEventListener("popstate", () => {
   recorded = window.location.search.slice(1);
   views.stateChanged(recorded);
-  restore(decodeState(window.location.search)).catch(showError);
+  restore(decodeState(window.location.search)).then(() => { snapshot = captureState(); }, showError);
 });
 
 // Saved views (views_menu.js): opening one is an action like any other, so back returns to the view before it.
@@ -565,7 +783,7 @@ const views = new ViewsMenu($("[data-views]"), {
     url.search = query;
     window.history.pushState({ graphView: true }, "", url);
     recorded = query;
-    return restore(decodeState(query));
+    return restore(decodeState(query)).then(() => remember(captureState()));
   },
 });
 
@@ -578,11 +796,9 @@ async function start() {
   }
   await restore(decodeState(search));
   // The URL now says what is drawn (an older ?node= link becomes the full state).
-  recorded = encodeState(captureState()).query;
-  const url = new URL(window.location.href);
-  url.search = recorded;
-  window.history.replaceState({ graphView: true }, "", url);
-  views.stateChanged(recorded);
+  snapshot = captureState();
+  writeUrl(encodeState(snapshot).query, "replace");
+  drawUndoButtons();
 }
 
 // Editing (curators) and live curation updates (everyone): curation_graph.js.
@@ -591,6 +807,7 @@ attachCuration({ view, group, panel: $("[data-edge-panel]"), controls: $("[data-
 // For the browser tests and the console: the page's view and its actions.
 window.memoriaGraph = {
   view, expand, openNode, openEdge, setPathEnd, findPath, ppr, asOf, addBox, captureState, restore, views,
+  toggleMark, setMarked, bulk, undo, redo, undoStack, redoStack,
 };
 start().catch((error) => {
   showError(error);

@@ -4,12 +4,14 @@
 // `import { createGraphView } from ".../graph_view.js"`. The view knows nothing of URLs or pages: callers feed it
 // node and edge cards (the shapes of memoria/browse/records.py) and listen to its events. What it offers:
 //   data        addNodes, addEdges, removeNode, clear, hasNode, node, edge, edgesOf, nodeIds, counts
-//   look        setColourMode("kind" | "community"), legend(), toggleLegendKey(key), setFilter({...}),
-//               hideNode, unhideAll, pinNode, select, highlight({nodes, edges}), clearHighlight,
+//   look        setColourMode("kind" | "community"), setSizeMode("score" | "degree" | "uniform"),
+//               setEdgeWidth("weight" | "uniform"), hasScoreSizes(), degreeRange(), legend(), toggleLegendKey(key), setFilter({...}),
+//               hideNode(s), unhideAll, pinNode, select, setMarked (multi-selection), highlight({nodes, edges}), clearHighlight,
 //               setNodeStyle / setEdgeStyle (overlays such as a live retrieval's energies), clearStyles
 //   layout      startLayout({ms}), stopLayout(), layoutRunning()
-//   camera      focus(id), fit(), viewportPosition(id), edgeViewportPosition(id)
-//   events      on(type, handler): clickNode, clickEdge, clickStage, doubleClickNode, change, firstRender
+//   camera      focus(id), fit(), fitShown(), viewportPosition(id), edgeViewportPosition(id)
+//   events      on(type, handler): clickNode, clickEdge, clickStage, doubleClickNode, change, firstRender,
+//               layout (running or not), dragPin (a node dropped and pinned)
 //   teardown    destroy()
 
 const KIND_COLOURS = {
@@ -90,6 +92,10 @@ export function communityColour(communityId) {
   return communityColours.get(communityId);
 }
 
+const UNIFORM_NODE = 7;
+const UNIFORM_EDGE = 1.2;
+export const SIZE_MODES = ["score", "degree", "uniform"];
+
 function nodeSize(degree) {
   return Math.min(4 + 2.2 * Math.log2(1 + (degree || 0)), 18);
 }
@@ -101,6 +107,8 @@ export class GraphView {
     this.options = { labels: true, edgeEvents: true, drag: true, ...options };
     this.graph = new window.graphology.MultiDirectedGraph();
     this.colourMode = "kind";
+    this.sizeMode = "score"; // "score": an overlay's size (PPR score, energy) where there is one, else degree
+    this.edgeWidth = "weight";
     this.hiddenKeys = { kind: new Set(), community: new Set() };
     this.hiddenNodes = new Set();
     this.filter = { minWeight: 0, categories: null, at: null };
@@ -108,6 +116,7 @@ export class GraphView {
     this.filteredEdges = new Set();
     this.highlighted = null;
     this.selected = new Set();
+    this.marked = new Set(); // a multi-selection (shift+click): drawn ticked, larger and labelled
     this.nodeStyles = new Map();
     this.edgeStyles = new Map();
     this.handlers = new Map();
@@ -182,6 +191,7 @@ export class GraphView {
       if (dragged && moved) {
         this.sigma.setCustomBBox(null);
         this.pinNode(dragged, true);
+        this.emit("dragPin", dragged);
         this.justDragged = true;
         setTimeout(() => { this.justDragged = false; }, 0);
       }
@@ -240,6 +250,7 @@ export class GraphView {
     if (!this.graph.hasNode(id)) return;
     this.graph.dropNode(id);
     this.selected.delete(id);
+    this.marked.delete(id);
     this.hiddenNodes.delete(id);
     this.changed();
   }
@@ -247,6 +258,7 @@ export class GraphView {
   clear() {
     this.graph.clear();
     this.selected.clear();
+    this.marked.clear();
     this.hiddenNodes.clear();
     this.highlighted = null;
     this.changed();
@@ -276,6 +288,36 @@ export class GraphView {
   setColourMode(mode) {
     this.colourMode = mode === "community" ? "community" : "kind";
     this.changed();
+  }
+
+  // Node size: "score" (an overlay's size where one is set, such as a PPR score or an energy, else degree),
+  // "degree" or "uniform". Edge width: "weight" or "uniform".
+  setSizeMode(mode) {
+    this.sizeMode = SIZE_MODES.includes(mode) ? mode : "score";
+    this.changed();
+  }
+
+  setEdgeWidth(mode) {
+    this.edgeWidth = mode === "uniform" ? "uniform" : "weight";
+    this.changed();
+  }
+
+  // Whether any drawn node is sized by an overlay (a score) now.
+  hasScoreSizes() {
+    for (const [id, style] of this.nodeStyles) if (style.size !== undefined && this.graph.hasNode(id)) return true;
+    return false;
+  }
+
+  // The least and greatest degree among the shown nodes (what "size by degree" spans), or null.
+  degreeRange() {
+    let low = Infinity;
+    let high = -Infinity;
+    this.graph.forEachNode((id, attributes) => {
+      if (this.isNodeHidden(id)) return;
+      low = Math.min(low, attributes.card.degree || 0);
+      high = Math.max(high, attributes.card.degree || 0);
+    });
+    return low === Infinity ? null : { low, high };
   }
 
   legendKey(card) {
@@ -314,7 +356,16 @@ export class GraphView {
     this.changed();
   }
 
-  hideNode(id) { this.hiddenNodes.add(id); this.selected.delete(id); this.changed(); }
+  hideNode(id) { this.hideNodes([id]); }
+
+  hideNodes(ids) {
+    for (const id of ids) {
+      this.hiddenNodes.add(id);
+      this.selected.delete(id);
+      this.marked.delete(id);
+    }
+    this.changed();
+  }
   unhideAll() { this.hiddenNodes.clear(); this.changed(); }
 
   pinNode(id, pinned = true) {
@@ -327,6 +378,12 @@ export class GraphView {
 
   select(ids) {
     this.selected = new Set(ids.filter((id) => this.graph.hasNode(id)));
+    this.refresh();
+  }
+
+  // The multi-selection: ticked, larger and always labelled, above the rest.
+  setMarked(ids) {
+    this.marked = new Set(ids.filter((id) => this.graph.hasNode(id)));
     this.refresh();
   }
 
@@ -390,20 +447,27 @@ export class GraphView {
   reduceNode(id, data) {
     const card = data.card;
     const out = { ...data, color: this.colourOf(card), label: data.label };
+    if (this.sizeMode === "uniform") out.size = UNIFORM_NODE;
+    const base = out.size;
     if (this.isNodeHidden(id)) return { ...out, hidden: true };
     if (data.fixed) out.label = `◆ ${data.label}`;
     if (this.selected.has(id)) { out.highlighted = true; out.forceLabel = true; out.zIndex = 2; }
+    if (this.marked.has(id)) {
+      out.highlighted = true; out.forceLabel = true; out.zIndex = 3;
+      out.size = base * 1.4; out.label = `✓ ${out.label}`;
+    }
     if (this.highlighted) {
       if (this.highlighted.nodes.has(id)) {
         // A few highlighted nodes (a path) all say their names; a big subgraph leaves labels to the renderer's grid,
         // which keeps them from colliding.
         out.forceLabel = this.highlighted.nodes.size <= FORCED_LABELS_MAX;
-        out.zIndex = 3; out.size = data.size * 1.3; out.highlighted = true;
+        out.zIndex = 3; out.size = base * 1.3; out.highlighted = true;
       }
       else { out.color = FADED; out.label = null; out.zIndex = 0; }
     }
-    const style = this.nodeStyles.get(id);
-    if (style) Object.assign(out, style.faded ? { color: FADED, label: null } : {}, style);
+    let style = this.nodeStyles.get(id);
+    if (style && style.size !== undefined && this.sizeMode !== "score") style = { ...style, size: undefined };
+    if (style) Object.assign(out, style.faded ? { color: FADED, label: null } : {}, style, { size: style.size ?? out.size });
     return out;
   }
 
@@ -413,11 +477,12 @@ export class GraphView {
     let color = fact ? CATEGORY_COLOURS[edge.category] || "#a4adb8" : LINK_COLOUR;
     if (fact && edge.invalidated) color = INVALIDATED_COLOUR;
     const out = { ...data, color };
+    if (fact && this.edgeWidth === "uniform") out.size = UNIFORM_EDGE;
     if (this.layoutHidesEdges || this.isEdgeHidden(id, this.graph.source(id), this.graph.target(id))) {
       return { ...out, hidden: true };
     }
     if (this.highlighted) {
-      if (this.highlighted.edges.has(id)) { out.color = HIGHLIGHT; out.size = Math.max(data.size * 2, 4); out.zIndex = 3; }
+      if (this.highlighted.edges.has(id)) { out.color = HIGHLIGHT; out.size = Math.max(out.size * 2, 4); out.zIndex = 3; }
       else { out.color = FADED; out.zIndex = 0; }
     }
     const style = this.edgeStyles.get(id);
@@ -478,6 +543,28 @@ export class GraphView {
   }
 
   fit() { this.sigma.getCamera().animatedReset({ duration: 300 }); }
+
+  // The camera on the shown nodes: all of them (the reset frame) when none is hidden, else their bounding box
+  // in the renderer's framed coordinates (the space the camera moves in), with a margin.
+  fitShown({ duration = 300 } = {}) {
+    const camera = this.sigma.getCamera();
+    const shown = this.graph.nodes().filter((id) => !this.isNodeHidden(id));
+    if (!shown.length) return;
+    if (shown.length === this.graph.order) {
+      camera.animate({ x: 0.5, y: 0.5, ratio: 1, angle: 0 }, { duration });
+      return;
+    }
+    let minX = Infinity; let maxX = -Infinity; let minY = Infinity; let maxY = -Infinity;
+    for (const id of shown) {
+      const display = this.sigma.getNodeDisplayData(id);
+      if (!display) continue;
+      minX = Math.min(minX, display.x); maxX = Math.max(maxX, display.x);
+      minY = Math.min(minY, display.y); maxY = Math.max(maxY, display.y);
+    }
+    if (minX === Infinity) return;
+    const ratio = Math.min(Math.max(Math.max(maxX - minX, maxY - minY) * 1.2, 0.2), 1);
+    camera.animate({ x: (minX + maxX) / 2, y: (minY + maxY) / 2, ratio, angle: 0 }, { duration });
+  }
 
   // Where a node or an edge's middle is drawn, in pixels from the container's top left (tests click there).
   viewportPosition(id) {

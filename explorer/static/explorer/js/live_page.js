@@ -46,6 +46,7 @@ const live = new LiveView($("[data-live-root]"), {
 
 const ppr = new PprPanel(live, {
   betasRoot: $("[data-ppr-betas]"),
+  moment: () => asOf.parameters(),
   onBetas: () => run({ auto: true }),
   onEnd: () => {
     pprRan = true;

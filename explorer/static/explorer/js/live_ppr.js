@@ -3,7 +3,7 @@
 // answer; and, for relation-aware runs, the β of each relation category (chosen for the query, or the user's)
 // as sliders that re-run when moved.
 
-import { graphUrl } from "./api.js";
+import { getJson, graphUrl, groupApi } from "./api.js";
 import { h, number } from "./dom.js";
 import { drawBetaSliders, scoreStyles } from "./ppr_shared.js";
 import { EVENT } from "./names.js";
@@ -16,9 +16,11 @@ export function setShown(element, shown) {
 
 export class PprPanel {
   // `live`: the page's LiveView (its GraphView and status line are shared); `betasRoot`: where the sliders go;
-  // `onBetas(betas)`: a slider moved (the page re-runs with them); `onEnd(finished)`: a run ended.
-  constructor(live, { betasRoot, onBetas, onEnd = () => {} }) {
+  // `onBetas(betas)`: a slider moved (the page re-runs with them); `onEnd(finished)`: a run ended; `moment()`: the
+  // page's as-of parameters ({as_of} or {}), which the facts drawn among the ranked nodes are read at.
+  constructor(live, { betasRoot, onBetas, onEnd = () => {}, moment = () => ({}) }) {
     this.live = live;
+    this.moment = moment;
     this.onEnd = onEnd;
     this.view = live.view;
     this.betasRoot = betasRoot;
@@ -85,6 +87,7 @@ export class PprPanel {
 
   finished(answer) {
     this.draw(answer.scores);
+    this.drawFacts(answer.scores.map((node) => node.id)).catch(() => {}); // without its facts the ranking still reads
     this.ranked.replaceChildren(...answer.scores.map((node) => this.row(node)));
     this.passages.replaceChildren(...answer.passages.map((node) => this.row(node)));
     if (!answer.passages.length) this.passages.append(h("li", { class: "muted", text: "No episode in this group." }));
@@ -126,6 +129,20 @@ export class PprPanel {
     for (const id of this.view.nodeIds()) if (!nodes.some((node) => node.id === id)) this.view.removeNode(id);
     this.view.changed();
     this.view.fit();
+  }
+
+  // The facts among the ranked nodes, from the subgraph API the graph page loads nodes with (at the run's moment:
+  // the facts the run walked), so the answer reads as a graph; a short layout from the spiral pulls linked nodes
+  // together. `data-edges` on the ranked list says how many were drawn.
+  async drawFacts(ids) {
+    const run = this.runId;
+    this.ranked.dataset.edges = "";
+    if (!ids.length) return;
+    const found = await getJson(`${groupApi(this.live.group)}/subgraph`, { ids: ids.join(","), ...this.moment() });
+    if (run !== this.runId) return;
+    const added = this.view.addEdges(found.edges);
+    this.ranked.dataset.edges = String(added.length);
+    if (added.length) this.view.startLayout({ ms: 1200 });
   }
 
   // One slider per relation category, per family, at the β the answer used; moving one re-runs with them all.

@@ -234,6 +234,10 @@ export class LiveView {
   }
 
   edgeTip(id) {
+    if (!this.run) { // a fact drawn among PPR's ranked nodes (live_ppr.js)
+      const edge = this.view.edge(id);
+      return edge ? `${edge.source_name || ""} ${edge.relation || "fact"} ${edge.target_name || ""} · weight ${number(edge.weight, 2)}` : null;
+    }
     const record = this.run && this.run.bestRecord(id);
     if (!record) return `lost by the re-run`;
     const verdict = record.selected ? "selected" : REASONS[record.reason] || record.reason;

@@ -7,6 +7,9 @@ export const SHORTCUTS = [
   { keys: "?", what: "Show the keyboard shortcuts" },
   { keys: "Esc", what: "Close this dialog or the open suggestions; leave the text box you are in" },
   { keys: "Ctrl+Enter", what: "Run: submit the form you are typing in, or start the live page's retrieval" },
+  { keys: "Ctrl+Z", what: "Graph page: undo the last change to what is shown (expand, hide, pin, path, PPR, add)" },
+  { keys: "Ctrl+Shift+Z", what: "Graph page: redo what was undone" },
+  { keys: "Shift+click", what: "Graph page: add a node to the selection, or take it out (the Selection box acts on all)" },
 ];
 
 function typing(target) {

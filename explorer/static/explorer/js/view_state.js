@@ -21,14 +21,15 @@ const number = (text, fallback) => (text === null || text === "" || Number.isNaN
 export function emptyState() {
   return {
     nodes: [], expanded: [], hidden: [], sel: null, edge: null, query: "",
-    categories: null, minWeight: null, asOf: null, colour: "kind", links: [], action: null,
+    categories: null, minWeight: null, asOf: null, colour: "kind", size: "score", edgeWidth: "weight", links: [],
+    action: null,
   };
 }
 
 // Whether a URL query holds any of the view's keys (else the page opens the group's default view, if any).
 export function hasState(search) {
   const params = new URLSearchParams(search);
-  return ["node", "nodes", "q", "expanded", "sel", "edge", "cat", "w", "as_of", "colour", "links", "action"]
+  return ["node", "nodes", "q", "expanded", "sel", "edge", "cat", "w", "as_of", "colour", "size", "ew", "links", "action"]
     .some((key) => params.has(key));
 }
 
@@ -53,6 +54,8 @@ export function decodeState(search) {
   state.minWeight = number(params.get("w"), null);
   state.asOf = params.get("as_of") || null;
   state.colour = params.get("colour") === "community" ? "community" : "kind";
+  state.size = ["degree", "uniform"].includes(params.get("size")) ? params.get("size") : "score";
+  state.edgeWidth = params.get("ew") === "uniform" ? "uniform" : "weight";
   state.links = list(params.get("links"));
   const action = params.get("action");
   if (action === "path") {
@@ -96,6 +99,8 @@ function encodeWithin(state, nodeCap) {
   if (state.minWeight !== null && state.minWeight > 0.25) params.set("w", String(state.minWeight));
   if (state.asOf) params.set("as_of", state.asOf);
   if (state.colour === "community") params.set("colour", "community");
+  if (state.size && state.size !== "score") params.set("size", state.size);
+  if (state.edgeWidth === "uniform") params.set("ew", "uniform");
   if (state.links.length) params.set("links", state.links.join(","));
   const action = state.action;
   if (action && ACTIONS.includes(action.kind)) {
