@@ -157,3 +157,30 @@ def test_jobs_a_stopped_process_left_running_are_failed_as_interrupted(client_fo
     assert listed[str(lost.pk)]["state"] == "failed" and listed[str(lost.pk)]["finished_at"]
     assert listed[str(lost.pk)]["error"].startswith("interrupted: the server process running this job stopped")
     assert listed[str(elsewhere.pk)]["state"] == "running"  # another host's process is not ours to judge
+
+
+def test_a_cancelled_reindex_keeps_its_batches_and_the_next_goes_on(client_for, group: str, settings) -> None:
+    settings.MEMORIA_JOB_STEP_PAUSE_MS = 300
+    many_entities(group, 12, store=True)
+    curator = client_for("curator", [group])
+    job = start(curator, group, "reindex", {}).json()
+    until(curator, group, job["id"], lambda job: job["progress"]["stage"] == "embedding" and job["progress"]["done"])
+    curator.post(f"/api/groups/{group}/jobs/{job['id']}/cancel")
+    job = ended(curator, group, job["id"])
+    assert job["state"] == "cancelled" and "stay" in job["result"]["note"], job
+    left = reindex_backlog(group=group)
+    assert 0 < left < 23  # the entities' batch is stored, the facts' is not
+    settings.MEMORIA_JOB_STEP_PAUSE_MS = 0
+    job = ended(curator, group, start(curator, group, "reindex", {}).json()["id"])
+    assert (job["state"], job["result"]["texts"], reindex_backlog(group=group)) == ("succeeded", left, 0)
+
+
+def test_an_import_the_store_refuses_fails_with_the_reason(client_for, group: str) -> None:
+    curator = client_for("curator", [group])
+    edge = {"id": f"{group}-f", "source": f"{group}-a", "target": f"{group}-b", "relation": "knows", "weight": 0.5}
+    response = start(curator, group, "import", {"nodes": [], "edges": [edge]})
+    assert response.status_code == 202, response.content  # the ends are looked up in the store by the job
+    job = ended(curator, group, response.json()["id"])
+    assert job["state"] == "failed" and f"{group}-a" in job["error"], job
+    assert job["result"] == {"note": "nothing of the import was written"}
+    assert count_group(group) == {"nodes": 0, "edges": 0}
