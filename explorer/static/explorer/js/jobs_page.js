@@ -29,7 +29,8 @@ function say(text) {
 function progressCell(job) {
   const { stage, done, total } = job.progress;
   const counts = total ? `${done} / ${total}` : done ? String(done) : "";
-  const bar = h("progress", { max: total || 1, value: total ? Math.min(done, total) : job.state === JOB_STATE.SUCCEEDED ? 1 : 0 });
+  const value = total ? Math.min(done, total) : job.state === JOB_STATE.SUCCEEDED ? 1 : 0;
+  const bar = h("progress", { max: total || 1, value, "aria-label": `progress of the ${job.kind} job` });
   if (!total && ACTIVE.includes(job.state)) bar.removeAttribute("value"); // indeterminate while counting
   return h("td", { "data-testid": "job-progress" }, bar, " ", h("span", { class: "small muted" }, [stage, counts].filter(Boolean).join(" ")));
 }
