@@ -13,12 +13,12 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import queue
 import socket
 import threading
 import time
 import uuid
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from django.conf import settings
@@ -131,15 +131,29 @@ Work = Callable[[Progress], tuple[dict[str, Any], Any]]  # answers (result, outp
 
 
 class JobRunner:
+    """`workers` daemon threads taking jobs in the order they were queued.
+
+    Daemon threads, so stopping the server never waits for a job: a job's open graph transaction dies with the
+    process's connections (the server rolls it back), and its row, left running, is failed as interrupted when the
+    server starts again.
+    """
+
     def __init__(self, workers: int) -> None:
-        self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="memoria-job")
+        self.queue: queue.SimpleQueue[tuple[uuid.UUID, Work]] = queue.SimpleQueue()
         self.cancels: dict[uuid.UUID, threading.Event] = {}
         self.lock = threading.Lock()
+        for number in range(workers):
+            threading.Thread(target=self._serve, name=f"memoria-job-{number}", daemon=True).start()
 
     def submit(self, job_id: uuid.UUID, work: Work) -> None:
         with self.lock:
             self.cancels[job_id] = threading.Event()
-        self.pool.submit(self._run, job_id, work)
+        self.queue.put((job_id, work))
+
+    def _serve(self) -> None:
+        while True:
+            job_id, work = self.queue.get()
+            self._run(job_id, work)
 
     def cancel(self, job_id: uuid.UUID) -> None:
         """Tell a job of this process to stop at its next step (a no-op for another process's)."""
@@ -150,8 +164,8 @@ class JobRunner:
 
     def _run(self, job_id: uuid.UUID, work: Work) -> None:
         close_old_connections()
-        progress = Progress(job_id, self.cancels[job_id])
         try:
+            progress = Progress(job_id, self.cancels[job_id])
             started = Job.objects.filter(pk=job_id, state=JobState.QUEUED).update(
                 state=JobState.RUNNING, started_at=timezone.now()
             )
