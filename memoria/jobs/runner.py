@@ -166,9 +166,9 @@ class JobRunner:
         close_old_connections()
         try:
             progress = Progress(job_id, self.cancels[job_id])
-            started = Job.objects.filter(pk=job_id, state=JobState.QUEUED).update(
-                state=JobState.RUNNING, started_at=timezone.now()
-            )
+            queued = Job.objects.filter(pk=job_id, state=JobState.QUEUED)
+            # Read before writing: a job cancelled while queued (or whose row never committed) takes no write lock.
+            started = queued.exists() and queued.update(state=JobState.RUNNING, started_at=timezone.now())
             if started:  # else it was cancelled while queued
                 job_publish(job_id)
                 self._work(job_id, work, progress)

@@ -44,7 +44,7 @@ def _start(user: User, group: str, kind: JobKind, params: dict[str, Any], run: W
     with transaction.atomic():
         busy = Job.objects.filter(group=group, kind=kind, state__in=ACTIVE_STATES).values_list("pk", flat=True).first()
         if busy is not None and kind != JobKind.EXPORT:
-            raise WriteConflict(f"a {kind} job of this group is queued or running (job {busy}); cancel it or wait")
+            raise WriteConflict(f"another {kind} job of the group is queued or running (job {busy}): cancel it or wait")
         job = Job.objects.create(kind=kind, group=group, requested_by=user.get_username(), params=params, owner=OWNER)
     job_publish(job.pk)
     job_runner().submit(job.pk, run)
