@@ -215,7 +215,7 @@ class RetrievalConsumer(AuthenticatedConsumer):
 
 
 class WatchConsumer(AuthenticatedConsumer):
-    """Forwards every retrieval event of one memory group, whoever started it, and its curation changes.
+    """Forwards every retrieval event of one memory group, whoever started it, its curation changes and its jobs.
 
     Access is checked again at each retrieval's start, each curation change and each request, so a watcher
     whose access to the group is withdrawn is closed (4404) before it sees anything more of it.
@@ -277,5 +277,10 @@ class WatchConsumer(AuthenticatedConsumer):
 
     async def curation_event(self, message: dict[str, Any]) -> None:
         """A committed curation change in the group: open views apply it (docs/curation.md)."""
+        if await self.still_allowed(self.group):
+            await self.send_json(message["event"])
+
+    async def job_event(self, message: dict[str, Any]) -> None:
+        """A background job of the group was queued, made progress or ended (docs/websocket.md, "Jobs")."""
         if await self.still_allowed(self.group):
             await self.send_json(message["event"])

@@ -9,6 +9,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
+from memoria.jobs.runner import JOB_FRAME
+
 ECHOED_CHARS = 64  # a rejected value is quoted back at most this long, so an error never mirrors a flood
 JSON_KINDS = {
     dict: "an object",
@@ -33,6 +35,7 @@ class FrameType(StrEnum):
     WATCHING = "watching"
     RETRIEVALS = "retrievals"
     CURATION = "curation"
+    JOB = JOB_FRAME  # a background job of the group changed (docs/websocket.md); its states are JobState's
 
 
 class ErrorCode(StrEnum):

@@ -18,4 +18,5 @@ urlpatterns = [
     path("g/<str:group>/live/", views.live_view, name="live"),
     path("g/<str:group>/watch/", views.watch_view, name="watch"),
     path("g/<str:group>/audit/", views.audit_view, name="audit"),
+    path("g/<str:group>/jobs/", views.jobs_view, name="jobs"),
 ]

@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
@@ -32,6 +33,7 @@ from memoria.curation.audit import audit_entries_page
 from memoria.curation.inputs import audit_query_parse
 from memoria.errors import GroupNotFound, InvalidInput
 from memoria.graph.vocabulary import input_parse
+from memoria.jobs.service import jobs_list
 from memoria.retrieval.params import BOUNDS, MAX_SEEDS, ActivationParams
 from memoria.search.request import parse_search_parameters
 from memoria.search.service import SearchResults, search
@@ -223,6 +225,15 @@ def audit_view(request: HttpRequest, group: str) -> HttpResponse:
         "curation": curation_settings(request, group),
     }
     return render(request, "explorer/audit.html", context)
+
+
+@group_page
+def jobs_view(request: HttpRequest, group: str) -> HttpResponse:
+    """The group's background jobs, newest first, live over the watch socket; start, cancel, download."""
+    curation = curation_settings(request, group)
+    # Exports are anyone's who sees the group: every user gets the token their start and cancel send.
+    config = {**curation, "csrf": get_token(request), "jobs": jobs_list(user=request.user, group=group)}
+    return render(request, "explorer/jobs.html", {"group": group, "config": config})
 
 
 def live_page_context(group: str, config: dict[str, Any], page: str) -> dict[str, Any]:

@@ -1,5 +1,7 @@
 """ASGI entry point: HTTP through Django (and /mcp through the MCP server), websockets through Channels."""
 
+import asyncio
+import logging
 import os
 
 from django.core.asgi import get_asgi_application
@@ -7,17 +9,21 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoria.settings")
 django_asgi_app = get_asgi_application()
 
+from asgiref.sync import sync_to_async  # noqa: E402
 from channels.auth import AuthMiddlewareStack  # noqa: E402 - needs Django set up first
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from explorer.routing import websocket_urlpatterns  # noqa: E402
 from memoria.accounts.websocket_auth import OriginCheck, TokenAuthMiddleware  # noqa: E402
 from memoria.graph.driver import adopt_running_loop  # noqa: E402
+from memoria.jobs.service import jobs_recover_once  # noqa: E402
+from memoria.live import adopt_server_loop  # noqa: E402
 from memoria.mcp.server import MCP_PATH, McpHttpApp  # noqa: E402
 
 
 class AdoptServerLoop:
-    """Marks the server's event loop as long-lived on the first call, so the process shares one async driver."""
+    """Marks the server's event loop as long-lived on the first call, so the process shares one async driver and
+    background jobs publish through it; jobs a stopped server left running are marked failed then too."""
 
     def __init__(self, app: object) -> None:
         self.app = app
@@ -26,7 +32,12 @@ class AdoptServerLoop:
     async def __call__(self, scope: dict, receive: object, send: object) -> object:
         if not self.adopted:
             adopt_running_loop()
+            adopt_server_loop(asyncio.get_running_loop())
             self.adopted = True
+            try:
+                await sync_to_async(jobs_recover_once)()
+            except Exception:  # a database not migrated yet: the jobs API says so when it is used
+                logging.getLogger(__name__).exception("could not mark interrupted jobs failed")
         return await self.app(scope, receive, send)
 
 

@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "memoria.accounts",
     "memoria.api",
     "memoria.curation",
+    "memoria.jobs",
     "memoria",
     "explorer",
 ]
@@ -236,6 +237,10 @@ MEMORIA_PROJECTION_MAX_EDGES = env_int("MEMORIA_PROJECTION_MAX_EDGES", 5_000_000
 # Bytes of search views (texts, BM25 indexes, vectors) kept per process: memoria/readmodel/cache.py.
 MEMORIA_VIEW_MAX_BYTES = env_int("MEMORIA_VIEW_MAX_BYTES", DEFAULT_VIEW_MAX_BYTES, minimum=1, maximum=2**40)
 MEMORIA_PPR_THREADS = env_int("MEMORIA_PPR_THREADS", 1, minimum=1, maximum=64)
+# Background jobs (docs/api.md, "Jobs"): threads of the server process that run them; a pause at each progress
+# step slows every job down on purpose, for demos and tests that need time to watch or cancel one (0: none).
+MEMORIA_JOB_WORKERS = env_int("MEMORIA_JOB_WORKERS", 2, minimum=1, maximum=32)
+MEMORIA_JOB_STEP_PAUSE_MS = env_int("MEMORIA_JOB_STEP_PAUSE_MS", 0, maximum=60_000)
 # The Activation engine of requests that name none (docs/retrieval.md, Engines): auto, cypher or view; empty: auto.
 MEMORIA_ACTIVATION_ENGINE = env_str("MEMORIA_ACTIVATION_ENGINE", "")
 

@@ -12,6 +12,7 @@ from django.utils.safestring import SafeString
 from explorer.current_group import current_group, switchable_groups
 from explorer.frames import ErrorCode, FrameType
 from memoria.accounts.services import user_role
+from memoria.jobs.models import JobKind, JobState
 from memoria.retrieval.event_types import Algorithm, EventType
 
 NAMES_ELEMENT_ID = "memoria-names"  # explorer/static/explorer/js/names.js reads it
@@ -48,6 +49,8 @@ def protocol_names() -> SafeString:
         "FRAME": {member.name: member.value for member in FrameType},
         "ERROR": {member.name: member.value for member in ErrorCode},
         "ALGORITHM": {member.name: member.value for member in Algorithm},
+        "JOB_STATE": {member.name: member.value for member in JobState},
+        "JOB_KIND": {member.name: member.value for member in JobKind},
     }
     return json_script(names, NAMES_ELEMENT_ID)
 

@@ -11,6 +11,7 @@ from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from memoria.accounts.roles import RoleRequired
 from memoria.errors import (
     GraphUnavailable,
     GroupNotFound,
@@ -61,6 +62,8 @@ def problem(error: Exception) -> tuple[int, dict[str, Any], dict[str, str]] | No
         return 400, {"detail": str(error), "code": "invalid", "errors": error.problems}, {}
     if isinstance(error, WriteConflict):
         return 409, {"detail": str(error), "code": "conflict"}, {"Retry-After": "1"}
+    if isinstance(error, RoleRequired):  # raised before any group is looked at: it says nothing of one
+        return 403, {"detail": str(error), "code": "permission_denied"}, {}
     if isinstance(error, GroupNotFound):
         return 404, {"detail": str(error), "code": "not_found"}, {}
     return None

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from memoria.api import browse_views, curation_views, episode_views, search_views, views
+from memoria.api import browse_views, curation_views, episode_views, job_views, search_views, views
 from memoria.api.community_views import GroupCommunitiesView
 from memoria.api.context_views import ContextView
 from memoria.api.graph_views import (
@@ -26,6 +26,15 @@ urlpatterns = [
     path("groups/<str:group>/export", views.GroupExportView.as_view(), name="api-group-export"),
     path("groups/<str:group>/episodes", episode_views.GroupEpisodesView.as_view(), name="api-group-episodes"),
     path("groups/<str:group>/communities", GroupCommunitiesView.as_view(), name="api-group-communities"),
+    # Background jobs (docs/api.md, "Jobs").
+    path("groups/<str:group>/jobs", job_views.JobListView.as_view(), name="api-group-jobs"),
+    path("groups/<str:group>/jobs/communities", job_views.CommunitiesJobView.as_view(), name="api-job-communities"),
+    path("groups/<str:group>/jobs/reindex", job_views.ReindexJobView.as_view(), name="api-job-reindex"),
+    path("groups/<str:group>/jobs/import", job_views.ImportJobView.as_view(), name="api-job-import"),
+    path("groups/<str:group>/jobs/export", job_views.ExportJobView.as_view(), name="api-job-export"),
+    path("groups/<str:group>/jobs/<uuid:job_id>", job_views.JobView.as_view(), name="api-job"),
+    path("groups/<str:group>/jobs/<uuid:job_id>/cancel", job_views.JobCancelView.as_view(), name="api-job-cancel"),
+    path("groups/<str:group>/jobs/<uuid:job_id>/result", job_views.JobResultView.as_view(), name="api-job-result"),
     # Curation (docs/curation.md). Ids may hold '/', so the longer patterns come first.
     path(
         "groups/<str:group>/edges/<path:edge_id>/invalidate",

@@ -59,6 +59,12 @@ RETRY_PAUSE_SECONDS = 0.05
 EXTRACTIVE = "extractive"
 
 EmbedNames = Callable[[list[str]], list[list[float]]]
+BuildProgress = Callable[[str, int, int], None]  # (stage, done, total)
+
+
+def _no_progress(stage: str, done: int, total: int) -> None:
+    """The default progress: nobody listens."""
+
 
 GROUP_ENTITIES = f"""
 MATCH (n:{kinds.ENTITY} {{group_id: $group}})
@@ -432,11 +438,13 @@ def communities_build(
     resolution: float | None = None,
     llm: ChatClient | None = None,
     embed_names: EmbedNames | None = None,
+    progress: BuildProgress | None = None,
 ) -> CommunityReport:
     """Cluster the group's entities and replace its communities with the clusters, all in one transaction.
 
     `resolution` is Leiden's (DEFAULT_RESOLUTION when not given). Summaries come from the LLM when one is
-    configured (or given), else they are extractive.
+    configured (or given), else they are extractive. `progress(stage, done, total)` is told each step; the last
+    calls come inside the writing transaction, so an exception it raises (a cancel) leaves the old communities.
     """
     check_group_name(group)
     if algorithm not in ALGORITHMS:
@@ -444,8 +452,11 @@ def communities_build(
     resolution = check_resolution(algorithm, resolution)
     started = time.perf_counter()
     client = llm if llm is not None else chat_client_or_none()
+    step = progress or _no_progress
+    step("reading", 0, 1)
     entities = {row["id"]: row for row in driver.read(GROUP_ENTITIES, group=group)}
     links = Links.from_rows(driver.read(GROUP_LINKS, group=group))
+    step("clustering", 0, len(entities))
     if resolution is None:
         labels, iterations = label_propagation(entities, links.weights)
     else:
@@ -456,7 +467,11 @@ def communities_build(
         degrees, tags = links.among(cluster)
         return community_text(_members_with_degrees((entities[i] for i in cluster), degrees), tags, client)
 
-    texts = [describe(cluster) for cluster in clusters]  # the LLM's pair calls run in parallel inside each
+    texts = []
+    for done, cluster in enumerate(clusters):  # the LLM's pair calls run in parallel inside each
+        step("summarising", done, len(clusters))
+        texts.append(describe(cluster))
+    step("embedding", 0, len(texts))
     vectors = (embed_names or _default_embed_names())([_searchable(text) for text in texts]) if texts else []
     now, model = _now(), configured_model_id()
     rows, memberships = [], []
@@ -474,12 +489,15 @@ def communities_build(
         memberships.extend({"source": cid, "target": member} for member in cluster)
 
     def replace(tx: neo4j.ManagedTransaction) -> int:
+        step("writing", 0, len(rows) + len(memberships))
         group_version_bump(tx, group)
         removed = tx.run(DELETE_COMMUNITIES, group=group).single()["removed"]
-        for batch in batched(rows, DEFAULT_BATCH_SIZE):
-            tx.run(CREATE_COMMUNITIES, rows=batch).consume()
-        for batch in batched(memberships, DEFAULT_BATCH_SIZE):
-            tx.run(MERGE_MEMBERS, rows=batch, group=group).consume()
+        written = 0
+        for items, query, extra in ((rows, CREATE_COMMUNITIES, {}), (memberships, MERGE_MEMBERS, {"group": group})):
+            for batch in batched(items, DEFAULT_BATCH_SIZE):
+                tx.run(query, rows=batch, **extra).consume()
+                written += len(batch)
+                step("writing", written, len(rows) + len(memberships))
         return removed
 
     removed = driver.write_transaction(replace)

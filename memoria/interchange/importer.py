@@ -221,8 +221,12 @@ def graph_document_import(
     progress: Callable[[int], None] | None = None,
     embed: bool = False,
     embed_progress: Callable[[int], None] | None = None,
+    checkpoint: Callable[[], None] | None = None,
 ) -> ImportReport:
     """Upsert the document into `group`; raises InvalidGraphDocument (nothing written) on any conflict.
+
+    `checkpoint()` is called inside the (first) writing transaction before each statement: an exception it raises
+    (a cancelled job) rolls the whole import back, so nothing of it is stored.
 
     With `embed`, the written items that lack a vector are embedded once the import has committed; a failure there
     undoes nothing and is reported in `embedding` (the rest is left for `manage.py reindex`).
@@ -299,7 +303,9 @@ def graph_document_import(
 
     round_trips = len(statements) + len(deferred)
 
-    def transaction(todo: list[tuple[str, dict[str, Any], int]]) -> Callable[[neo4j.ManagedTransaction], set[str]]:
+    def transaction(
+        todo: list[tuple[str, dict[str, Any], int]], check: Callable[[], None] | None = None
+    ) -> Callable[[neo4j.ManagedTransaction], set[str]]:
         """The statements as one unit of work, answering the ids whose embedded text changed."""
 
         def work(tx: neo4j.ManagedTransaction) -> set[str]:
@@ -307,6 +313,8 @@ def graph_document_import(
             changed: set[str] = set()
             renamed: list[str] = []
             for query, parameters, size in todo:
+                if check:
+                    check()
                 for record in tx.run(query, {**parameters, "group": group}):
                     if record.get("text_changed"):
                         changed.add(record["id"])
@@ -323,7 +331,7 @@ def graph_document_import(
 
         return work
 
-    changed = driver.write_transaction(transaction(statements)) if statements else set()
+    changed = driver.write_transaction(transaction(statements, checkpoint)) if statements else set()
     if deferred:
         driver.write_transaction(transaction(deferred))
     created = {row["id"] for rows in new_by_labels.values() for row in rows} | {row["id"] for row in new_edges}

@@ -27,6 +27,7 @@ UNTYPED_YET: frozenset[tuple[str, str]] = frozenset(
         ("post", "/api/groups/{group}/edges"),
         ("post", "/api/groups/{group}/episodes"),
         ("post", "/api/groups/{group}/import"),
+        ("post", "/api/groups/{group}/jobs/import"),  # the graph document of docs/import-format.md, as /import's
         ("post", "/api/retrieval/activation"),
         ("post", "/api/retrieval/ppr"),
         ("post", "/api/search"),

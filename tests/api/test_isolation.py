@@ -32,7 +32,8 @@ from tests.curation.memory import curation_document, edge_id, graph_snapshot, no
 
 SECRET = "bsecret"  # in every text of group B: no answer to anyone outside B may hold it
 METHODS = ("get", "post", "put", "patch", "delete")
-READ_POSTS = {"api-retrieval-activation", "api-retrieval-ppr", "api-search", "api-context"}  # POSTs that only read
+# POSTs that only read (an export job reads the group in the background)
+READ_POSTS = {"api-retrieval-activation", "api-retrieval-ppr", "api-search", "api-context", "api-job-export"}
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,15 @@ API_CALLS = [
         OWN_ITEM,
     ),
     Call("api-group-communities", "post", "/api/groups/{g}/communities", {}),
+    # Background jobs: {job} is a finished community build of the group, {export} a finished export of it.
+    Call("api-group-jobs", "get", "/api/groups/{g}/jobs"),
+    Call("api-job-communities", "post", "/api/groups/{g}/jobs/communities", {}),
+    Call("api-job-reindex", "post", "/api/groups/{g}/jobs/reindex", {}),
+    Call("api-job-import", "post", "/api/groups/{g}/jobs/import", {"nodes": [], "edges": []}),
+    Call("api-job-export", "post", "/api/groups/{g}/jobs/export", {}),
+    Call("api-job", "get", "/api/groups/{g}/jobs/{job}"),
+    Call("api-job-cancel", "post", "/api/groups/{g}/jobs/{job}/cancel", {}),
+    Call("api-job-result", "get", "/api/groups/{g}/jobs/{export}/result"),
     Call("api-group-edge-invalidate", "post", "/api/groups/{g}/edges/{edge}/invalidate", {}),
     Call("api-group-edge", "get", "/api/groups/{g}/edges/{edge}"),
     Call("api-group-edge", "patch", "/api/groups/{g}/edges/{edge}", {"weight": 0.11}),
@@ -216,6 +226,7 @@ PAGES = [
     ("explorer:live", "/g/{g}/live/?seed={node}"),
     ("explorer:watch", "/g/{g}/watch/"),
     ("explorer:audit", "/g/{g}/audit/"),
+    ("explorer:jobs", "/g/{g}/jobs/"),
     ("api-docs", "/api/docs/"),
 ]
 # Answered to anyone, for load balancers: up or down, never a group's data.
@@ -283,12 +294,14 @@ class World:
     b_ids: dict[str, str]
 
 
-IDS = ("node", "node2", "episode", "community", "edge", "entry", "mine", "view")
+IDS = ("node", "node2", "episode", "community", "edge", "entry", "mine", "view", "job", "export")
 
 
-def ids_of(group: str, entry: int, view: int = 0) -> dict[str, str]:
+def ids_of(group: str, entry: int, view: int = 0, jobs: tuple[str, str] = ("", "")) -> dict[str, str]:
     return {
         "view": str(view),
+        "job": jobs[0],
+        "export": jobs[1],
         "g": group,
         "node": node_id(group, "liv"),
         "mine": node_id(group, "liv"),  # stays the caller's own node when the others are guessed
@@ -323,12 +336,27 @@ def world(memories: tuple[str, str], client_for: Callable[..., APIClient]) -> Wo
         assert edited.status_code == 200, edited.content
         entries[target] = edited.json()["entry"]["id"]
     views = {target: shared_view(name, target) for name, target in (("alice-owner", group), ("bob", other_group))}
+    jobs = {group: finished_jobs(group, secret=False), other_group: finished_jobs(other_group, secret=True)}
     return World(
         group,
         other_group,
-        ids_of(group, entries[group], views[group]),
-        ids_of(other_group, entries[other_group], views[other_group]),
+        ids_of(group, entries[group], views[group], jobs[group]),
+        ids_of(other_group, entries[other_group], views[other_group], jobs[other_group]),
     )
+
+
+def finished_jobs(group: str, *, secret: bool) -> tuple[str, str]:
+    """A finished community build and a finished export of the group (job rows live in Django's DB); B's and the
+    twin's hold the secret, so a job of theirs answered to a stranger would show it."""
+    from memoria.jobs.models import Job
+
+    mark = SECRET if secret else "plain"
+    result = {"note": f"{mark} of {group}"}
+    build = Job.objects.create(kind="communities", group=group, state="succeeded", requested_by="x", result=result)
+    export = Job.objects.create(
+        kind="export", group=group, state="succeeded", requested_by="x", result=result, output={"nodes": [mark]}
+    )
+    return str(build.pk), str(export.pk)
 
 
 def shared_view(owner: str, group: str) -> int:
@@ -431,7 +459,9 @@ def twins(graph_server: object, client_for: Callable[..., APIClient]) -> Iterato
         assert edited.status_code == 200, edited.content
         entries[target] = edited.json()["entry"]["id"]
     views = {target: shared_view(name, target) for name, target in (("alice-owner", a), ("tim", twin))}
-    yield World(a, twin, ids_of(a, entries[a], views[a]), {**ids_of(a, entries[twin], views[twin]), "g": twin})
+    jobs = {a: finished_jobs(a, secret=False), twin: finished_jobs(twin, secret=True)}
+    twin_ids = {**ids_of(a, entries[twin], views[twin], jobs[twin]), "g": twin}
+    yield World(a, twin, ids_of(a, entries[a], views[a], jobs[a]), twin_ids)
     driver.write("MATCH (n:Memory) WHERE n.group_id IN $groups DETACH DELETE n", groups=[a, twin])
 
 
@@ -461,7 +491,8 @@ def test_viewers_read_their_own_group(call: Call, world: World, client_for) -> N
     """The other side of every refusal above: the same call on one's own group is answered (so 404s mean access)."""
     viewer = client_for("viewer", [world.a], username="vera")
     response = send(viewer, call, world.a_ids)
-    assert response.status_code == 200, (response.status_code, response.content[:300])
+    answered = (200, 202) if call.name == "api-job-export" else (200,)  # 202: the export job started
+    assert response.status_code in answered, (response.status_code, response.content[:300])
 
 
 def test_lists_and_exports_hold_only_ones_own_group(world: World, client_for) -> None:

@@ -15,6 +15,7 @@ from playwright.sync_api import Page
 
 from memoria.accounts.roles import Role
 from memoria.accounts.services import user_grant
+from memoria.jobs.models import Job
 from tests.e2e.browsing import sign_in
 from tests.e2e.memory import warehouse_memory
 from tests.e2e.test_live import wait_finished
@@ -29,6 +30,10 @@ BACKGROUNDS = {"light": "rgb(246, 247, 249)", "dark": "rgb(16, 21, 30)"}
 def memory(transactional_db: None, group: str) -> dict[str, str]:
     ids = warehouse_memory(group)
     user_grant(username="curator", role=Role.CURATOR, groups=[group], password=PASSWORD)
+    # The jobs page with rows to draw: one running (its progress bar and cancel button), one failed.
+    progress = {"requested_by": "curator", "stage": "summarising", "done": 1, "total": 3}
+    Job.objects.create(kind="communities", group=group, state="running", **progress)
+    Job.objects.create(kind="import", group=group, state="failed", error="the graph server could not be reached")
     return ids
 
 
@@ -63,6 +68,7 @@ def _pages(group: str, ids: dict[str, str]) -> dict[str, tuple[str, Callable[[Pa
         "live, after a retrieval": (f"/g/{group}/live/?seed={node}", retrieved),
         "watch": (f"/g/{group}/watch/", loaded),
         "audit": (f"/g/{group}/audit/", loaded),
+        "jobs": (f"/g/{group}/jobs/", selector("[data-testid=job-cancel]")),
         "not found": (f"/g/{group}/entities/no-such-node/", selector("main")),
     }
 

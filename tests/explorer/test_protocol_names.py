@@ -8,11 +8,12 @@ from pathlib import Path
 from django.test import Client
 
 from explorer.frames import ErrorCode, FrameType
+from memoria.jobs.models import JobKind, JobState
 from memoria.retrieval.event_types import Algorithm, EventType
 from tests.explorer.test_live_views import browser, page_config  # noqa: F401 - the fixture
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "explorer" / "static" / "explorer" / "js"
-DECLARED = {member.value for enum in (EventType, FrameType, ErrorCode, Algorithm) for member in enum}
+DECLARED = {member.value for enum in (EventType, FrameType, ErrorCode, Algorithm, JobState) for member in enum}
 # A name in quotes where a script compares, switches on, or sends a frame's type, algorithm or code.
 RETYPED = re.compile(r'(?:type|algorithm|code|value) [!=]== "(\w+)"|case "(\w+)"|\b(?:type|algorithm): "(\w+)"')
 
@@ -37,3 +38,5 @@ def test_every_page_exports_the_declared_names(browser: Client, group: str) -> N
         assert names["FRAME"] == {member.name: member.value for member in FrameType}
         assert names["ERROR"]["UNKNOWN_RETRIEVAL"] == ErrorCode.UNKNOWN_RETRIEVAL
         assert names["ALGORITHM"] == {"ACTIVATION": "activation", "PPR": "ppr"}
+        assert names["JOB_STATE"] == {member.name: member.value for member in JobState}
+        assert names["JOB_KIND"] == {member.name: member.value for member in JobKind}

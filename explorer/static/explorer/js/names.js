@@ -1,4 +1,4 @@
-// The protocol's names (retrieval events, websocket frames, error codes, algorithms) as the server declares them
+// The protocol's names (retrieval events, websocket frames, error codes, algorithms, job states and kinds) as the server declares them
 // (memoria/retrieval/event_types.py, explorer/frames.py), read from the page rather than retyped here.
 const declared = JSON.parse(document.getElementById("memoria-names").textContent);
 
@@ -17,3 +17,5 @@ export const EVENT = names("EVENT");
 export const FRAME = names("FRAME");
 export const ERROR = names("ERROR");
 export const ALGORITHM = names("ALGORITHM");
+export const JOB_STATE = names("JOB_STATE");
+export const JOB_KIND = names("JOB_KIND");

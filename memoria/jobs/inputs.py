@@ -1,0 +1,81 @@
+"""The bodies that start jobs, as pydantic models on the domain's vocabulary (memoria.graph.vocabulary).
+
+An import job's body is the graph document itself (docs/import-format.md), checked by its own parser.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, model_validator
+
+from memoria.graph.vocabulary import RequestModel, input_parse
+from memoria.ingest.communities import (
+    DEFAULT_RESOLUTION,
+    LABEL_PROPAGATION,
+    LEIDEN,
+    MAX_RESOLUTION,
+    MIN_RESOLUTION,
+    check_resolution,
+)
+
+Resolution = Annotated[
+    float,
+    Field(
+        strict=True,
+        ge=MIN_RESOLUTION,
+        le=MAX_RESOLUTION,
+        description=f"Leiden only (default {DEFAULT_RESOLUTION}): higher gives more, smaller communities",
+    ),
+]
+
+
+class CommunitiesJob(RequestModel):
+    """Rebuild the group's communities; the old ones stay until the new ones are written, in one transaction."""
+
+    algorithm: Literal["label_propagation", "leiden"] = LABEL_PROPAGATION
+    resolution: Resolution | None = None
+
+    @model_validator(mode="after")
+    def _resolution_with_leiden(self) -> CommunitiesJob:
+        if self.resolution is not None and self.algorithm != LEIDEN:
+            raise ValueError(f"resolution: only the {LEIDEN} algorithm takes one")
+        check_resolution(self.algorithm, self.resolution)
+        return self
+
+
+class ReindexJob(RequestModel):
+    """Embed the group's texts that lack a vector (or, with `all`, every text again)."""
+
+    all: bool = Field(default=False, strict=True, description="recompute every vector, not only the missing ones")
+
+
+class ExportJob(RequestModel):
+    """Write the whole group as a graph document, downloaded from the job's result once it succeeded."""
+
+
+DEFAULT_LIST_LIMIT = 50
+MAX_LIST_LIMIT = 200
+
+
+class JobListQuery(RequestModel):
+    """The query of a group's job list; an empty value is the default."""
+
+    limit: int = Field(default=DEFAULT_LIST_LIMIT, ge=1, le=MAX_LIST_LIMIT, description="how many jobs, newest first")
+
+
+def communities_job_parse(data: Any) -> CommunitiesJob:
+    return input_parse(CommunitiesJob, data)
+
+
+def reindex_job_parse(data: Any) -> ReindexJob:
+    return input_parse(ReindexJob, data)
+
+
+def export_job_parse(data: Any) -> ExportJob:
+    return input_parse(ExportJob, data)
+
+
+def job_list_query_parse(query: Mapping[str, str]) -> JobListQuery:
+    return input_parse(JobListQuery, {key: value for key, value in query.items() if value != ""})
