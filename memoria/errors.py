@@ -54,6 +54,19 @@ class QueryTooLarge(MemoriaError):
         )
 
 
+class NeedsAJob(MemoriaError):
+    """Work too big for one request (it would hold the connection for more than a few seconds): the same request
+    is refused the same way every time, so it is not retried; the caller starts it as a background job instead."""
+
+    def __init__(self, kind: str, *, group: str, size: int, limit: int, what: str) -> None:
+        self.kind = str(kind)
+        self.group = group
+        super().__init__(
+            f"{what} {size:,} items, more than the {limit:,} one request handles; start it as a background job"
+            f" ('{kind}'), which reports its progress and can be cancelled"
+        )
+
+
 class ProjectionLoading(GraphUnavailable):
     """A group's in-memory graph projection is still loading in the background; asking again shortly works."""
 

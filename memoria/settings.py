@@ -241,6 +241,9 @@ MEMORIA_PPR_THREADS = env_int("MEMORIA_PPR_THREADS", 1, minimum=1, maximum=64)
 # step slows every job down on purpose, for demos and tests that need time to watch or cancel one (0: none).
 MEMORIA_JOB_WORKERS = env_int("MEMORIA_JOB_WORKERS", 2, minimum=1, maximum=32)
 MEMORIA_JOB_STEP_PAUSE_MS = env_int("MEMORIA_JOB_STEP_PAUSE_MS", 0, maximum=60_000)
+# Above this many items the synchronous import, export and community build answer 413 use_a_job
+# (memoria/jobs/request_limits.py): the work runs as a background job instead.
+MEMORIA_SYNC_MAX_ITEMS = env_int("MEMORIA_SYNC_MAX_ITEMS", 10_000, minimum=1, maximum=10_000_000)
 # The Activation engine of requests that name none (docs/retrieval.md, Engines): auto, cypher or view; empty: auto.
 MEMORIA_ACTIVATION_ENGINE = env_str("MEMORIA_ACTIVATION_ENGINE", "")
 

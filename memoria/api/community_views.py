@@ -23,6 +23,7 @@ from memoria.ingest.communities import (
     check_resolution,
     communities_build,
 )
+from memoria.jobs.request_limits import sync_communities_check
 
 
 class BuiltCommunityOutput(serializers.Serializer):
@@ -96,5 +97,6 @@ class GroupCommunitiesView(APIView):
         given = self.Input(data=request.data)
         given.is_valid(raise_exception=True)
         data = given.validated_data
+        sync_communities_check(group=group)
         report = communities_build(group=group, algorithm=data["algorithm"], resolution=data.get("resolution"))
         return Response(asdict(report))

@@ -18,6 +18,7 @@ from memoria.errors import (
     InvalidInput,
     LlmInvalidAnswer,
     LlmUnavailable,
+    NeedsAJob,
     ProjectionLoading,
     QueryTooLarge,
     WriteConflict,
@@ -50,6 +51,10 @@ def problem(error: Exception) -> tuple[int, dict[str, Any], dict[str, str]] | No
         # str(error) is ours and names no host (memoria.errors.GraphUnavailable); the driver's text is in the log.
         body = {"detail": GRAPH_UNAVAILABLE_DETAIL, "code": "graph_unavailable", "reason": str(error)}
         return 503, body, {"Retry-After": RETRY_AFTER_OUTAGE}
+    if isinstance(error, NeedsAJob):
+        # Deterministic like a query too large, so no Retry-After: the same work goes through the jobs endpoint.
+        job = f"/api/groups/{error.group}/jobs/{error.kind}"
+        return 413, {"detail": str(error), "code": "use_a_job", "job": job}, {}
     if isinstance(error, QueryTooLarge):
         # Not an outage: the same request fails the same way again, so no Retry-After; the client must ask for less.
         return 422, {"detail": str(error), "code": "query_too_large", "too_large": error.what}, {}

@@ -21,6 +21,7 @@ from memoria.graph.selectors import group_summary, visible_groups
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.exporter import graph_document_export
 from memoria.interchange.importer import graph_document_import
+from memoria.jobs.request_limits import sync_export_check, sync_import_check
 from memoria.live import broadcast_events
 from memoria.readmodel.cache import view_cache
 from memoria.retrieval.request import parse_activation_request
@@ -110,6 +111,7 @@ class GroupImportView(APIView):
     def post(self, request: Request, group: str) -> Response:
         check_group_access(user=request.user, group=group)
         document = parse_graph_document(request.data, group=group)
+        sync_import_check(document, group=group)
         # A failed embedding still answers 200: the import is stored; `embedding` says what is left and why.
         report = graph_document_import(document=document, group=group, embed=True)
         return Response(self.Output(report).data)
@@ -119,6 +121,7 @@ class GroupExportView(APIView):
     @extend_schema(responses=dict)
     def get(self, request: Request, group: str) -> Response:
         check_group_access(user=request.user, group=group)
+        sync_export_check(group=group)
         return Response(graph_document_export(group=group))
 
 
