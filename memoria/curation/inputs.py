@@ -85,6 +85,23 @@ class EntityMerge(RequestModel):
     source_version: Version | None = Field(default=None, alias="from_version")
 
 
+class EdgeCreate(RequestModel):
+    """A new edge as the import format writes one; the model names missing and unknown fields, the import
+    validator (edge_record_check) then checks every value, so a new edge obeys the rules an imported one does."""
+
+    id: _Checked(NodeId) = None
+    source: _Checked(NodeId)
+    target: _Checked(NodeId)
+    relation: _Checked(str, Field(min_length=1, max_length=MAX_RELATION_LENGTH))
+    weight: _Checked(Weight)
+    tags: _Checked(Tags) = None
+    fact: _Checked(str, Field(max_length=MAX_TEXT_LENGTH)) = None
+    category: _Checked(Literal[RELATION_CATEGORIES]) = None  # type: ignore[valid-type]
+    valid_at: _Checked(Timestamp) = None
+    invalid_at: _Checked(Timestamp) = None
+    episodes: _Checked(list[NodeId]) = None
+
+
 def _body(data: Any, where: str, allowed: set[str]) -> dict[str, Any]:
     if data is None:
         data = {}
@@ -121,8 +138,8 @@ def edge_patch_parse(data: Any) -> EdgePatch:
 
 
 def edge_create_parse(data: Any, *, group: str) -> EdgeRecord:
-    if not isinstance(data, dict):
-        raise InvalidInput(f"edge: must be a JSON object, not {type(data).__name__}")
+    """The model checks the body's shape (an object, its required fields, nothing unknown), the import its values."""
+    input_parse(EdgeCreate, data, where="edge")
     return edge_record_check(data, group=group)
 
 

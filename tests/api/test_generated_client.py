@@ -22,7 +22,6 @@ from drf_spectacular.renderers import OpenApiJsonRenderer
 UNTYPED_YET: frozenset[tuple[str, str]] = frozenset(
     {
         ("post", "/api/graph/{group}/edges"),
-        ("post", "/api/groups/{group}/edges"),
         ("post", "/api/groups/{group}/episodes"),
         ("post", "/api/groups/{group}/import"),
         ("post", "/api/retrieval/activation"),
@@ -37,6 +36,7 @@ TYPED_REQUESTS: dict[str, dict[str, Any]] = {
     "EdgePatch": {"weight": 0.5, "tags": ["home"]},
     "ContextRequest": {"group": "g1", "query": "coffee", "budget_tokens": 500},
     "CommunityBuild": {"algorithm": "leiden", "resolution": 0.8},
+    "EdgeCreate": {"source": "e-1", "target": "e-2", "relation": "works_at", "weight": 0.5, "tags": ["work"]},
 }
 
 
