@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAuthenticated
@@ -26,9 +25,7 @@ class ContextView(APIView):
     throttle_classes = [SearchThrottle]  # it is a search with more packing
 
     @extend_schema(
-        # The body is ContextRequest (memoria/context/request.py): {group, query, budget_tokens?, as_of?, format?}.
-        # Its pydantic schema writes nullable fields as JSON Schema's "null" type, which OpenAPI 3.0 lacks.
-        request=OpenApiTypes.OBJECT,
+        request=ContextRequest,
         responses=throttled_responses(
             OpenApiResponse(
                 dict,

@@ -26,6 +26,7 @@ from memoria.curation.edit import edge_update
 from memoria.curation.inputs import (
     ITEM_KINDS,
     VERSION_PATTERN,
+    EdgeCreate,
     EdgeInvalidation,
     EdgePatch,
     EntityMerge,
@@ -59,7 +60,7 @@ class GroupEdgesView(APIView):
 
     parser_classes = [JSONParser]
 
-    @extend_schema(request=OpenApiTypes.OBJECT, responses={201: OpenApiTypes.OBJECT})
+    @extend_schema(request=EdgeCreate, responses={201: OpenApiTypes.OBJECT})
     def post(self, request: Request, group: str) -> Response:
         check_group_access(user=request.user, group=group)
         record = edge_create_parse(request.data, group=group)

@@ -21,6 +21,7 @@ from memoria.api.schema import EMPTY
 from memoria.errors import InvalidInput, names_shown
 from memoria.graph.asof import FIELDS, AsOf, view_moment
 from memoria.interchange import index_service as index
+from memoria.interchange.index_request import IndexEdgesBody
 
 MOMENT = {"anyOf": [{"type": "string", "format": "date-time"}, EMPTY]}  # empty: not given
 MOMENT_PARAMETERS = [
@@ -108,7 +109,7 @@ class GraphEdgesView(APIView):
 
     parser_classes = [JSONParser]
 
-    @extend_schema(operation_id="graph_edges_add", request=OpenApiTypes.OBJECT, responses={201: OpenApiTypes.OBJECT})
+    @extend_schema(operation_id="graph_edges_add", request=IndexEdgesBody, responses={201: OpenApiTypes.OBJECT})
     def post(self, request: Request, group: str) -> Response:
         check_group_access(user=request.user, group=group)
         body = request.data

@@ -12,14 +12,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Field, TypeAdapter, WithJsonSchema, model_validator
+from pydantic import BeforeValidator, Field, model_validator
 
 from memoria.curation.audit import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
 from memoria.curation.models import EDGE, ENTITY
 from memoria.errors import InvalidGraphDocument, InvalidInput
 from memoria.graph.kinds import RELATION_CATEGORIES
 from memoria.graph.rules import ID_PATTERN, MAX_RELATION_LENGTH, MAX_TEXT_LENGTH
-from memoria.graph.vocabulary import NodeId, RequestModel, Tags, Timestamp, Weight, input_parse
+from memoria.graph.vocabulary import Checked, NodeId, RequestModel, Tags, Timestamp, Weight, input_parse
 from memoria.interchange.document import EdgeRecord, parse_graph_document
 
 # Edge fields a curator edits in place; source and target change only through merges, episodes never by hand.
@@ -49,20 +49,15 @@ class EdgeInvalidation(RequestModel):
     version: Version | None = None
 
 
-def _Checked(kind: Any, *bounds: Any) -> Any:
-    """A value documented as `kind` but checked by the import validator, the one rule (and wording) for edges."""
-    return Annotated[Any, WithJsonSchema(TypeAdapter(Annotated[kind, *bounds] if bounds else kind).json_schema())]
-
-
 class EdgePatch(RequestModel):
     """An edit in place: at least one editable field; the edge as edited then passes the import validator whole."""
 
-    relation: _Checked(str, Field(min_length=1, max_length=MAX_RELATION_LENGTH)) = None
-    category: _Checked(Literal[RELATION_CATEGORIES]) = None  # type: ignore[valid-type]
-    fact: _Checked(str, Field(max_length=MAX_TEXT_LENGTH)) = None
-    weight: _Checked(Weight) = None
-    tags: _Checked(Tags) = None
-    valid_at: _Checked(Timestamp) = None
+    relation: Checked(str, Field(min_length=1, max_length=MAX_RELATION_LENGTH)) = None
+    category: Checked(Literal[RELATION_CATEGORIES]) = None  # type: ignore[valid-type]
+    fact: Checked(str, Field(max_length=MAX_TEXT_LENGTH)) = None
+    weight: Checked(Weight) = None
+    tags: Checked(Tags) = None
+    valid_at: Checked(Timestamp) = None
     version: Version | None = None
 
     @model_validator(mode="after")
@@ -83,6 +78,23 @@ class EntityMerge(RequestModel):
     source_id: NodeId = Field(alias="from", description="the id of the duplicate entity")
     version: Version | None = None
     source_version: Version | None = Field(default=None, alias="from_version")
+
+
+class EdgeCreate(RequestModel):
+    """A new edge as the import format writes one; the model names missing and unknown fields, the import
+    validator (edge_record_check) then checks every value, so a new edge obeys the rules an imported one does."""
+
+    id: Checked(NodeId) = None
+    source: Checked(NodeId)
+    target: Checked(NodeId)
+    relation: Checked(str, Field(min_length=1, max_length=MAX_RELATION_LENGTH))
+    weight: Checked(Weight)
+    tags: Checked(Tags) = None
+    fact: Checked(str, Field(max_length=MAX_TEXT_LENGTH)) = None
+    category: Checked(Literal[RELATION_CATEGORIES]) = None  # type: ignore[valid-type]
+    valid_at: Checked(Timestamp) = None
+    invalid_at: Checked(Timestamp) = None
+    episodes: Checked(list[NodeId]) = None
 
 
 def _body(data: Any, where: str, allowed: set[str]) -> dict[str, Any]:
@@ -121,8 +133,8 @@ def edge_patch_parse(data: Any) -> EdgePatch:
 
 
 def edge_create_parse(data: Any, *, group: str) -> EdgeRecord:
-    if not isinstance(data, dict):
-        raise InvalidInput(f"edge: must be a JSON object, not {type(data).__name__}")
+    """The model checks the body's shape (an object, its required fields, nothing unknown), the import its values."""
+    input_parse(EdgeCreate, data, where="edge")
     return edge_record_check(data, group=group)
 
 

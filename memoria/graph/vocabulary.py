@@ -9,7 +9,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any, TypeVar
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    WithJsonSchema,
+)
 
 from memoria.accounts.roles import GROUP_PATTERN
 from memoria.errors import InvalidInput, names_shown
@@ -87,6 +96,12 @@ Timestamp = Annotated[
     ),
     AfterValidator(_timestamp),
 ]
+
+
+def Checked(kind: Any, *bounds: Any) -> Any:
+    """A field documented as `kind` but checked by an engine validator that already owns its rule and wording
+    (the import format's for edges): the schema tells a client what to send, the rule is written once."""
+    return Annotated[Any, WithJsonSchema(TypeAdapter(Annotated[kind, *bounds] if bounds else kind).json_schema())]
 
 
 class RequestModel(BaseModel):

@@ -163,13 +163,16 @@ class _Checker:
     def __init__(self) -> None:
         self.problems: list[str] = []
         self.unlisted = 0
+        self.unlisted_in: dict[str, None] = {}  # the top-level lists they are in, in order: `edges`, `nodes`
 
     def fail(self, where: str, message: str) -> None:
         if len(self.problems) < MAX_PROBLEMS:
             self.problems.append(f"{where}: {message}")
             return
         self.unlisted += 1
-        summary = f"and {self.unlisted} more problem(s) not listed"
+        # The summary names where the rest are, as every problem names its field (`edges: and 12 more …`).
+        self.unlisted_in[re.split(r"[.\[]", where, maxsplit=1)[0] or "document"] = None
+        summary = f"{', '.join(self.unlisted_in)}: and {self.unlisted} more problem(s) not listed"
         if self.unlisted == 1:
             self.problems.append(summary)
         else:

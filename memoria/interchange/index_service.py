@@ -25,8 +25,10 @@ from memoria.graph import driver
 from memoria.graph.asof import EVERY_FACT, AsOf, moment_cypher
 from memoria.graph.rules import MAX_RELATION_LENGTH
 from memoria.graph.versions import group_version_bump
+from memoria.graph.vocabulary import input_parse
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import ImportReport, graph_document_import
+from memoria.interchange.index_request import IndexEdgeInput, IndexEdgesInput
 
 # The RFD's standard relation types; any relation the import rules accept may be used beside them.
 RELATED_TO = "related_to"
@@ -39,10 +41,8 @@ STANDARD_RELATIONS: tuple[str, ...] = (RELATED_TO, REFERENCES, FOLLOWS, CAUSED_B
 
 Direction = Literal["out", "in", "both"]
 DIRECTIONS: tuple[str, ...] = ("out", "in", "both")
-METADATA_KEYS = ("fact", "category", "tags", "valid_at", "invalid_at")
 MAX_DEPTH = 10
 MAX_RESULTS = 10_000
-MAX_BATCH = 10_000
 
 EDGE_FIELDS = """
 a.id AS source, b.id AS target, r.relation AS relation, r.weight AS weight, r.fact AS fact,
@@ -199,34 +199,20 @@ def _edge(row: dict[str, Any]) -> IndexEdge:
 # ---------------------------------------------------------------- writes
 
 
-def _edge_item(index: int, edge: Any) -> dict[str, Any]:
-    if not isinstance(edge, dict):
-        raise InvalidInput(f"edges[{index}]: must be an object")
-    unknown = sorted(set(edge) - {"source", "target", "relation", "weight", "metadata"})
-    if unknown:
-        raise InvalidInput(f"edges[{index}]: unknown key(s) {', '.join(map(repr, unknown))}")
-    metadata = edge.get("metadata") or {}
-    if not isinstance(metadata, dict):
-        raise InvalidInput(f"edges[{index}].metadata: must be an object")
-    bad = sorted(set(metadata) - set(METADATA_KEYS))
-    if bad:
-        raise InvalidInput(
-            f"edges[{index}].metadata: unknown key(s) {', '.join(map(repr, bad))} (allowed: {', '.join(METADATA_KEYS)})"
-        )
-    item = {key: edge.get(key) for key in ("source", "target", "relation", "weight")}
-    item["tags"] = metadata.get("tags", [])
-    item.update({key: value for key, value in metadata.items() if key != "tags"})
+def _edge_item(edge: IndexEdgeInput) -> dict[str, Any]:
+    """An index edge as the import format writes one: its metadata beside the ends (values still unchecked)."""
+    item = {key: getattr(edge, key) for key in ("source", "target", "relation", "weight")}
+    metadata = edge.metadata.model_dump(exclude_unset=True) if edge.metadata is not None else {}
+    item["tags"] = metadata.pop("tags", [])
+    item.update(metadata)
     return item
 
 
 def edges_add(*, group: str, edges: list[Any]) -> ImportReport:
     """Add or update edges (all or nothing); their ends must be stored in the group. Raises InvalidInput."""
     check_group_name(group)
-    if not isinstance(edges, list) or not edges:
-        raise InvalidInput("edges: must be a non-empty list")
-    if len(edges) > MAX_BATCH:
-        raise InvalidInput(f"edges: at most {MAX_BATCH} per call, not {len(edges)}")
-    items = [_edge_item(index, edge) for index, edge in enumerate(edges)]
+    batch = input_parse(IndexEdgesInput, {"edges": edges})
+    items = [_edge_item(edge) for edge in batch.edges]
     document = parse_graph_document({"nodes": [], "edges": items}, group=group)
     return graph_document_import(document=document, group=group)
 

@@ -6,43 +6,17 @@ An import job's body is the graph document itself (docs/import-format.md), check
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from pydantic import Field, model_validator
+from pydantic import Field
 
 from memoria.graph.vocabulary import RequestModel, input_parse
-from memoria.ingest.communities import (
-    DEFAULT_RESOLUTION,
-    LABEL_PROPAGATION,
-    LEIDEN,
-    MAX_RESOLUTION,
-    MIN_RESOLUTION,
-    check_resolution,
-)
-
-Resolution = Annotated[
-    float,
-    Field(
-        strict=True,
-        ge=MIN_RESOLUTION,
-        le=MAX_RESOLUTION,
-        description=f"Leiden only (default {DEFAULT_RESOLUTION}): higher gives more, smaller communities",
-    ),
-]
+from memoria.ingest.community_request import CommunityBuild
 
 
-class CommunitiesJob(RequestModel):
-    """Rebuild the group's communities; the old ones stay until the new ones are written, in one transaction."""
-
-    algorithm: Literal["label_propagation", "leiden"] = LABEL_PROPAGATION
-    resolution: Resolution | None = None
-
-    @model_validator(mode="after")
-    def _resolution_with_leiden(self) -> CommunitiesJob:
-        if self.resolution is not None and self.algorithm != LEIDEN:
-            raise ValueError(f"resolution: only the {LEIDEN} algorithm takes one")
-        check_resolution(self.algorithm, self.resolution)
-        return self
+class CommunitiesJob(CommunityBuild):
+    """Rebuild the group's communities as a job: the synchronous build's body and rules (one model, one wording);
+    the old communities stay until the new ones are written, in one transaction."""
 
 
 class ReindexJob(RequestModel):

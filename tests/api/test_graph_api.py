@@ -171,8 +171,12 @@ def test_bad_parameters_are_400(client_for, group: str, path: str, params: dict,
     ("body", "message"),
     [
         ({"source": "A", "target": "B", "relation": "r", "weight": 2}, "edges[0].weight: 2 is outside"),
-        ({"edges": []}, "edges: must be a non-empty list"),
-        ({"source": "A", "target": "B", "relation": "r", "weight": 0.5, "colour": 1}, "unknown key(s) 'colour'"),
+        ({"edges": []}, "edges: List should have at least 1 item"),
+        (
+            {"source": "A", "target": "B", "relation": "r", "weight": 0.5, "colour": 1},
+            "edges[0]: unknown field(s) colour",
+        ),
+        ({"source": "A", "target": "B", "relation": "r", "weight": 0.5, "metadata": {"x": 1}}, "metadata: unknown"),
     ],
 )
 def test_bad_edges_are_400_and_write_nothing(client_for, group: str, body: dict, message: str) -> None:

@@ -88,7 +88,9 @@ FREE_FORM_BODY_OPERATIONS = {
 # Operations whose inputs depend on each other in ways the schema does not express (a node_distance recipe needs
 # `center`; include_invalidated=true cannot come with as_of or known_at, nor valid_at with as_of, its newer name;
 # a merge's `from` must be another entity of the group than the URL's; an edited edge's valid_at must not pass its
-# invalid_at, and its relation passes the import format's character rules; a community job's resolution needs Leiden):
+# invalid_at, and its relation passes the import format's character rules, as a new edge's does (curated or
+# indexed), whose ends must differ; a community build's resolution goes only with Leiden,
+# for the synchronous build and its job alike):
 # "schema-valid" is not "valid" there either.
 CROSS_FIELD_OPERATIONS = {
     ("GET", "/api/search"),
@@ -101,6 +103,9 @@ CROSS_FIELD_OPERATIONS = {
     ("GET", "/api/graph/{group}/nodes/{node_id}/incoming"),
     ("POST", "/api/groups/{group}/entities/{entity_id}/merge"),
     ("PATCH", "/api/groups/{group}/edges/{edge_id}"),
+    ("POST", "/api/groups/{group}/edges"),
+    ("POST", "/api/graph/{group}/edges"),
+    ("POST", "/api/groups/{group}/communities"),
     ("POST", "/api/groups/{group}/jobs/communities"),  # a resolution only with Leiden
 }
 # Saved views: a name must hold a non-space character and a state only the graph page's URL keys, rules the

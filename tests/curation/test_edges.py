@@ -195,7 +195,7 @@ def test_create_adds_an_edge_between_two_nodes_of_the_group(memory: str) -> None
         ({"episodes": ["{maren}"]}, "is not an episode of this group"),
         ({"weight": 0.1}, "edge.weight: 0.1 is outside [0.25, 1.0]"),
         ({"relation": None}, "edge.relation: is required"),
-        ({"expired_at": "2024-01-01T00:00:00Z"}, "edge: unknown key(s) 'expired_at'"),
+        ({"expired_at": "2024-01-01T00:00:00Z"}, "edge: unknown field(s) expired_at"),
     ],
 )
 def test_bad_new_edges_name_the_field_and_write_nothing(memory: str, change: dict, problem: str) -> None:
