@@ -21,6 +21,7 @@ depends only on that group: each scan reads one group's facts, and the map keeps
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import threading
 import time
@@ -174,7 +175,8 @@ class BoundedFactsCache:
         last = self.get(group)
         if last is not None and time.monotonic() - last.read_at < RESCAN_SPACING * last.took:
             return
-        asyncio.get_running_loop().run_in_executor(None, self.refresh, group)
+        # In the caller's context, so the scan's Cypher lines carry the retrieval (and request) that caused it.
+        asyncio.get_running_loop().run_in_executor(None, contextvars.copy_context().run, self.refresh, group)
 
     def clear(self) -> None:
         with self._lock:
