@@ -20,6 +20,7 @@ MAX_TAGS_PER_FACT = 8  # tags an extracted fact carries (offline rules and the L
 MAX_NAME_LENGTH = 500
 MAX_RELATION_LENGTH = 100
 MAX_TEXT_LENGTH = 100_000
+MAX_QUERY_LENGTH = 2000  # characters of a search or retrieval query, wherever one is asked
 TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
 

@@ -14,14 +14,13 @@ from typing import Any
 from memoria.accounts.roles import GROUP_PATTERN
 from memoria.errors import InvalidInput, names_shown
 from memoria.graph.asof import FIELDS, AsOf, as_of_parse
-from memoria.graph.rules import ID_PATTERN, MAX_TAG_LENGTH, MAX_TAGS, normalise_tag
+from memoria.graph.rules import ID_PATTERN, MAX_QUERY_LENGTH, MAX_TAG_LENGTH, MAX_TAGS, normalise_tag
 from memoria.retrieval.activation import Seed
 from memoria.retrieval.budget import BudgetLimits, parse_budget, server_limits
 from memoria.retrieval.engines import ENGINES
 from memoria.retrieval.params import MAX_SEEDS, ActivationParams, parse_params
 
 REQUEST_KEYS = {"group", "query", "query_tags", "seeds", "params", "explain", "budget", "engine", *FIELDS}
-MAX_QUERY_LENGTH = 2000
 RETRIEVAL_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 

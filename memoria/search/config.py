@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memoria.errors import InvalidInput, unknown_keys_problem
-from memoria.graph.rules import ID_PATTERN
+from memoria.graph.rules import ID_PATTERN, MAX_QUERY_LENGTH
 from memoria.ppr.pagerank import DEFAULT_DAMPING
 
 
@@ -63,7 +63,6 @@ DEFAULT_MMR_LAMBDA = 0.5
 DEFAULT_BFS_DEPTH = 2
 MAX_BFS_DEPTH = 3
 MAX_ORIGINS = 20
-MAX_QUERY_LENGTH = 2000
 
 
 @dataclass(frozen=True)
