@@ -21,17 +21,15 @@ from rest_framework.views import APIView
 from memoria.accounts.services import check_access
 from memoria.api.schema import whole_or_empty
 from memoria.api.throttles import IngestThrottle, ThrottledOutput
+from memoria.graph.vocabulary import input_parse
 from memoria.interchange.document import parse_graph_document
 from memoria.jobs.inputs import (
     DEFAULT_LIST_LIMIT,
     MAX_LIST_LIMIT,
     CommunitiesJob,
     ExportJob,
+    JobListQuery,
     ReindexJob,
-    communities_job_parse,
-    export_job_parse,
-    job_list_query_parse,
-    reindex_job_parse,
 )
 from memoria.jobs.service import (
     communities_job_start,
@@ -63,14 +61,14 @@ def job_location(job: dict) -> str:
 class CommunitiesJobView(JobStartView):
     @extend_schema(request=CommunitiesJob, responses=ACCEPTED)
     def post(self, request: Request, group: str) -> Response:
-        body = communities_job_parse(request.data)
+        body = input_parse(CommunitiesJob, request.data)
         return self.accepted(communities_job_start(user=request.user, group=group, request=body))
 
 
 class ReindexJobView(JobStartView):
     @extend_schema(request=ReindexJob, responses=ACCEPTED)
     def post(self, request: Request, group: str) -> Response:
-        body = reindex_job_parse(request.data)
+        body = input_parse(ReindexJob, request.data)
         return self.accepted(reindex_job_start(user=request.user, group=group, request=body))
 
 
@@ -79,7 +77,7 @@ class ExportJobView(JobStartView):
 
     @extend_schema(request=ExportJob, responses=ACCEPTED)
     def post(self, request: Request, group: str) -> Response:
-        body = export_job_parse(request.data)
+        body = input_parse(ExportJob, request.data)
         return self.accepted(export_job_start(user=request.user, group=group, request=body))
 
 
@@ -104,7 +102,8 @@ class JobListView(APIView):
         responses={200: OpenApiTypes.OBJECT},
     )
     def get(self, request: Request, group: str) -> Response:
-        query = job_list_query_parse(request.query_params)
+        given = {key: value for key, value in request.query_params.items() if value != ""}  # empty: the default
+        query = input_parse(JobListQuery, given)
         return Response({"group": group, "jobs": jobs_list(user=request.user, group=group, limit=query.limit)})
 
 

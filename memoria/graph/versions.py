@@ -27,6 +27,8 @@ from datetime import UTC, datetime
 import neo4j
 
 from memoria.graph import driver
+from memoria.graph.driver import database_name
+from memoria.graph.retry import with_retry_async
 
 GROUP_STAMP = "GroupStamp"
 # Folding starts past this many stamps, so reading a version stays one small index lookup.
@@ -166,6 +168,18 @@ def stamps_touched(*, group: str, seen: Mapping[str, int], current: Mapping[str,
     if gone - replaced:
         return None
     return frozenset(touched)
+
+
+async def group_version_read_async(driver: neo4j.AsyncDriver, group: str) -> int:
+    """The group's version on an event loop: an auto-commit run is one pipelined round trip (execute_query's
+    managed transaction took twice as long). Retried and bounded as the activation reads are: Bolt has no read
+    timeout, and a frozen server would hold it forever."""
+
+    async def once() -> int:
+        async with driver.session(database=database_name(), default_access_mode=neo4j.READ_ACCESS) as session:
+            return int((await (await session.run(VERSION, group=group)).single(strict=True))["version"] or 0)
+
+    return await with_retry_async(once, what="version read", read=True)
 
 
 def group_version(*, group: str) -> GroupVersion:

@@ -5,12 +5,9 @@ An import job's body is the graph document itself (docs/import-format.md), check
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from pydantic import Field
 
-from memoria.graph.vocabulary import RequestModel, input_parse
+from memoria.graph.vocabulary import RequestModel
 from memoria.ingest.community_request import CommunityBuild
 
 
@@ -37,19 +34,3 @@ class JobListQuery(RequestModel):
     """The query of a group's job list; an empty value is the default."""
 
     limit: int = Field(default=DEFAULT_LIST_LIMIT, ge=1, le=MAX_LIST_LIMIT, description="how many jobs, newest first")
-
-
-def communities_job_parse(data: Any) -> CommunitiesJob:
-    return input_parse(CommunitiesJob, data)
-
-
-def reindex_job_parse(data: Any) -> ReindexJob:
-    return input_parse(ReindexJob, data)
-
-
-def export_job_parse(data: Any) -> ExportJob:
-    return input_parse(ExportJob, data)
-
-
-def job_list_query_parse(query: Mapping[str, str]) -> JobListQuery:
-    return input_parse(JobListQuery, {key: value for key, value in query.items() if value != ""})

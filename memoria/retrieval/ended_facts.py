@@ -35,10 +35,8 @@ import neo4j
 
 from memoria.graph import driver as graph_driver
 from memoria.graph.asof import AsOf
-from memoria.graph.driver import database_name
-from memoria.graph.retry import with_retry_async
 from memoria.graph.rules import TIMESTAMP_FORMAT
-from memoria.graph.versions import VERSION, group_version
+from memoria.graph.versions import group_version, group_version_read_async
 
 logger = logging.getLogger(__name__)
 
@@ -190,14 +188,6 @@ def bounded_facts_cache() -> BoundedFactsCache:
     return _cache
 
 
-async def _version_read(driver: neo4j.AsyncDriver, group: str) -> int:
-    async def once() -> int:
-        async with driver.session(database=database_name(), default_access_mode=neo4j.READ_ACCESS) as session:
-            return int((await (await session.run(VERSION, group=group)).single(strict=True))["version"] or 0)
-
-    return await with_retry_async(once, what="version read", read=True)
-
-
 async def fact_filter(
     driver: neo4j.AsyncDriver, *, group: str, moment: AsOf, cache: BoundedFactsCache | None = None
 ) -> FactFilter:
@@ -218,7 +208,7 @@ async def fact_filter(
     found = scan.filter_at(moment)
     if found.mode is FilterMode.PREDICATE:
         return found
-    if await _version_read(driver, group) != scan.version:
+    if await group_version_read_async(driver, group) != scan.version:
         cache.refresh_later(group)
         return PREDICATE_FILTER
     return found

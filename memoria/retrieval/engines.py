@@ -18,15 +18,13 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
-import neo4j
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from neo4j import exceptions as neo4j_errors
 
 from memoria.errors import GraphUnavailable, MemoriaError
-from memoria.graph.driver import async_driver_for_work, database_name
-from memoria.graph.retry import with_retry_async
-from memoria.graph.versions import VERSION
+from memoria.graph.driver import async_driver_for_work
+from memoria.graph.versions import group_version_read_async
 from memoria.graphindex.cache import Freshness, ProjectionCache, projection_cache, request_wait_seconds
 from memoria.graphindex.projection import Projection
 from memoria.retrieval.budget import RetrievalBudget
@@ -80,17 +78,9 @@ def default_engine() -> str:
 
 
 async def _version_read(group: str) -> int:
-    """The group's version, read on the event loop with the shared driver: an auto-commit run is one pipelined
-    round trip (execute_query's managed transaction took twice as long), and no thread hop is paid. Retried and
-    bounded as the activation reads are: Bolt has no read timeout, and a frozen server would hold it forever."""
-
+    """The group's version, read on the event loop with the shared driver: no thread hop is paid."""
     async with async_driver_for_work() as driver:
-
-        async def once() -> int:
-            async with driver.session(database=database_name(), default_access_mode=neo4j.READ_ACCESS) as session:
-                return int((await (await session.run(VERSION, group=group)).single(strict=True))["version"] or 0)
-
-        return await with_retry_async(once, what="version read", read=True)
+        return await group_version_read_async(driver, group)
 
 
 async def engine_choose_async(
