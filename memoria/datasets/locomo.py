@@ -1,7 +1,10 @@
 """LoCoMo conversations as episodes: each turn one episode, named by its dia_id, at its session's date.
 
-The content is "speaker: text", so the offline extractor finds the speaker as an entity; the session's
-"1:47 pm on 18 May, 2023" is the reference time (read as UTC: the dataset gives no zone).
+The content is "speaker: text", so the offline extractor finds the speaker as an entity; a turn that shares a
+photo adds the dataset's caption of it, "[shares a photo of …]", as LoCoMo's own retrieval baselines do (the
+photo is part of what was said: questions ask about it). The session's "1:47 pm on 18 May, 2023" is the
+reference time (read as UTC: the dataset gives no zone). Turns are messages, in order, so each stores the two
+before it for search (memoria.ingest.preceding).
 """
 
 from __future__ import annotations
@@ -30,6 +33,13 @@ def session_time(value: str) -> str:
         raise ValueError(f"a session date is a string, not {type(value).__name__}")
     moment = datetime.strptime(" ".join(value.split()), SESSION_TIME_FORMAT).replace(tzinfo=UTC)
     return moment.strftime(TIMESTAMP_FORMAT)
+
+
+def turn_content(turn: dict[str, Any]) -> str:
+    """ "speaker: text", and " [shares caption]" when the turn shares a photo the dataset describes."""
+    caption = turn.get("blip_caption")
+    shared = f" [shares {' '.join(caption.split())}]" if isinstance(caption, str) and caption.strip() else ""
+    return f"{turn['speaker']}: {turn['text']}{shared}"
 
 
 def conversation_name(path: Path) -> str:
@@ -72,7 +82,7 @@ def locomo_episodes(path: Path, *, group: str) -> list[EpisodeInput]:
             raw = {
                 "id": EPISODE_ID.format(group=group, conversation=conversation, dia_id=turn["dia_id"]),
                 "name": turn["dia_id"],
-                "content": f"{turn['speaker']}: {turn['text']}",
+                "content": turn_content(turn),
                 "source": "message",
                 "source_description": f"LoCoMo conversation {conversation}, session {number}",
                 "valid_at": reference,

@@ -85,6 +85,8 @@ class Episode(Memory):
     content = _searched_text(default="")
     source = StringProperty(choices={s: s for s in kinds.EPISODE_SOURCES}, default="text")
     source_description = StringProperty(default="")
+    # A message's preceding messages, searched with its content (memoria.ingest.preceding); never shown as it.
+    preceding_text = StringProperty()
     valid_at = _timestamp(index=True)
     embedding = _vector()
 

@@ -18,6 +18,8 @@ from memoria.graph import kinds
 SEARCHABLE_TEXT_VERSION = 2
 LEGACY_TEXT_VERSION = 1
 PART_SEPARATOR = "\n"  # between the parts of an item's text
+# A message episode's preceding messages (memoria.ingest.preceding): found by BM25 with its content, not embedded.
+PRECEDING_PROPERTY = "preceding_text"
 WORD_SEPARATOR = " "  # between a fact's source name, relation words and target name
 
 

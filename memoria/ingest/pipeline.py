@@ -47,6 +47,7 @@ from memoria.ingest.persist import (
     attributes_json,
     plan_persist,
 )
+from memoria.ingest.preceding import PRECEDING_MESSAGES, PRECEDING_PROPERTY, preceding_text
 from memoria.ingest.resolve_entities import (
     EntityResolution,
     EntityResolver,
@@ -345,14 +346,16 @@ class _EpisodeWork:
     created: tuple[str, ...] = ()
     merged: tuple[str, ...] = ()
     invalidated: tuple[str, ...] = ()
+    preceding: str | None = None  # the messages just before a message (memoria.ingest.preceding)
 
 
 def _batch_plan(run: _Run, batch: list[Episode]) -> tuple[WritePlan, list[EpisodeResult]]:
     group, extractors, vectors = run.group, run.extractors, run.vectors
     now = _now()
     # 1. context
+    read = max(run.context_size, PRECEDING_MESSAGES)
     stored_context = context_fetch(
-        request=ContextRequest(group, tuple(episode.reference_time for episode in batch), run.context_size)
+        request=ContextRequest(group, tuple(episode.reference_time for episode in batch), read)
     )
     work: list[_EpisodeWork] = []
     earlier: list[PriorEpisode] = []
@@ -361,8 +364,11 @@ def _batch_plan(run: _Run, batch: list[Episode]) -> tuple[WritePlan, list[Episod
             reference_time=episode.reference_time, episode_id=episode.id, earlier_in_batch=earlier
         )
         # 2. entities
-        request = EntityExtractionInput(episode.content, episode.source, episode.reference_time, context)
-        work.append(_EpisodeWork(episode, extractors.entities.extract_entities(request)))
+        request = EntityExtractionInput(
+            episode.content, episode.source, episode.reference_time, context[: run.context_size]
+        )
+        before = preceding_text(source=episode.source, context=context)
+        work.append(_EpisodeWork(episode, extractors.entities.extract_entities(request), preceding=before))
         earlier.append(PriorEpisode(episode.id, episode.name, episode.content, episode.source, episode.reference_time))
     # 3. entity resolution, over the batch's distinct names in the order they came
     mentions: dict[str, ExtractedEntity] = {}
@@ -512,6 +518,7 @@ def _write_plan(
                 "content": item.episode.content,
                 "source": item.episode.source,
                 "source_description": item.episode.source_description,
+                PRECEDING_PROPERTY: item.preceding,
                 "valid_at": item.episode.reference_time,
                 "embedding": vector,
                 VECTOR_MODEL: model if vector is not None else None,

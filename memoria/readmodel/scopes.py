@@ -22,7 +22,7 @@ import numpy as np
 from memoria.embeddings import configured_model_id
 from memoria.graph import driver, kinds
 from memoria.graph.schema import vector_model_of, vector_model_parameters
-from memoria.graph.searchable import FACT_TRIPLE
+from memoria.graph.searchable import FACT_TRIPLE, PRECEDING_PROPERTY
 from memoria.observability import in_context
 
 PAGE_ITEMS = 2_000
@@ -32,7 +32,9 @@ PAGE_WORKERS = 2
 @dataclass(frozen=True)
 class ScopeSpec:
     """A scope's texts and vector as stored: `text_fields` are indexed for BM25 (each scored, summed),
-    `shown_field` is the text a hit carries, `name_field` its name."""
+    `shown_field` is the text a hit carries, `name_field` its name. `preceding_property`, when set, is text
+    indexed in front of the shown field but never shown: a message's preceding messages (memoria.ingest.preceding),
+    in one field with its content because that measured better than a field of their own (docs/evaluation.md)."""
 
     name: str
     label: str  # node label, or the relationship type of facts
@@ -41,13 +43,22 @@ class ScopeSpec:
     shown_field: str
     vector_property: str
     is_fact: bool = False
+    preceding_property: str | None = None
 
 
 # The text fields are the parts of each item's searchable text (memoria.graph.searchable), a field each as the
 # server's full-text indexes hold them; a fact's `triple` is "source-name relation target-name".
 FACTS = ScopeSpec("facts", kinds.RELATES, ("fact", "triple"), "relation", "fact", "fact_embedding", is_fact=True)
 ENTITIES = ScopeSpec("entities", kinds.ENTITY, ("name", "summary"), "name", "summary", "name_embedding")
-EPISODES = ScopeSpec("episodes", kinds.EPISODE, ("name", "content"), "name", "content", "embedding")
+EPISODES = ScopeSpec(
+    "episodes",
+    kinds.EPISODE,
+    ("name", "content"),
+    "name",
+    "content",
+    "embedding",
+    preceding_property=PRECEDING_PROPERTY,
+)
 COMMUNITIES = ScopeSpec("communities", kinds.COMMUNITY, ("name", "summary"), "name", "summary", "name_embedding")
 SCOPES: dict[str, ScopeSpec] = {spec.name: spec for spec in (FACTS, ENTITIES, EPISODES, COMMUNITIES)}
 
@@ -118,8 +129,12 @@ RETURN {FACT_COLUMNS}
 """
 
 
+def _preceding(spec: ScopeSpec) -> tuple[str, ...]:
+    return (spec.preceding_property,) if spec.preceding_property else ()
+
+
 def _node_page_query(spec: ScopeSpec) -> str:
-    fields = dict.fromkeys((*spec.text_fields, spec.name_field, spec.shown_field))
+    fields = dict.fromkeys((*spec.text_fields, spec.name_field, spec.shown_field, *_preceding(spec)))
     columns = ", ".join(f"collect(coalesce(n.{name}, '')) AS text_{name}" for name in fields)
     return NODE_PAGE.format(
         memory=kinds.MEMORY_LABEL,
@@ -160,15 +175,22 @@ def _vectors(raw: list[list[float]]) -> np.ndarray | list[np.ndarray | None]:
     return [np.asarray(vector, dtype=np.float32) if vector else None for vector in raw]
 
 
+def _indexed_texts(spec: ScopeSpec, record: Any, position: int) -> dict[str, str]:
+    texts = {name: str(record[f"text_{name}"][position]) for name in spec.text_fields}
+    for name in _preceding(spec):
+        if before := str(record[f"text_{name}"][position]):
+            texts[spec.shown_field] = f"{before}\n{texts[spec.shown_field]}"
+    return texts
+
+
 def _node_page(spec: ScopeSpec, record: Any) -> ItemPage:
     names, shown = record[f"text_{spec.name_field}"], record[f"text_{spec.shown_field}"]
-    columns = [record[f"text_{name}"] for name in spec.text_fields]
     items = [
         Item(
             id=item_id,
             name=str(names[position]),
             text=str(shown[position]),
-            texts={name: str(column[position]) for name, column in zip(spec.text_fields, columns, strict=True)},
+            texts=_indexed_texts(spec, record, position),
         )
         for position, item_id in enumerate(record["ids"])
     ]

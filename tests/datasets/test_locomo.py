@@ -51,6 +51,15 @@ def test_one_episode_a_turn(tmp_path: Path) -> None:
     assert first.source_description == "LoCoMo conversation 90, session 1"
 
 
+def test_a_shared_photo_is_part_of_the_turn(tmp_path: Path) -> None:
+    data = conversation(sessions=1, turns=2)
+    data["session_1"][1] |= {"img_url": ["https://example.org/x.jpg"], "blip_caption": "a photo of  a red kayak"}
+    data["session_1"][0] |= {"blip_caption": "  "}
+    first, second = locomo_episodes(write(tmp_path, data), group="g1")
+    assert first.content == "Oren: Turn 1 of session 1: the Harbour Regatta was fun."
+    assert second.content == "Liv: Turn 2 of session 1: the Harbour Regatta was fun. [shares a photo of a red kayak]"
+
+
 def test_sessions_come_in_number_order(tmp_path: Path) -> None:
     data = conversation(sessions=11, turns=1)
     episodes = locomo_episodes(write(tmp_path, data), group="g1")

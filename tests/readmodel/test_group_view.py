@@ -15,10 +15,16 @@ from memoria.interchange.index_service import edge_remove
 from memoria.interchange.reindex import group_reindex
 from memoria.readmodel import scopes
 from memoria.readmodel.cache import ViewCache, ViewTooLarge, view_cache
+from memoria.readmodel.text_index import query_terms
 from memoria.search import view_methods
 from memoria.search.recipes import recipe
 from memoria.search.service import Engine, search
 from tests.search.memory import FACT_TEXTS, node_id, store_search_memory
+
+
+def terms(text: str) -> list[str]:
+    """The text's words as the index stores them (stemmed), as a search sends them."""
+    return query_terms(text, stop_words=frozenset(), max_terms=32)
 
 
 @pytest.fixture
@@ -39,7 +45,7 @@ def test_a_view_holds_the_group_and_nothing_else(memory: str, other_memory: str)
     assert set(facts.items) == {node_id(memory, key) for key in FACT_TEXTS}
     assert state.engine == "view" and state.group == memory and not state.rebuilt
     assert all(facts.vectors.vector(item) is not None for item in facts.items)
-    hits = facts.text.search(["gloves"], limit=50)
+    hits = facts.text.search(terms("gloves"), limit=50)
     assert hits and all(key.startswith(memory) for key, _ in hits)
     entities, _ = read(cache, memory, "entities")
     assert all(key.startswith(memory) for key in entities.items)
@@ -75,7 +81,9 @@ def test_a_view_read_in_many_small_pages_is_the_view_read_in_one(memory: str, mo
         for key in scope.items:
             assert paged[name].vectors.vector(key) == scope.vectors.vector(key)
         assert paged[name].vectors.nearest(query, limit=50) == scope.vectors.nearest(query, limit=50)
-        assert paged[name].text.search(["port", "gloves"], limit=50) == scope.text.search(["port", "gloves"], limit=50)
+        assert paged[name].text.search(terms("port gloves"), limit=50) == scope.text.search(
+            terms("port gloves"), limit=50
+        )
 
 
 def test_cosine_is_exact_over_the_stored_vectors(memory: str) -> None:
@@ -110,7 +118,7 @@ def test_an_import_is_caught_up_by_rereading_only_what_it_touched(memory: str) -
     facts, state = read(cache, memory)
     assert node_id(memory, "moved") in facts.items
     assert not state.rebuilt and 0 < state.refreshed_items < len(FACT_TEXTS)
-    assert [key for key, _ in facts.text.search(["oslo"], limit=5)] == [node_id(memory, "moved")]
+    assert [key for key, _ in facts.text.search(terms("oslo"), limit=5)] == [node_id(memory, "moved")]
 
 
 def test_a_removed_fact_leaves_the_view(memory: str) -> None:
@@ -124,7 +132,9 @@ def test_a_removed_fact_leaves_the_view(memory: str) -> None:
     )
     facts, state = read(cache, memory)
     assert node_id(memory, "drives") not in facts.items
-    assert facts.text.search(["trucks"], limit=5) == []
+    # "truck" also stems the words of another fact ("truck driver"): the removed one alone must be gone.
+    assert node_id(memory, "drives") not in dict(facts.text.search(terms("trucks"), limit=5))
+    assert dict(facts.text.search(terms("trucks"), limit=5))
     assert not state.rebuilt
 
 

@@ -10,26 +10,42 @@ from memoria.readmodel.vector_index import SCAN_MIN_ROWS, VectorIndex, exact_cos
 from memoria.search.methods import STOP_WORDS
 
 
+def terms(text: str) -> list[str]:
+    """The text's words as the index stores them (stemmed), as a search sends them."""
+    return query_terms(text, stop_words=frozenset(), max_terms=32)
+
+
 def test_query_terms_drop_stop_words_unless_nothing_else_is_left() -> None:
-    assert query_terms("What is the Lyon warehouse?", stop_words=STOP_WORDS, max_terms=32) == ["lyon", "warehouse"]
+    assert query_terms("What is the Lyon warehouse?", stop_words=STOP_WORDS, max_terms=32) == ["lyon", "warehous"]
     assert query_terms("the the", stop_words=STOP_WORDS, max_terms=32) == ["the"]
     assert query_terms("a-b c_d", stop_words=frozenset(), max_terms=2) == ["a", "b"]
+
+
+def test_words_and_queries_are_stemmed_alike() -> None:
+    index = TextIndex(("content",))
+    index.put([("a", {"content": "She was researching adoption agencies"}), ("b", {"content": "A quiet research day"})])
+    index.put([("c", {"content": "Nothing about it"})])
+    index.commit()
+    found = index.search(query_terms("What did she research?", stop_words=STOP_WORDS, max_terms=32), limit=5)
+    assert {key for key, _ in found} == {"a", "b"}
+    terms = query_terms("agencies agency", stop_words=STOP_WORDS, max_terms=32)
+    assert terms == ["agenc"]  # one term: both words stem alike, and a term is searched once
 
 
 def test_text_search_sums_fields_upserts_and_deletes() -> None:
     index = TextIndex(("name", "summary"))
     index.put([("a", {"name": "Lyon warehouse", "summary": "safety gloves"}), ("b", {"name": "Rotterdam port"})])
     index.commit()
-    assert [key for key, _ in index.search(["gloves"], limit=5)] == ["a"]
-    both = dict(index.search(["lyon", "gloves"], limit=5))
-    only_name = dict(index.search(["lyon", "gloves"], limit=5, fields=("name",)))
+    assert [key for key, _ in index.search(terms("gloves"), limit=5)] == ["a"]
+    both = dict(index.search(terms("lyon gloves"), limit=5))
+    only_name = dict(index.search(terms("lyon gloves"), limit=5, fields=("name",)))
     assert both["a"] > only_name["a"] > 0
     index.put([("a", {"name": "Paris office"})])
     index.remove(["b"])
     index.commit()
-    assert index.search(["gloves"], limit=5) == []
-    assert index.search(["rotterdam"], limit=5) == []
-    assert [key for key, _ in index.search(["paris"], limit=5)] == ["a"]
+    assert index.search(terms("gloves"), limit=5) == []
+    assert index.search(terms("rotterdam"), limit=5) == []
+    assert [key for key, _ in index.search(terms("paris"), limit=5)] == ["a"]
     assert index.size == 1
 
 
@@ -46,7 +62,7 @@ def test_ties_are_broken_by_key() -> None:
     index = TextIndex(("name",))
     index.put([(key, {"name": "same words"}) for key in ("c", "a", "b")])
     index.commit()
-    assert [key for key, _ in index.search(["same"], limit=3)] == ["a", "b", "c"]
+    assert [key for key, _ in index.search(terms("same"), limit=3)] == ["a", "b", "c"]
 
 
 def test_nearest_is_exact_cosine() -> None:
@@ -122,8 +138,8 @@ def test_a_first_commit_keeps_the_last_change_of_each_key() -> None:
     index.remove(["b"])
     index.commit()
     assert index.size == 1
-    assert index.search(["gloves"], limit=5) == []
-    assert [key for key, _ in index.search(["drill"], limit=5)] == ["a"]
+    assert index.search(terms("gloves"), limit=5) == []
+    assert [key for key, _ in index.search(terms("drill"), limit=5)] == ["a"]
 
 
 def _reference(vectors: np.ndarray, keys: list[str], query: np.ndarray, limit: int, floor: float) -> list[str]:

@@ -1,4 +1,5 @@
-"""`reindex --group G [--all]`: compute the group's missing embeddings (or all of them) so vector search sees them."""
+"""`reindex --group G [--all]`: compute the group's missing embeddings (or all of them) so vector search sees them,
+and give stored messages the preceding messages search reads with them (memoria.ingest.preceding)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from tqdm import tqdm
 
 from memoria.accounts.roles import check_group_name
 from memoria.errors import EmbeddingModelError, GraphUnavailable
+from memoria.ingest.preceding import preceding_backfill
 from memoria.interchange.reindex import DEFAULT_BATCH_SIZE, group_reindex, reindex_backlog
 
 
@@ -34,11 +36,12 @@ class Command(BaseCommand):
                 report = group_reindex(
                     group=group, only_missing=not recompute, batch_size=batch_size, progress=bar.update
                 )
+            messages = preceding_backfill(group=group)
         except (GraphUnavailable, EmbeddingModelError) as error:
             raise CommandError(str(error)) from error
         self.stdout.write(
             f"group {group}: embedded {report.entities} entity name(s), {report.communities} community name(s), "
             f"{report.episodes} episode(s) and {report.facts} fact(s): {report.texts} text(s) "
             f"in {report.seconds:.2f} s ({report.load_seconds:.2f} s loading the model), "
-            f"{report.texts_per_second:.0f} texts/s"
+            f"{report.texts_per_second:.0f} texts/s; {messages} message(s) given their preceding messages"
         )
