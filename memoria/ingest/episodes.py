@@ -12,12 +12,20 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from memoria.errors import InvalidInput
-from memoria.graph import kinds
-from memoria.graph.rules import MAX_NAME_LENGTH, MAX_TEXT_LENGTH, TIMESTAMP_FORMAT
-from memoria.interchange.document import _Checker
+from pydantic import Field, ValidationError
 
-EPISODE_KEYS = frozenset({"id", "name", "content", "source", "source_description", "valid_at"})
+from memoria.errors import InvalidInput
+from memoria.graph.rules import TIMESTAMP_FORMAT
+from memoria.graph.vocabulary import RequestModel
+from memoria.interchange.records import (
+    OptionalName,
+    OptionalRecordId,
+    RecordTimestamp,
+    RequiredEpisodeSource,
+    RequiredText,
+    record_problems,
+)
+
 DEFAULT_SOURCE = "message"
 NAME_FROM_CONTENT = 80  # characters of the content that name an episode given without a name
 
@@ -46,30 +54,33 @@ class Episode:
     reference_time: str
 
 
+class EpisodeBody(RequestModel):
+    """An episode as a caller sends it: the same fields, rules and words as an imported episode node."""
+
+    content: RequiredText = Field(description="what was said or written; the only required field")
+    id: OptionalRecordId = Field(default=None, description="derived from the input when absent")
+    name: OptionalName = Field(default=None, description="the first words of the content when absent")
+    source: RequiredEpisodeSource = DEFAULT_SOURCE
+    source_description: OptionalName = None
+    valid_at: RecordTimestamp = Field(default=None, description="when it happened (default: when it is added)")
+
+    def episode(self) -> EpisodeInput:
+        name = self.name.strip() if self.name else ""
+        return EpisodeInput(
+            content=self.content,
+            id=self.id,
+            name=name or None,
+            source=self.source,
+            source_description=self.source_description or "",
+            valid_at=self.valid_at,
+        )
+
+
 def _episode_problems(raw: Any, where: str) -> tuple[EpisodeInput | None, list[str]]:
-    # The graph document's field checker: the same rules and messages as an import's episode nodes.
-    check = _Checker()
-    if not check.object_keys(raw, EPISODE_KEYS, where):
-        return None, check.problems
-    content = check.string(raw, "content", where, required=True, max_length=MAX_TEXT_LENGTH)
-    episode_id = check.identifier(raw, "id", where) if raw.get("id") is not None else None
-    name = check.string(raw, "name", where, required=False, max_length=MAX_NAME_LENGTH)
-    source = raw.get("source", DEFAULT_SOURCE)
-    if source not in kinds.EPISODE_SOURCES:
-        check.fail(f"{where}.source", f"must be one of {', '.join(kinds.EPISODE_SOURCES)}")
-    description = check.string(raw, "source_description", where, required=False, max_length=MAX_NAME_LENGTH)
-    valid_at = check.timestamp(raw, "valid_at", where)
-    if check.problems:
-        return None, check.problems
-    episode = EpisodeInput(
-        content=content,
-        id=episode_id,
-        name=name.strip() if name and name.strip() else None,
-        source=source,
-        source_description=description or "",
-        valid_at=valid_at,
-    )
-    return episode, []
+    try:
+        return EpisodeBody.model_validate(raw).episode(), []
+    except ValidationError as error:
+        return None, record_problems(error, where)
 
 
 def episode_input_parse(raw: Any, *, where: str = "episode") -> EpisodeInput:

@@ -22,8 +22,6 @@ from drf_spectacular.renderers import OpenApiJsonRenderer
 UNTYPED_YET: frozenset[tuple[str, str]] = frozenset(
     {
         ("post", "/api/groups/{group}/episodes"),
-        ("post", "/api/groups/{group}/import"),
-        ("post", "/api/groups/{group}/jobs/import"),  # the graph document of docs/import-format.md, as /import's
         ("post", "/api/retrieval/activation"),
         ("post", "/api/retrieval/ppr"),
         ("post", "/api/search"),
@@ -38,6 +36,11 @@ TYPED_REQUESTS: dict[str, dict[str, Any]] = {
     "CommunityBuild": {"algorithm": "leiden", "resolution": 0.8},
     "IndexEdgeInput": {"source": "e-1", "target": "e-2", "relation": "cites", "weight": 0.7, "metadata": {"fact": "f"}},
     "EdgeCreate": {"source": "e-1", "target": "e-2", "relation": "works_at", "weight": 0.5, "tags": ["work"]},
+    "GraphDocumentBody": {
+        "nodes": [{"id": "a", "name": "Alpha", "labels": ["Entity"], "properties": {"rank": 1}}],
+        "edges": [{"source": "a", "target": "b", "relation": "feeds", "weight": 0.5, "tags": ["x"]}],
+        "mentions": [{"episode": "ep", "entity": "a"}],
+    },
 }
 
 
