@@ -7,12 +7,12 @@ so re-adding the same input finds the episode already stored.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import Field, ValidationError
+from pydantic import BeforeValidator, Field, RootModel, ValidationError
 
 from memoria.errors import InvalidInput
 from memoria.graph.rules import TIMESTAMP_FORMAT
@@ -27,6 +27,9 @@ from memoria.interchange.records import (
 )
 
 DEFAULT_SOURCE = "message"
+# One request is one transaction: bounded so that a request stays a few seconds of work.
+MAX_EPISODES_PER_REQUEST = 500
+BOOLEAN_WORDS = {"true": True, "1": True, "false": False, "0": False}
 NAME_FROM_CONTENT = 80  # characters of the content that name an episode given without a name
 
 
@@ -117,6 +120,46 @@ def episodes_parse_at(items: Iterable[tuple[str, Any]]) -> list[EpisodeInput]:
 def episode_inputs_parse(items: list[Any], *, where: str = "episodes") -> list[EpisodeInput]:
     """Validate a list of episode objects, reporting the problems of all of them at once."""
     return episodes_parse_at((f"{where}[{index}]", raw) for index, raw in enumerate(items))
+
+
+EpisodeBatch = Annotated[list[EpisodeBody], Field(min_length=1, max_length=MAX_EPISODES_PER_REQUEST)]
+
+
+class EpisodesPost(RootModel[EpisodeBody | EpisodeBatch]):
+    """The body of POST …/episodes: one episode, or a list of 1–MAX_EPISODES_PER_REQUEST stored all or nothing."""
+
+
+def _yes_or_no(value: Any) -> Any:
+    if isinstance(value, str):
+        answer = BOOLEAN_WORDS.get(value.strip().lower())
+        if answer is None:
+            raise ValueError(f"{value!r} must be true or false")
+        return answer
+    return value
+
+
+class EpisodesQuery(RequestModel):
+    """The query of POST …/episodes."""
+
+    update_communities: Annotated[bool, BeforeValidator(_yes_or_no)] = Field(
+        default=True, description="refresh the communities of touched entities (default true)"
+    )
+
+    @classmethod
+    def given(cls, params: Mapping[str, str]) -> dict[str, str]:
+        """Only this model's parameters: others (a client's cache-buster) were always let through."""
+        return {name: params[name] for name in cls.model_fields if name in params}
+
+
+def episodes_post_parse(data: Any) -> list[EpisodeInput]:
+    """The episodes of a POST body; each problem names its episode (`episode.content`, `episodes[3].valid_at`)."""
+    if isinstance(data, dict):
+        return [episode_input_parse(data, where="episode")]
+    if not isinstance(data, list):
+        raise InvalidInput("body: must be an episode object or a list of them")
+    if not 1 <= len(data) <= MAX_EPISODES_PER_REQUEST:
+        raise InvalidInput(f"episodes: send 1–{MAX_EPISODES_PER_REQUEST} episodes, not {len(data)}")
+    return episode_inputs_parse(data, where="episodes")
 
 
 def derived_episode_id(group: str, episode: EpisodeInput) -> str:

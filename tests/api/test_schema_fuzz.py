@@ -111,9 +111,11 @@ CROSS_FIELD_OPERATIONS = {
     ("POST", "/api/groups/{group}/import"),
     ("POST", "/api/groups/{group}/jobs/import"),
 }
-# Saved views: a name must hold a non-space character and a state only the graph page's URL keys, rules the
-# schema's lengths do not express.
+# Saved views: a name must hold a non-space character and a state only the graph page's URL keys; an episode's
+# content must hold a non-space character and its name no control character: rules the schema's lengths do not
+# express.
 RULED_TEXT_OPERATIONS = {
+    ("POST", "/api/groups/{group}/episodes"),
     ("POST", "/api/groups/{group}/views"),
     ("PATCH", "/api/groups/{group}/views/{view_id}"),
 }
