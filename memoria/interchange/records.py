@@ -11,7 +11,7 @@ import math
 import re
 import unicodedata
 from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
     BeforeValidator,
@@ -264,7 +264,10 @@ def _property_value(value: Any) -> Any:
 def _checked(kind: Any, check: Callable[[Any], Any], documented: Any) -> Any:
     """A field of type `kind`, checked by `check` alone and documented as `documented` in the schema."""
     # WithJsonSchema, not json_schema_input_type: drf-spectacular asks for the serialization schema of a model.
-    return Annotated[kind, PlainValidator(check), WithJsonSchema(TypeAdapter(documented).json_schema())]
+    # A field that takes null (as "left out") says so, so a client may send it and a fuzzer expects it accepted.
+    nullable = type(None) in get_args(kind)
+    schema = TypeAdapter(documented | None if nullable else documented).json_schema()
+    return Annotated[kind, PlainValidator(check), WithJsonSchema(schema)]
 
 
 _Text = Annotated[str, Field(max_length=MAX_TEXT_LENGTH)]
