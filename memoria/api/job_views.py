@@ -19,8 +19,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memoria.accounts.services import check_access
-from memoria.api.schema import whole_or_empty
 from memoria.api.throttles import IngestThrottle, ThrottledOutput
+from memoria.graph.query import whole_or_empty
 from memoria.graph.vocabulary import input_parse
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.records import GraphDocumentBody

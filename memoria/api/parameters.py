@@ -18,7 +18,10 @@ def query_parameters(model: type[BaseModel]) -> list[OpenApiParameter]:
     required = set(schema.get("required", ()))
     parameters = []
     for name, field in schema["properties"].items():
-        kind: dict[str, Any] = {key: value for key, value in field.items() if key not in ("title", "description")}
+        # The default is the model's value, not always the query's text (a tuple, a bool): descriptions say it.
+        kind: dict[str, Any] = {
+            key: value for key, value in field.items() if key not in ("title", "description", "default")
+        }
         parameters.append(
             OpenApiParameter(name, kind, required=name in required, description=field.get("description", ""))
         )
