@@ -30,8 +30,9 @@ from memoria.browse.neighbourhood import DEFAULT_LIMIT
 from memoria.browse.paths import DEFAULT_MAX_HOPS, MAX_HOPS
 from memoria.browse.selectors import community_page, entity_page, episode_page
 from memoria.curation.audit import audit_entries_page
-from memoria.curation.inputs import audit_query_parse
+from memoria.curation.inputs import AuditQuery
 from memoria.errors import GroupNotFound, InvalidInput
+from memoria.graph.query import query_parse
 from memoria.graph.vocabulary import input_parse
 from memoria.jobs.service import jobs_list
 from memoria.retrieval.params import BOUNDS, MAX_SEEDS, ActivationParams
@@ -208,10 +209,10 @@ def audit_view(request: HttpRequest, group: str) -> HttpResponse:
     """The group's curation changes, newest first, a page at a time, optionally of one item; curators may undo."""
     problems: list[str] = []
     try:
-        query = audit_query_parse(request.GET)
+        query = query_parse(AuditQuery, request.GET)
     except InvalidInput as error:
         problems = error.problems
-        query = audit_query_parse({})
+        query = AuditQuery()
     page = audit_entries_page(
         group=group, item_id=query.item_id, item_kind=query.item_kind, before=query.before, limit=query.limit
     )

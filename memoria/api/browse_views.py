@@ -4,50 +4,25 @@ subgraph among chosen nodes, and paths. Validate, check group access, call memor
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memoria.accounts.services import check_group_access
-from memoria.api.schema import EMPTY, ID_CHARACTERS, choice_list, id_list, number_or_empty, whole_or_empty
-from memoria.browse.filters import CATEGORY_CHOICES
-from memoria.browse.neighbourhood import DEFAULT_LIMIT, LINK_KINDS, MAX_LIMIT, MAX_OFFSET, neighbourhood, subgraph
+from memoria.api.parameters import query_parameters
+from memoria.browse.neighbourhood import neighbourhood, subgraph
 from memoria.browse.path_cards import path_answer
-from memoria.browse.paths import DEFAULT_MAX_HOPS, MAX_HOPS, PathMode, path_find
+from memoria.browse.paths import path_find
 from memoria.browse.request import (
-    MAX_SUBGRAPH_HOPS,
-    parse_ids_parameters,
-    parse_neighbourhood_parameters,
-    parse_path_parameters,
-    parse_subgraph_parameters,
+    CardsQuery,
+    NeighbourhoodQuery,
+    PathParameters,
+    SubgraphQuery,
 )
 from memoria.browse.selectors import node_cards, node_detail
 from memoria.errors import InvalidInput, names_shown
-from memoria.graph.rules import MAX_WEIGHT
-
-IDS = id_list(ID_CHARACTERS)
-MOMENT = {"anyOf": [{"type": "string", "format": "date-time"}, EMPTY]}
-FILTER_PARAMETERS = [
-    OpenApiParameter(
-        "as_of", MOMENT, description="ISO 8601 with a zone: only facts that count then (docs/retrieval.md, Time)"
-    ),
-    OpenApiParameter("known_at", MOMENT, description="as the memory knew them then (default with as_of: now)"),
-    OpenApiParameter(
-        "include_invalidated",
-        {"anyOf": [{"type": "string", "enum": ["true", "false"]}, EMPTY]},
-        description="true: every fact, ended ones included; with no time parameter, facts that count now",
-    ),
-    OpenApiParameter("valid_at", MOMENT, description="the older name of as_of"),
-    OpenApiParameter(
-        "min_weight", number_or_empty(0, MAX_WEIGHT), description="only facts at least this heavy (default: all)"
-    ),
-    OpenApiParameter(
-        "categories",
-        choice_list(CATEGORY_CHOICES),
-        description="comma-separated relation categories; NONE for uncategorised",
-    ),
-]
+from memoria.graph.query import query_parse
 
 
 class NodeCardsView(APIView):
@@ -55,12 +30,12 @@ class NodeCardsView(APIView):
 
     @extend_schema(
         operation_id="groups_nodes_cards",
-        parameters=[OpenApiParameter("ids", IDS, required=True)],
+        parameters=query_parameters(CardsQuery),
         responses=dict,
     )
     def get(self, request: Request, group: str) -> Response:
         check_group_access(user=request.user, group=group)
-        ids, _ = parse_ids_parameters(request.query_params, filtered=False)
+        ids = query_parse(CardsQuery, request.query_params).ids
         cards = node_cards(group=group, ids=ids)
         found = {card.id for card in cards}
         return Response(
@@ -83,22 +58,17 @@ class NeighbourhoodView(APIView):
     """A page of a node's links (strongest facts first), the neighbours' cards, and the facts among them."""
 
     @extend_schema(
-        parameters=[
-            OpenApiParameter("links", choice_list(LINK_KINDS), description="comma-separated; default RELATES"),
-            OpenApiParameter("offset", whole_or_empty(0, MAX_OFFSET)),
-            OpenApiParameter("limit", whole_or_empty(1, MAX_LIMIT), description=f"default {DEFAULT_LIMIT}"),
-            *FILTER_PARAMETERS,
-        ],
+        parameters=query_parameters(NeighbourhoodQuery),
         responses=dict,
     )
     def get(self, request: Request, group: str, node_id: str) -> Response:
         check_group_access(user=request.user, group=group)
-        wanted = parse_neighbourhood_parameters(request.query_params)
+        wanted = query_parse(NeighbourhoodQuery, request.query_params)
         found = neighbourhood(
             group=group,
             node_id=node_id,
             links=wanted.links,
-            edge_filter=wanted.edge_filter,
+            edge_filter=wanted.edge_filter(),
             offset=wanted.offset,
             limit=wanted.limit,
         )
@@ -109,38 +79,25 @@ class SubgraphView(APIView):
     """The group's nodes among `?ids=` (and up to `hops` facts around them) and the facts between them."""
 
     @extend_schema(
-        parameters=[
-            OpenApiParameter("ids", IDS, required=True),
-            OpenApiParameter(
-                "hops",
-                whole_or_empty(0, MAX_SUBGRAPH_HOPS),
-                description="default 0: the nodes within that many facts of the ids",
-            ),
-            *FILTER_PARAMETERS,
-        ],
+        parameters=query_parameters(SubgraphQuery),
         responses=dict,
     )
     def get(self, request: Request, group: str) -> Response:
         check_group_access(user=request.user, group=group)
-        ids, edge_filter, hops = parse_subgraph_parameters(request.query_params)
-        return Response(subgraph(group=group, ids=ids, edge_filter=edge_filter, hops=hops).as_dict())
+        wanted = query_parse(SubgraphQuery, request.query_params)
+        found = subgraph(group=group, ids=wanted.ids, edge_filter=wanted.edge_filter(), hops=wanted.hops)
+        return Response(found.as_dict())
 
 
 class PathView(APIView):
     """The shortest or strongest path between two nodes over facts in either direction (docs/explorer.md)."""
 
     @extend_schema(
-        parameters=[
-            OpenApiParameter("from", {"type": "string", "pattern": f"^{ID_CHARACTERS}$"}, required=True),
-            OpenApiParameter("to", {"type": "string", "pattern": f"^{ID_CHARACTERS}$"}, required=True),
-            OpenApiParameter("mode", str, enum=[mode.value for mode in PathMode]),
-            OpenApiParameter("max_hops", whole_or_empty(1, MAX_HOPS), description=f"default {DEFAULT_MAX_HOPS}"),
-            *FILTER_PARAMETERS,
-        ],
+        parameters=query_parameters(PathParameters),
         responses=dict,
     )
     def get(self, request: Request, group: str) -> Response:
         check_group_access(user=request.user, group=group)
-        wanted = parse_path_parameters(request.query_params, group=group)
-        result = path_find(query=wanted.query, mode=wanted.mode)
+        wanted = query_parse(PathParameters, request.query_params)
+        result = path_find(query=wanted.query(group), mode=wanted.mode)
         return Response(path_answer(group=group, result=result))

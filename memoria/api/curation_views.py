@@ -17,34 +17,32 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memoria.accounts.services import check_group_access
-from memoria.api.schema import EMPTY, ID_CHARACTERS, whole_or_empty
-from memoria.curation.audit import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, audit_entries_page
+from memoria.api.parameters import query_parameters
+from memoria.curation.audit import audit_entries_page
 from memoria.curation.commit import ChangeOutcome
 from memoria.curation.create import edge_create
 from memoria.curation.delete import edge_delete
 from memoria.curation.edit import edge_update
 from memoria.curation.inputs import (
-    ITEM_KINDS,
     VERSION_PATTERN,
+    AuditQuery,
     EdgeCreate,
     EdgeInvalidation,
     EdgePatch,
     EntityMerge,
-    audit_query_parse,
+    Undo,
     edge_create_parse,
     edge_delete_parse,
     edge_invalidation_parse,
     edge_patch_parse,
     entity_merge_parse,
-    undo_parse,
 )
 from memoria.curation.invalidate import edge_invalidate
 from memoria.curation.merge import entity_merge
 from memoria.curation.selectors import edge_detail, entity_state_get
 from memoria.curation.undo import audit_entry_undo
-
-# An empty item_id means "any item".
-OPTIONAL_ID = f"^({ID_CHARACTERS})?$"
+from memoria.graph.query import query_parse
+from memoria.graph.vocabulary import input_parse
 
 
 def _answer(outcome: ChangeOutcome, **extra: Any) -> dict[str, Any]:
@@ -136,23 +134,12 @@ class GroupAuditView(APIView):
     """The group's curation changes, newest first, a page at a time; optionally only those touching one item."""
 
     @extend_schema(
-        parameters=[
-            OpenApiParameter(
-                "item_id",
-                {"type": "string", "pattern": OPTIONAL_ID},
-                description="only entries that touched this edge or entity",
-            ),
-            OpenApiParameter("item_kind", {"anyOf": [{"type": "string", "enum": list(ITEM_KINDS)}, EMPTY]}),
-            OpenApiParameter("before", whole_or_empty(1), description="an entry id: the page of entries older than it"),
-            OpenApiParameter(
-                "limit", whole_or_empty(1, MAX_PAGE_SIZE), description=f"entries per page (default {DEFAULT_PAGE_SIZE})"
-            ),
-        ],
+        parameters=query_parameters(AuditQuery),
         responses={200: OpenApiTypes.OBJECT},
     )
     def get(self, request: Request, group: str) -> Response:
         check_group_access(user=request.user, group=group)
-        query = audit_query_parse(request.query_params)
+        query = query_parse(AuditQuery, request.query_params)
         page = audit_entries_page(
             group=group, item_id=query.item_id, item_kind=query.item_kind, before=query.before, limit=query.limit
         )
@@ -167,6 +154,6 @@ class GroupAuditUndoView(APIView):
     @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT})
     def post(self, request: Request, group: str, entry_id: int) -> Response:
         check_group_access(user=request.user, group=group)
-        undo_parse(request.data)
+        input_parse(Undo, {} if request.data is None else request.data, where="undo")
         outcome = audit_entry_undo(group=group, entry_id=entry_id, actor=_actor(request))
         return Response(_answer(outcome))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
@@ -12,25 +12,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memoria.accounts.services import check_group_access
+from memoria.api.parameters import query_parameters
 from memoria.api.throttles import IngestThrottle, ThrottledOutput
-from memoria.errors import InvalidInput
-from memoria.ingest.episodes import episode_input_parse, episode_inputs_parse
+from memoria.graph.vocabulary import input_parse
+from memoria.ingest.episodes import MAX_EPISODES_PER_REQUEST, EpisodesPost, EpisodesQuery, episodes_post_parse
 from memoria.ingest.pipeline import episodes_add, extractors_for_settings
 
-# One request is one transaction: bounded so that a request stays a few seconds of work.
-MAX_EPISODES_PER_REQUEST = 500
-COMMUNITIES_PARAMETER = "update_communities"
-BOOLEAN_WORDS = {"true": True, "1": True, "false": False, "0": False}
-
-
-def update_communities_parse(raw: str | None) -> bool:
-    """?update_communities=false leaves the group's communities as they are (true, the default, refreshes them)."""
-    if raw is None:
-        return True
-    value = BOOLEAN_WORDS.get(raw.strip().lower())
-    if value is None:
-        raise InvalidInput(f"{COMMUNITIES_PARAMETER}: {raw!r} must be true or false")
-    return value
+__all__ = ["MAX_EPISODES_PER_REQUEST", "GroupEpisodesView"]  # the batch bound, as the MCP tool reads it
 
 
 class GroupEpisodesView(APIView):
@@ -66,32 +54,20 @@ class GroupEpisodesView(APIView):
         episodes = serializers.ListField(child=serializers.DictField())
 
     @extend_schema(
-        request=dict,
+        request=EpisodesPost,
         responses={200: Output, 201: Output, 429: ThrottledOutput},
-        parameters=[
-            OpenApiParameter(
-                COMMUNITIES_PARAMETER, bool, description="refresh the communities of touched entities (default true)"
-            )
-        ],
+        parameters=query_parameters(EpisodesQuery),
     )
     def post(self, request: Request, group: str) -> Response:
         check_group_access(user=request.user, group=group)
-        update_communities = update_communities_parse(request.query_params.get(COMMUNITIES_PARAMETER))
-        data = request.data
-        if isinstance(data, dict):
-            episodes = [episode_input_parse(data, where="episode")]
-        elif isinstance(data, list):
-            if not 1 <= len(data) <= MAX_EPISODES_PER_REQUEST:
-                raise InvalidInput(f"episodes: send 1–{MAX_EPISODES_PER_REQUEST} episodes, not {len(data)}")
-            episodes = episode_inputs_parse(data, where="episodes")
-        else:
-            raise InvalidInput("body: must be an episode object or a list of them")
+        query = input_parse(EpisodesQuery, EpisodesQuery.given(request.query_params))
+        episodes = episodes_post_parse(request.data)
         results = episodes_add(
             group=group,
             episodes=episodes,
             extractors=extractors_for_settings(),
             batch_size=len(episodes),
-            update_communities=update_communities,
+            update_communities=query.update_communities,
         )
         added = sum(result.added for result in results)
         body = {

@@ -17,9 +17,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memoria.accounts.services import check_group_access
-from memoria.api.schema import EMPTY
 from memoria.errors import InvalidInput, names_shown
 from memoria.graph.asof import FIELDS, AsOf, view_moment
+from memoria.graph.query import EMPTY
 from memoria.interchange import index_service as index
 from memoria.interchange.index_request import IndexEdgesBody
 

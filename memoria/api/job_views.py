@@ -19,10 +19,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memoria.accounts.services import check_access
-from memoria.api.schema import whole_or_empty
 from memoria.api.throttles import IngestThrottle, ThrottledOutput
+from memoria.graph.query import whole_or_empty
 from memoria.graph.vocabulary import input_parse
 from memoria.interchange.document import parse_graph_document
+from memoria.interchange.records import GraphDocumentBody
 from memoria.jobs.inputs import (
     DEFAULT_LIST_LIMIT,
     MAX_LIST_LIMIT,
@@ -86,7 +87,7 @@ class ImportJobView(JobStartView):
 
     throttle_classes = [IngestThrottle]
 
-    @extend_schema(request=dict, responses={202: OpenApiTypes.OBJECT, 429: ThrottledOutput})
+    @extend_schema(request=GraphDocumentBody, responses={202: OpenApiTypes.OBJECT, 429: ThrottledOutput})
     def post(self, request: Request, group: str) -> Response:
         check_access(user=request.user, group=group)  # the role is checked already; the group before a big body
         document = parse_graph_document(request.data, group=group)

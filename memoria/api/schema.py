@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
 from typing import Any
 
 from drf_spectacular.openapi import AutoSchema
@@ -12,7 +10,6 @@ from rest_framework.permissions import SAFE_METHODS, AllowAny
 from rest_framework.serializers import Serializer
 
 from memoria.api.permissions import ReadOrCurate
-from memoria.graph.rules import ID_PATTERN
 
 PROBLEM = "Problem"
 FIELD_ERRORS = "FieldErrors"
@@ -115,31 +112,3 @@ class MemoriaAutoSchema(AutoSchema):
         component = ResolvedComponent(name=name, type=ResolvedComponent.SCHEMA, object=name, schema=schema)
         self.registry.register_on_missing(component)
         return component.ref
-
-
-# Query parameter schemas that say what memoria's parsers accept, for views to declare their parameters with.
-EMPTY = {"type": "string", "maxLength": 0}
-# One id, as the parsers check it (ID_PATTERN without its anchors: JSON Schema has no "\Z").
-ID_CHARACTERS = ID_PATTERN.pattern.removeprefix("^").removesuffix(r"\Z")
-
-
-def whole_or_empty(low: int, high: int | None = None) -> dict[str, Any]:
-    """A whole number in [low, high] (no upper bound without `high`); empty means the default."""
-    whole = {"type": "integer", "minimum": low} | ({"maximum": high} if high is not None else {})
-    return {"anyOf": [whole, EMPTY]}
-
-
-def number_or_empty(low: float, high: float) -> dict[str, Any]:
-    """A number in [low, high]; empty means the default."""
-    return {"anyOf": [{"type": "number", "minimum": low, "maximum": high}, EMPTY]}
-
-
-def choice_list(choices: Iterable[str]) -> dict[str, Any]:
-    """A comma-separated list of at least one of `choices` (spaces and empty items ignored)."""
-    choice = "(?:" + "|".join(re.escape(choice) for choice in choices) + ")"
-    return {"type": "string", "pattern": rf"^[\s,]*{choice}(?:\s*,[\s,]*{choice})*[\s,]*$"}
-
-
-def id_list(id_characters: str) -> dict[str, Any]:
-    """Comma-separated ids, each `id_characters` (a regex), empty items ignored, at least one."""
-    return {"type": "string", "pattern": rf"^,*{id_characters}(?:,+{id_characters})*,*$"}

@@ -21,6 +21,7 @@ from memoria.graph.selectors import group_summary, visible_groups
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.exporter import graph_document_export
 from memoria.interchange.importer import graph_document_import
+from memoria.interchange.records import GraphDocumentBody
 from memoria.jobs.request_limits import sync_export_check, sync_import_check
 from memoria.live import broadcast_events
 from memoria.readmodel.cache import view_cache
@@ -107,7 +108,7 @@ class GroupImportView(APIView):
         texts_changed = serializers.IntegerField()
         embedding = Embedding()
 
-    @extend_schema(request=dict, responses={200: Output, 429: ThrottledOutput})
+    @extend_schema(request=GraphDocumentBody, responses={200: Output, 429: ThrottledOutput})
     def post(self, request: Request, group: str) -> Response:
         check_group_access(user=request.user, group=group)
         document = parse_graph_document(request.data, group=group)

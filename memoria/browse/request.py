@@ -1,154 +1,144 @@
-"""Graph view requests as callers send them (URL parameters), validated into what the browse reads take.
+"""Graph view requests as callers send them (URL parameters): pydantic models of their query strings.
 
-Every problem names its parameter, so a 400 says exactly what to fix; nothing is read on bad input.
+Every problem names its parameter, so a 400 says exactly what to fix; nothing is read on bad input. The views
+read them with memoria.graph.query.query_parse and document them from the same models.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator, Field, StrictBool, WithJsonSchema
+from pydantic_core import PydanticUseDefault
 
 from memoria.browse.filters import CATEGORY_CHOICES, EdgeFilter
 from memoria.browse.neighbourhood import DEFAULT_LIMIT, LINK_KINDS, MAX_LIMIT, MAX_OFFSET
 from memoria.browse.paths import DEFAULT_MAX_HOPS, MAX_HOPS, PathMode, PathQuery
 from memoria.browse.selectors import MAX_CARDS
-from memoria.errors import InvalidInput, names_shown
-from memoria.graph.asof import EVERY_FACT, VIEW_FIELDS, view_moment
+from memoria.graph.asof import FLAG_VALUES, view_moment
+from memoria.graph.query import EMPTY, ID_CHARACTERS, ChoiceList, WholeQuery, id_list, number_or_empty
 from memoria.graph.rules import ID_PATTERN, MAX_WEIGHT, MIN_WEIGHT
+from memoria.graph.vocabulary import NodeId, RequestModel, Timestamp
 
-FILTER_PARAMETERS = {*VIEW_FIELDS, "min_weight", "categories"}
-NEIGHBOURHOOD_PARAMETERS = FILTER_PARAMETERS | {"links", "offset", "limit"}
-PATH_PARAMETERS = FILTER_PARAMETERS | {"from", "to", "mode", "max_hops"}
-IDS_PARAMETERS = FILTER_PARAMETERS | {"ids"}
 MAX_SUBGRAPH_HOPS = 3  # a hub's three-hop neighbourhood already reaches most of a small-world graph
 
 
-@dataclass(frozen=True)
-class NeighbourhoodRequest:
-    links: tuple[str, ...]
-    edge_filter: EdgeFilter
-    offset: int
-    limit: int
+def _blank_is_default(raw: Any) -> Any:
+    """A URL's empty value (`?as_of=`) means the default, as a form that leaves a field blank sends it."""
+    if raw is None or raw == "":
+        raise PydanticUseDefault
+    return raw
 
 
-@dataclass(frozen=True)
-class PathRequest:
-    query: PathQuery
-    mode: PathMode
+def _flag(raw: Any) -> Any:
+    raw = _blank_is_default(raw)
+    return FLAG_VALUES.get(raw.lower(), raw) if isinstance(raw, str) else raw
 
 
-class _Problems(list[str]):
-    """Problems collected over every parameter, raised together."""
-
-    def unknown(self, params: Mapping[str, str], known: set[str]) -> None:
-        extra = sorted(set(params) - known)
-        if extra:
-            self.append(f"unknown parameter(s): {names_shown(extra)} (known: {', '.join(sorted(known))})")
-
-    def whole(self, params: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
-        raw = params.get(name)
-        if raw is None or raw == "":
-            return default
-        if not raw.isdigit() or not low <= int(raw) <= high:
-            self.append(f"{name}: {raw!r} is not a whole number in [{low}, {high}]")
-            return default
-        return int(raw)
-
-    def listed(self, raw: str | None, name: str, choices: tuple[str, ...]) -> tuple[str, ...] | None:
-        """A comma-separated subset of choices (any case); None when absent."""
-        if raw is None:
-            return None
-        given = tuple(dict.fromkeys(item.strip().upper() for item in raw.split(",") if item.strip()))
-        wrong = [item for item in given if item not in choices]
-        if wrong or not given:
-            self.append(f"{name}: give a comma-separated list of {', '.join(choices)}")
-            return None
-        return given
-
-    def node_id(self, raw: str | None, name: str) -> str:
-        if raw is None or not ID_PATTERN.match(raw):
-            self.append(f"{name}: is required: a node id (letters, digits and ._:/@#-, at most 200)")
-            return ""
-        return raw
-
-    def check(self) -> None:
-        if self:
-            raise InvalidInput(list(self))
-
-
-def _edge_filter(params: Mapping[str, str], problems: _Problems) -> EdgeFilter:
-    moment = EVERY_FACT
+def _min_weight(raw: Any) -> float:
+    raw = _blank_is_default(raw)
     try:
-        moment = view_moment({name: value for name, value in params.items() if value})
-    except InvalidInput as error:
-        problems.extend(error.problems)
-    min_weight = MIN_WEIGHT
-    raw = params.get("min_weight")
-    if raw:
-        try:
-            min_weight = float(raw)
-        except ValueError:
-            min_weight = -1.0
-        if not 0.0 <= min_weight <= MAX_WEIGHT:
-            problems.append(f"min_weight: {raw!r} is not a number in [0, {MAX_WEIGHT}]")
-            min_weight = MIN_WEIGHT
-    categories = problems.listed(params.get("categories"), "categories", CATEGORY_CHOICES)
-    return EdgeFilter(moment=moment, min_weight=min_weight, categories=categories)
+        weight = float(raw)
+    except (TypeError, ValueError):
+        weight = -1.0
+    if not 0.0 <= weight <= MAX_WEIGHT:
+        raise ValueError(f"{raw!r} is not a number in [0, {MAX_WEIGHT}]")
+    return weight
 
 
-def parse_neighbourhood_parameters(params: Mapping[str, str]) -> NeighbourhoodRequest:
-    """?links=RELATES,MENTIONS,HAS_MEMBER&offset=&limit=&valid_at=&min_weight=&categories=."""
-    problems = _Problems()
-    problems.unknown(params, NEIGHBOURHOOD_PARAMETERS)
-    links = problems.listed(params.get("links"), "links", LINK_KINDS) or (LINK_KINDS[0],)
-    offset = problems.whole(params, "offset", 0, 0, MAX_OFFSET)
-    limit = problems.whole(params, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
-    edge_filter = _edge_filter(params, problems)
-    problems.check()
-    return NeighbourhoodRequest(links=links, edge_filter=edge_filter, offset=offset, limit=limit)
-
-
-def parse_path_parameters(params: Mapping[str, str], *, group: str) -> PathRequest:
-    """?from=&to=&mode=shortest|strongest&max_hops=&valid_at=&min_weight=&categories=."""
-    problems = _Problems()
-    problems.unknown(params, PATH_PARAMETERS)
-    source = problems.node_id(params.get("from"), "from")
-    target = problems.node_id(params.get("to"), "to")
-    mode = PathMode.SHORTEST
+def _mode(raw: Any) -> PathMode:
     try:
-        mode = PathMode(params.get("mode", PathMode.SHORTEST.value))
+        return PathMode(raw)
     except ValueError:
-        problems.append(f"mode: {params.get('mode')!r} is not one of {', '.join(PathMode)}")
-    max_hops = problems.whole(params, "max_hops", DEFAULT_MAX_HOPS, 1, MAX_HOPS)
-    edge_filter = _edge_filter(params, problems)
-    problems.check()
-    query = PathQuery(group=group, source=source, target=target, max_hops=max_hops, edge_filter=edge_filter)
-    return PathRequest(query=query, mode=mode)
+        raise ValueError(f"{raw!r} is not one of {', '.join(PathMode)}") from None
 
 
-def parse_ids_parameters(params: Mapping[str, str], *, filtered: bool = True) -> tuple[list[str], EdgeFilter]:
-    """?ids=a,b,c (1–MAX_CARDS node ids), with the edge filter's parameters when `filtered`."""
-    problems = _Problems()
-    problems.unknown(params, IDS_PARAMETERS if filtered else {"ids"})
-    ids = [item for item in (params.get("ids") or "").split(",") if item]
+def _ids(raw: Any) -> list[str]:
+    ids = [item for item in str(raw).split(",") if item]
     if not 1 <= len(ids) <= MAX_CARDS:
-        problems.append(f"ids: give 1–{MAX_CARDS} comma-separated node ids")
+        raise ValueError(f"give 1–{MAX_CARDS} comma-separated node ids")
     bad = [item for item in ids if not ID_PATTERN.match(item)]
     if bad:
-        problems.append(f"ids: {bad[0][:50]!r} is not a node id")
-    edge_filter = _edge_filter(params, problems)
-    problems.check()
-    return ids, edge_filter
+        raise ValueError(f"{bad[0][:50]!r} is not a node id")
+    return ids
 
 
-def parse_subgraph_parameters(params: Mapping[str, str]) -> tuple[list[str], EdgeFilter, int]:
-    """The ids and edge filter of parse_ids_parameters, and ?hops=0–MAX_SUBGRAPH_HOPS (default 0: the ids alone)."""
-    problems = _Problems()
-    hops = problems.whole(params, "hops", 0, 0, MAX_SUBGRAPH_HOPS)
-    ids, edge_filter = [], EdgeFilter()
-    try:
-        ids, edge_filter = parse_ids_parameters({key: params[key] for key in params if key != "hops"})
-    except InvalidInput as error:
-        problems.extend(error.problems)
-    problems.check()
-    return ids, edge_filter, hops
+Moment = Annotated[
+    Timestamp | None,
+    BeforeValidator(_blank_is_default),
+    WithJsonSchema({"anyOf": [{"type": "string", "format": "date-time"}, EMPTY]}),
+]
+Ids = Annotated[
+    list[str],
+    BeforeValidator(_ids),
+    WithJsonSchema(id_list(ID_CHARACTERS)),
+    Field(description=f"1–{MAX_CARDS} comma-separated node ids"),
+]
+
+
+class EdgeFilterQuery(RequestModel):
+    """Which facts a view shows: at which moment (as for retrieval: now by default), how heavy, which kinds."""
+
+    as_of: Moment = Field(
+        default=None, description="ISO 8601 with a zone: only facts that count then (docs/retrieval.md, Time)"
+    )
+    known_at: Moment = Field(default=None, description="as the memory knew them then (default with as_of: now)")
+    include_invalidated: Annotated[
+        StrictBool,
+        BeforeValidator(_flag),
+        WithJsonSchema({"anyOf": [{"type": "string", "enum": ["true", "false"]}, EMPTY]}),
+    ] = Field(
+        default=False, description="true: every fact, ended ones included; with no time parameter, facts that count now"
+    )
+    valid_at: Moment = Field(default=None, description="the older name of as_of")
+    min_weight: Annotated[float, BeforeValidator(_min_weight), WithJsonSchema(number_or_empty(0, MAX_WEIGHT))] = Field(
+        default=MIN_WEIGHT, description="only facts at least this heavy (default: all)"
+    )
+    categories: ChoiceList(CATEGORY_CHOICES) = Field(
+        default=None, description="comma-separated relation categories; NONE for uncategorised"
+    )
+
+    def edge_filter(self) -> EdgeFilter:
+        """The filter, its moment resolved; the rules between the time fields answer InvalidInput here."""
+        given = {"as_of": self.as_of, "known_at": self.known_at, "valid_at": self.valid_at}
+        moment = view_moment({**given, "include_invalidated": self.include_invalidated or None})
+        return EdgeFilter(moment=moment, min_weight=self.min_weight, categories=self.categories)
+
+
+class NeighbourhoodQuery(EdgeFilterQuery):
+    """?links=RELATES,MENTIONS,HAS_MEMBER&offset=&limit= and the edge filter."""
+
+    links: ChoiceList(LINK_KINDS) = Field(default=(LINK_KINDS[0],), description="comma-separated; default RELATES")
+    offset: WholeQuery(0, MAX_OFFSET) = 0
+    limit: WholeQuery(1, MAX_LIMIT) = Field(default=DEFAULT_LIMIT, description=f"default {DEFAULT_LIMIT}")
+
+
+class PathParameters(EdgeFilterQuery):
+    """?from=&to=&mode=shortest|strongest&max_hops= and the edge filter."""
+
+    source: NodeId = Field(alias="from")
+    target: NodeId = Field(alias="to")
+    mode: Annotated[
+        PathMode, BeforeValidator(_mode), WithJsonSchema({"type": "string", "enum": [mode.value for mode in PathMode]})
+    ] = PathMode.SHORTEST
+    max_hops: WholeQuery(1, MAX_HOPS) = Field(default=DEFAULT_MAX_HOPS, description=f"default {DEFAULT_MAX_HOPS}")
+
+    def query(self, group: str) -> PathQuery:
+        return PathQuery(
+            group=group, source=self.source, target=self.target, max_hops=self.max_hops, edge_filter=self.edge_filter()
+        )
+
+
+class CardsQuery(RequestModel):
+    """?ids=a,b,c alone: cards have no facts to filter."""
+
+    ids: Ids
+
+
+class SubgraphQuery(EdgeFilterQuery):
+    """?ids=a,b,c&hops=0–MAX_SUBGRAPH_HOPS (default 0: the ids alone) and the edge filter."""
+
+    hops: WholeQuery(0, MAX_SUBGRAPH_HOPS) = Field(
+        default=0, description="default 0: the nodes within that many facts of the ids"
+    )
+    ids: Ids

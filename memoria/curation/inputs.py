@@ -8,16 +8,16 @@ tags normalised as ingestion does, relation length, category from kinds.RELATION
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Field, model_validator
+from pydantic import BeforeValidator, Field, WithJsonSchema, model_validator
+from pydantic_core import PydanticUseDefault
 
 from memoria.curation.audit import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
 from memoria.curation.models import EDGE, ENTITY
 from memoria.errors import InvalidGraphDocument, InvalidInput
 from memoria.graph.kinds import RELATION_CATEGORIES
+from memoria.graph.query import EMPTY, ID_CHARACTERS, whole_or_empty
 from memoria.graph.rules import ID_PATTERN, MAX_RELATION_LENGTH, MAX_TEXT_LENGTH
 from memoria.graph.vocabulary import Checked, NodeId, RequestModel, Tags, Timestamp, Weight, input_parse
 from memoria.interchange.document import EdgeRecord, parse_graph_document
@@ -97,28 +97,6 @@ class EdgeCreate(RequestModel):
     episodes: Checked(list[NodeId]) = None
 
 
-def _body(data: Any, where: str, allowed: set[str]) -> dict[str, Any]:
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        raise InvalidInput(f"{where}: must be a JSON object, not {type(data).__name__}")
-    unknown = sorted(set(data) - allowed)
-    if unknown:
-        raise InvalidInput(
-            f"{where}: unknown key(s) {', '.join(map(repr, unknown))} (allowed: {', '.join(sorted(allowed))})"
-        )
-    return data
-
-
-def version_parse(value: Any, where: str) -> str | None:
-    """A version is what the reads answered (`version`): the caller edits on top of that, or gets a conflict."""
-    if value is None:
-        return None
-    if not isinstance(value, str) or not VERSION_PATTERN.match(value):
-        raise InvalidInput(f"{where}: must be a version string as the read answered it")
-    return value
-
-
 def edge_record_check(item: dict[str, Any], *, group: str, where: str = "edge") -> EdgeRecord:
     """One edge through the import validator; its `edges[0].field` names become `edge.field`."""
     try:
@@ -142,50 +120,73 @@ def edge_invalidation_parse(data: Any) -> EdgeInvalidation:
     return input_parse(EdgeInvalidation, {} if data is None else data, where="invalidate")
 
 
+class EdgeDelete(RequestModel):
+    """A delete's body: only the version the caller saw (optional)."""
+
+    version: Version | None = None
+
+
+class Undo(RequestModel):
+    """An undo names its entry in the URL and takes nothing else."""
+
+
 def edge_delete_parse(data: Any, *, version: Any = None) -> str | None:
     """A delete names the version it saw in its body or, as DELETE bodies are often dropped, in the query."""
-    body = _body(data, "delete", {"version"})
-    return version_parse(body.get("version", version), "delete.version")
-
-
-def undo_parse(data: Any) -> None:
-    """An undo names its entry in the URL and takes nothing else."""
-    _body(data, "undo", set())
+    body = input_parse(EdgeDelete, {} if data is None else data, where="delete")
+    if "version" in body.model_fields_set:
+        return body.version
+    return input_parse(EdgeDelete, {"version": version}, where="delete").version
 
 
 def entity_merge_parse(data: Any) -> EntityMerge:
     return input_parse(EntityMerge, {} if data is None else data, where="merge")
 
 
-@dataclass(frozen=True)
-class AuditQuery:
-    item_id: str | None
-    item_kind: str | None
-    before: int | None
-    limit: int
+def _item_id(raw: Any) -> Any:
+    if raw in (None, ""):
+        return None
+    if not isinstance(raw, str) or not ID_PATTERN.match(raw):
+        raise ValueError("must be an id (1–200 letters, digits or ._:/@#-)")
+    return raw
 
 
-def _positive(params: Mapping[str, str], key: str, default: int | None) -> int | None:
-    raw = params.get(key)
+def _item_kind(raw: Any) -> Any:
+    if raw in (None, ""):
+        return None
+    if raw not in ITEM_KINDS:
+        raise ValueError(f"must be one of {', '.join(ITEM_KINDS)}")
+    return raw
+
+
+def _positive(raw: Any) -> Any:
     if raw is None or raw == "":
-        return default
-    if not raw.isdigit() or int(raw) < 1:
-        raise InvalidInput(f"{key}: {raw!r} must be a positive whole number")
-    return int(raw)
+        raise PydanticUseDefault
+    if isinstance(raw, bool) or not str(raw).isdigit() or int(str(raw)) < 1:
+        raise ValueError(f"{raw!r} must be a positive whole number")
+    return int(str(raw))
 
 
-def audit_query_parse(params: Mapping[str, str]) -> AuditQuery:
-    """The audit listing's query string: `item_id`, `item_kind` (edge | entity), `before` (an entry id), `limit`."""
-    unknown = sorted(set(params) - {"item_id", "item_kind", "before", "limit"})
-    if unknown:
-        raise InvalidInput(f"query: unknown parameter(s) {', '.join(map(repr, unknown))}")
-    item_kind = params.get("item_kind") or None
-    if item_kind is not None and item_kind not in ITEM_KINDS:
-        raise InvalidInput(f"item_kind: must be one of {', '.join(ITEM_KINDS)}")
-    item_id = params.get("item_id") or None
-    if item_id is not None and not ID_PATTERN.match(item_id):
-        raise InvalidInput("item_id: must be an id (1–200 letters, digits or ._:/@#-)")
-    limit = _positive(params, "limit", DEFAULT_PAGE_SIZE)
+def _page_size(raw: Any) -> Any:
+    limit = _positive(raw)
     if limit > MAX_PAGE_SIZE:
-        raise InvalidInput(f"limit: {limit} is more than {MAX_PAGE_SIZE}")
-    return AuditQuery(item_id=item_id, item_kind=item_kind, before=_positive(params, "before", None), limit=limit)
+        raise ValueError(f"{limit} is more than {MAX_PAGE_SIZE}")
+    return limit
+
+
+class AuditQuery(RequestModel):
+    """The audit listing's query string; an empty value means "any" (or the default page size)."""
+
+    item_id: Annotated[
+        str | None, BeforeValidator(_item_id), WithJsonSchema({"type": "string", "pattern": f"^({ID_CHARACTERS})?$"})
+    ] = Field(default=None, description="only entries that touched this edge or entity")
+    item_kind: Annotated[
+        str | None,
+        BeforeValidator(_item_kind),
+        WithJsonSchema({"anyOf": [{"type": "string", "enum": list(ITEM_KINDS)}, EMPTY]}),
+    ] = None
+    before: Annotated[int | None, BeforeValidator(_positive), WithJsonSchema(whole_or_empty(1))] = Field(
+        default=None, description="an entry id: the page of entries older than it"
+    )
+    limit: Annotated[int, BeforeValidator(_page_size), WithJsonSchema(whole_or_empty(1, MAX_PAGE_SIZE))] = Field(
+        default=DEFAULT_PAGE_SIZE, description=f"entries per page (default {DEFAULT_PAGE_SIZE})"
+    )

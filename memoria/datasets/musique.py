@@ -24,8 +24,8 @@ from memoria.graph.rules import (
     MAX_TEXT_LENGTH,
     MAX_WEIGHT,
 )
-from memoria.interchange.document import relation_problem, text_problem
 from memoria.interchange.jsontext import file_bytes, json_decode, shown
+from memoria.interchange.records import relation_problem, text_problem
 
 CORPUS_FILE = "corpus.json"
 OPENIE_FILE = "openie.json"

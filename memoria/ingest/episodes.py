@@ -7,18 +7,29 @@ so re-adding the same input finds the episode already stored.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator, Field, RootModel, ValidationError
 
 from memoria.errors import InvalidInput
-from memoria.graph import kinds
-from memoria.graph.rules import MAX_NAME_LENGTH, MAX_TEXT_LENGTH, TIMESTAMP_FORMAT
-from memoria.interchange.document import _Checker
+from memoria.graph.rules import TIMESTAMP_FORMAT
+from memoria.graph.vocabulary import RequestModel
+from memoria.interchange.records import (
+    OptionalName,
+    OptionalRecordId,
+    RecordTimestamp,
+    RequiredEpisodeSource,
+    RequiredText,
+    record_problems,
+)
 
-EPISODE_KEYS = frozenset({"id", "name", "content", "source", "source_description", "valid_at"})
 DEFAULT_SOURCE = "message"
+# One request is one transaction: bounded so that a request stays a few seconds of work.
+MAX_EPISODES_PER_REQUEST = 500
+BOOLEAN_WORDS = {"true": True, "1": True, "false": False, "0": False}
 NAME_FROM_CONTENT = 80  # characters of the content that name an episode given without a name
 
 
@@ -46,30 +57,33 @@ class Episode:
     reference_time: str
 
 
+class EpisodeBody(RequestModel):
+    """An episode as a caller sends it: the same fields, rules and words as an imported episode node."""
+
+    content: RequiredText = Field(description="what was said or written; the only required field")
+    id: OptionalRecordId = Field(default=None, description="derived from the input when absent")
+    name: OptionalName = Field(default=None, description="the first words of the content when absent")
+    source: RequiredEpisodeSource = DEFAULT_SOURCE
+    source_description: OptionalName = None
+    valid_at: RecordTimestamp = Field(default=None, description="when it happened (default: when it is added)")
+
+    def episode(self) -> EpisodeInput:
+        name = self.name.strip() if self.name else ""
+        return EpisodeInput(
+            content=self.content,
+            id=self.id,
+            name=name or None,
+            source=self.source,
+            source_description=self.source_description or "",
+            valid_at=self.valid_at,
+        )
+
+
 def _episode_problems(raw: Any, where: str) -> tuple[EpisodeInput | None, list[str]]:
-    # The graph document's field checker: the same rules and messages as an import's episode nodes.
-    check = _Checker()
-    if not check.object_keys(raw, EPISODE_KEYS, where):
-        return None, check.problems
-    content = check.string(raw, "content", where, required=True, max_length=MAX_TEXT_LENGTH)
-    episode_id = check.identifier(raw, "id", where) if raw.get("id") is not None else None
-    name = check.string(raw, "name", where, required=False, max_length=MAX_NAME_LENGTH)
-    source = raw.get("source", DEFAULT_SOURCE)
-    if source not in kinds.EPISODE_SOURCES:
-        check.fail(f"{where}.source", f"must be one of {', '.join(kinds.EPISODE_SOURCES)}")
-    description = check.string(raw, "source_description", where, required=False, max_length=MAX_NAME_LENGTH)
-    valid_at = check.timestamp(raw, "valid_at", where)
-    if check.problems:
-        return None, check.problems
-    episode = EpisodeInput(
-        content=content,
-        id=episode_id,
-        name=name.strip() if name and name.strip() else None,
-        source=source,
-        source_description=description or "",
-        valid_at=valid_at,
-    )
-    return episode, []
+    try:
+        return EpisodeBody.model_validate(raw).episode(), []
+    except ValidationError as error:
+        return None, record_problems(error, where)
 
 
 def episode_input_parse(raw: Any, *, where: str = "episode") -> EpisodeInput:
@@ -106,6 +120,46 @@ def episodes_parse_at(items: Iterable[tuple[str, Any]]) -> list[EpisodeInput]:
 def episode_inputs_parse(items: list[Any], *, where: str = "episodes") -> list[EpisodeInput]:
     """Validate a list of episode objects, reporting the problems of all of them at once."""
     return episodes_parse_at((f"{where}[{index}]", raw) for index, raw in enumerate(items))
+
+
+EpisodeBatch = Annotated[list[EpisodeBody], Field(min_length=1, max_length=MAX_EPISODES_PER_REQUEST)]
+
+
+class EpisodesPost(RootModel[EpisodeBody | EpisodeBatch]):
+    """The body of POST …/episodes: one episode, or a list of 1–MAX_EPISODES_PER_REQUEST stored all or nothing."""
+
+
+def _yes_or_no(value: Any) -> Any:
+    if isinstance(value, str):
+        answer = BOOLEAN_WORDS.get(value.strip().lower())
+        if answer is None:
+            raise ValueError(f"{value!r} must be true or false")
+        return answer
+    return value
+
+
+class EpisodesQuery(RequestModel):
+    """The query of POST …/episodes."""
+
+    update_communities: Annotated[bool, BeforeValidator(_yes_or_no)] = Field(
+        default=True, description="refresh the communities of touched entities (default true)"
+    )
+
+    @classmethod
+    def given(cls, params: Mapping[str, str]) -> dict[str, str]:
+        """Only this model's parameters: others (a client's cache-buster) were always let through."""
+        return {name: params[name] for name in cls.model_fields if name in params}
+
+
+def episodes_post_parse(data: Any) -> list[EpisodeInput]:
+    """The episodes of a POST body; each problem names its episode (`episode.content`, `episodes[3].valid_at`)."""
+    if isinstance(data, dict):
+        return [episode_input_parse(data, where="episode")]
+    if not isinstance(data, list):
+        raise InvalidInput("body: must be an episode object or a list of them")
+    if not 1 <= len(data) <= MAX_EPISODES_PER_REQUEST:
+        raise InvalidInput(f"episodes: send 1–{MAX_EPISODES_PER_REQUEST} episodes, not {len(data)}")
+    return episode_inputs_parse(data, where="episodes")
 
 
 def derived_episode_id(group: str, episode: EpisodeInput) -> str:

@@ -116,7 +116,7 @@ def test_other_groups_and_unknown_items_are_404(client_for, memory: str) -> None
         ("patch", "", {"weight": 0.5, "version": 3}, "edge.version"),
         ("post", "/invalidate", {"invalid_at": "tomorrow"}, "invalidate.invalid_at"),
         ("post", "/invalidate", {"reason": "x"}, "invalidate: unknown field(s) reason"),
-        ("delete", "", {"force": True}, "delete: unknown key(s) 'force'"),
+        ("delete", "", {"force": True}, "delete: unknown field(s) force"),
     ],
 )
 def test_bad_bodies_answer_400_naming_the_field_and_write_nothing(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 from django.core.management import call_command
@@ -51,3 +52,47 @@ def test_the_docs_page_loads_swagger_ui_from_this_server_only(db: None) -> None:
         assert len(_body(response)) > 100, asset
     schema = browser.get("/api/schema/", {"format": "json"})
     assert schema.status_code == 200 and schema.json()["openapi"].startswith("3.")
+
+
+# Bodies still documented as a free-form object: issue 17 types them on another branch (search, activation and
+# PPR requests). Empty this set when they are merged; the test below then holds every write to a typed body.
+NOT_YET_TYPED = {
+    ("POST", "/api/search"),
+    ("POST", "/api/retrieval/activation"),
+    ("POST", "/api/retrieval/ppr"),
+}
+WRITE_METHODS = ("post", "patch", "put")
+
+
+def _served_document() -> dict:
+    from drf_spectacular.generators import SchemaGenerator
+    from drf_spectacular.renderers import OpenApiJsonRenderer
+
+    document = SchemaGenerator().get_schema(request=None, public=True)
+    return json.loads(OpenApiJsonRenderer().render(document, renderer_context={}))
+
+
+def _request_bodies() -> dict[tuple[str, str], dict | None]:
+    """Every POST/PATCH/PUT of the schema with its JSON body schema (None: the operation takes no body)."""
+    return {
+        (method.upper(), path): operation.get("requestBody", {})
+        .get("content", {})
+        .get("application/json", {})
+        .get("schema")
+        for path, operations in _served_document()["paths"].items()
+        for method, operation in operations.items()
+        if method in WRITE_METHODS
+    }
+
+
+def test_every_write_body_is_typed_from_a_model_except_the_listed_ones() -> None:
+    bodies = _request_bodies()
+    typed = {key for key, body in bodies.items() if body and ("$ref" in body or body.get("properties"))}
+    free_form = {key for key, body in bodies.items() if body and key not in typed}
+
+    assert free_form == NOT_YET_TYPED, sorted(free_form)
+    assert set(bodies) >= NOT_YET_TYPED  # the list names real operations, so emptying it is checked too
+    refs = {key: body.get("$ref", "") for key, body in bodies.items() if body}
+    assert refs[("POST", "/api/groups/{group}/episodes")].endswith("/EpisodesPost")
+    assert refs[("POST", "/api/groups/{group}/import")].endswith("/GraphDocumentBody")
+    assert refs[("POST", "/api/groups/{group}/jobs/import")].endswith("/GraphDocumentBody")

@@ -90,7 +90,8 @@ FREE_FORM_BODY_OPERATIONS = {
 # a merge's `from` must be another entity of the group than the URL's; an edited edge's valid_at must not pass its
 # invalid_at, and its relation passes the import format's character rules, as a new edge's does (curated or
 # indexed), whose ends must differ; a community build's resolution goes only with Leiden,
-# for the synchronous build and its job alike):
+# for the synchronous build and its job alike; an imported document's ids are unique, its edges join two
+# different nodes it holds or the group stores, and episode fields go only on Episode nodes):
 # "schema-valid" is not "valid" there either.
 CROSS_FIELD_OPERATIONS = {
     ("GET", "/api/search"),
@@ -107,10 +108,14 @@ CROSS_FIELD_OPERATIONS = {
     ("POST", "/api/graph/{group}/edges"),
     ("POST", "/api/groups/{group}/communities"),
     ("POST", "/api/groups/{group}/jobs/communities"),  # a resolution only with Leiden
+    ("POST", "/api/groups/{group}/import"),
+    ("POST", "/api/groups/{group}/jobs/import"),
 }
-# Saved views: a name must hold a non-space character and a state only the graph page's URL keys, rules the
-# schema's lengths do not express.
+# Saved views: a name must hold a non-space character and a state only the graph page's URL keys; an episode's
+# content must hold a non-space character and its name no control character: rules the schema's lengths do not
+# express.
 RULED_TEXT_OPERATIONS = {
+    ("POST", "/api/groups/{group}/episodes"),
     ("POST", "/api/groups/{group}/views"),
     ("PATCH", "/api/groups/{group}/views/{view_id}"),
 }
