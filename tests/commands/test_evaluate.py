@@ -168,3 +168,14 @@ def test_bad_input_is_named_and_writes_nothing(prefix: str, tmp_path: Path) -> N
     (tmp_path / "empty").mkdir()
     with pytest.raises(CommandError, match=r"no conversation-\*\.json files in"):
         run("--data-dir", str(tmp_path / "empty"), "--group-prefix", prefix)
+
+
+def test_tune_preceding_runs_in_memory_and_writes_nothing(prefix: str, tmp_path: Path) -> None:
+    path = fx.write_conversation(tmp_path)
+    figures = tmp_path / "tune.json"
+    out, _ = run(str(path), "--group-prefix", prefix, "--tune-preceding", "--ks", "1,5", "--json", str(figures))
+    assert "episodes_hybrid_rrf's BM25 with each message's N preceding messages" in out
+    assert "2 preceding message(s)" in out and "held out" in out
+    assert "leave one conversation out, recall@5" in out
+    assert json.loads(figures.read_text())["folds"]["questions"] == 4  # categories 1–4 with evidence
+    assert count_group(f"{prefix}91") == {"nodes": 0, "edges": 0}

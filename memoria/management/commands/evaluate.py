@@ -21,6 +21,7 @@ from memoria.errors import EmbeddingModelError, GraphUnavailable, InvalidInput
 from memoria.evaluation import graph_fusion
 from memoria.evaluation import locomo as evaluation
 from memoria.evaluation import musique as musique_evaluation
+from memoria.evaluation import preceding_tune as preceding_tuning
 from memoria.evaluation.dense import DenseIndex
 from memoria.evaluation.floor import FloorInputs, floor_choose, floor_json, floor_lines
 from memoria.evaluation.folds import folds_json, folds_markdown, folds_text, row_folds
@@ -73,6 +74,12 @@ class Command(BaseCommand):
         locomo.add_argument(
             "--skip-ingest", action="store_true", help="do not load missing turns: every group must hold its turns"
         )
+        locomo.add_argument(
+            "--tune-preceding",
+            action="store_true",
+            help="instead: choose how many preceding messages a message is searched with, by cross-validation, "
+            "in memory (no graph server, nothing written)",
+        )
         _add_run_arguments(locomo)
         musique = sub.add_parser(
             "musique",
@@ -117,6 +124,7 @@ class Command(BaseCommand):
         markdown: bool,
         json_path: Path | None,
         quiet: bool,
+        tune_preceding: bool = False,
         **_: object,
     ) -> None:
         started = time.perf_counter()
@@ -130,10 +138,14 @@ class Command(BaseCommand):
             evaluation.locomo_conversation(path, group=group, limit_questions=limit_questions)
             for path, group in groups.items()
         ]  # every file read and checked before anything is written
+        say = self.stdout.write
+        if tune_preceding:
+            say(machine_line())
+            self._preceding_tune(conversations, chosen_ks, embedding_threads, markdown=markdown, json_path=json_path)
+            return
         health = graph_health()
         if not health.up:
             raise CommandError(f"graph server down: {health.detail}")
-        say = self.stdout.write
         say(machine_line())
         ingest_seconds = self._ingest(conversations, skip_ingest, embedding_threads, quiet)
         model = _embedder(embedding_threads)
@@ -179,6 +191,53 @@ class Command(BaseCommand):
             }
             json_path.write_text(json.dumps(figures, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
             say(f"figures written to {json_path}")
+
+    def _preceding_tune(
+        self,
+        conversations: list[LocomoConversation],
+        ks: tuple[int, ...],
+        embedding_threads: int | None,
+        *,
+        markdown: bool,
+        json_path: Path | None,
+    ) -> None:
+        say = self.stdout.write
+        model = _embedder(embedding_threads)
+        tuning = preceding_tuning.preceding_tune(conversations, embed=model.embed, ks=ks)
+        titles = {preceding_tuning.BASELINE: "dense baseline"} | {
+            preceding_tuning.candidate(n): f"{n} preceding message(s)" for n in preceding_tuning.COUNTS
+        }
+        say(
+            f"LoCoMo: episodes_hybrid_rrf's BM25 with each message's N preceding messages, {len(conversations)} "
+            f"conversation(s), recall@k in memory"
+        )
+        for line in (recall_markdown if markdown else recall_text)(tuning.table, evaluation.REPORT_ROWS, titles):
+            say(line)
+        if tuning.folds is not None:
+            for line in (folds_markdown if markdown else folds_text)(tuning.folds, titles):
+                say(line)
+        for k, choices in tuning.by_conversation.items():
+            say(f"leave one conversation out, recall@{k} of categories 1–4:")
+            for choice in choices:
+                say(
+                    f"  conversation {choice.conversation}: chose {titles[choice.chosen]}, held out "
+                    f"{choice.held_out:.3f} (dense {choice.dense:.3f})"
+                )
+            if (versus := tuning.held_out_versus_dense[k]) is not None:
+                held_out = sum(c.held_out * c.questions for c in choices) / sum(c.questions for c in choices)
+                say(
+                    f"  held out {held_out:.3f}, − dense: {versus.mean:+.3f} [{versus.low:+.3f}, {versus.high:+.3f}] "
+                    f"({versus.questions} questions)"
+                )
+        say(f"tuning {tuning.seconds:.1f} s")
+        if json_path is not None:
+            figures = {
+                "folds": folds_json(tuning.folds) if tuning.folds else None,
+                "by_conversation": {
+                    str(k): [vars(choice) for choice in choices] for k, choices in tuning.by_conversation.items()
+                },
+            }
+            json_path.write_text(json.dumps(figures, indent=2))
 
     def musique(self, *, data_dir: Path | None, group: str, tune_graph_fusion: bool, **options: Any) -> None:
         started = time.perf_counter()
