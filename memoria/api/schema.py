@@ -8,6 +8,8 @@ from typing import Any
 
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import ResolvedComponent, is_serializer
+from drf_spectacular.utils import OpenApiParameter
+from pydantic import BaseModel
 from rest_framework.permissions import SAFE_METHODS, AllowAny
 from rest_framework.serializers import Serializer
 
@@ -143,3 +145,23 @@ def choice_list(choices: Iterable[str]) -> dict[str, Any]:
 def id_list(id_characters: str) -> dict[str, Any]:
     """Comma-separated ids, each `id_characters` (a regex), empty items ignored, at least one."""
     return {"type": "string", "pattern": rf"^,*{id_characters}(?:,+{id_characters})*,*$"}
+
+
+def model_parameters(model: type[BaseModel]) -> list[OpenApiParameter]:
+    """A request model's fields as query parameters: spectacular expands only DRF serializers into parameters, so
+    a URL's model (read by memoria.graph.vocabulary.input_parse) is documented from its own JSON schema."""
+    schema = model.model_json_schema()
+    required = set(schema.get("required", ()))
+    parameters = []
+    for name, field in schema["properties"].items():
+        field = {key: value for key, value in field.items() if key != "title"}
+        options = [option for option in field.pop("anyOf", ()) if option != {"type": "null"}]
+        if len(options) == 1:  # an optional parameter is left out, never sent as null
+            field = {**options[0], **field}
+        elif options:
+            field["anyOf"] = options
+        if field.get("default", 0) is None:
+            del field["default"]
+        description = field.pop("description", None)
+        parameters.append(OpenApiParameter(name, field, required=name in required, description=description))
+    return parameters

@@ -50,7 +50,7 @@ from memoria.retrieval.event_types import EventType
 from memoria.retrieval.request import parse_activation_request
 from memoria.retrieval.runs import activation_response, activation_run
 from memoria.search.config import SearchConfig
-from memoria.search.request import parse_search_parameters
+from memoria.search.request import SearchParameters
 from memoria.search.service import search
 
 
@@ -150,7 +150,7 @@ def _search_config(wanted: inputs.SearchMemoryInput) -> tuple[str, SearchConfig,
     parameters = {"q": wanted.query, "group": wanted.group, "limit": str(wanted.limit)}
     optional = {"scope": single, "recipe": wanted.recipe, "valid_at": wanted.valid_at, "center": wanted.center}
     parameters.update({name: value for name, value in optional.items() if value is not None})
-    parsed = parse_search_parameters(parameters)
+    parsed = input_parse(SearchParameters, parameters, root="parameters").request()
     config = parsed.config
     if wanted.scopes and len(wanted.scopes) > 1:
         missing = [scope.value for scope in wanted.scopes if getattr(config, scope.value) is None]

@@ -26,7 +26,6 @@ UNTYPED_YET: frozenset[tuple[str, str]] = frozenset(
         ("post", "/api/groups/{group}/jobs/import"),  # the graph document of docs/import-format.md, as /import's
         ("post", "/api/retrieval/activation"),
         ("post", "/api/retrieval/ppr"),
-        ("post", "/api/search"),
     }
 )
 # The models the curation bodies are generated into, with a valid request for each.
@@ -37,6 +36,7 @@ TYPED_REQUESTS: dict[str, dict[str, Any]] = {
     "ContextRequest": {"group": "g1", "query": "coffee", "budget_tokens": 500},
     "CommunityBuild": {"algorithm": "leiden", "resolution": 0.8},
     "IndexEdgeInput": {"source": "e-1", "target": "e-2", "relation": "cites", "weight": 0.7, "metadata": {"fact": "f"}},
+    "SearchBody": {"query": "coffee", "group": "g1", "config": {"facts": {"methods": ["bm25", "cosine"], "limit": 5}}},
     "EdgeCreate": {"source": "e-1", "target": "e-2", "relation": "works_at", "weight": 0.5, "tags": ["work"]},
 }
 
