@@ -88,6 +88,7 @@ NodeId = Annotated[
 GroupName = Annotated[
     str,
     Field(description="a memory group's name", json_schema_extra={"pattern": GROUP_PATTERN.pattern}),
+    BeforeValidator(_text("1–64 letters, digits, '_' or '-'")),
     AfterValidator(_matches(GROUP_PATTERN, "1–64 letters, digits, '_' or '-'")),
 ]
 Tag = Annotated[str, Field(description="a tag; case and spacing are normalised"), AfterValidator(_tag)]
@@ -145,15 +146,26 @@ def OneOf(kind: type[enum.Enum] | Iterable[str]) -> Any:
     return Annotated[base, BeforeValidator(check), WithJsonSchema({"type": "string", "enum": values})]
 
 
-def ListOf(kind: Any, what: str) -> Any:
-    """A JSON list of `kind`; anything else is refused as "must be a list of `what`"."""
+def ListOf(kind: Any, what: str, *, non_empty: bool = False, most: int | None = None) -> Any:
+    """A JSON list of `kind`; anything else (an empty list too, when `non_empty`) is refused in the project's words."""
 
     def check(value: Any) -> Any:
-        if not isinstance(value, list):
-            raise ValueError(f"must be a list of {what}")
+        if not isinstance(value, list) or (non_empty and not value):
+            raise ValueError(f"must be a {'non-empty ' if non_empty else ''}list of {what}")
+        if most is not None and len(value) > most:
+            raise ValueError(f"at most {most} items, got {len(value)}")
         return value
 
-    return Annotated[list[kind], BeforeValidator(check)]
+    return Annotated[list[kind], BeforeValidator(check), Field(min_length=1 if non_empty else 0, max_length=most)]
+
+
+def _flag(value: Any) -> Any:
+    if not isinstance(value, bool):
+        raise ValueError("must be true or false")
+    return value
+
+
+Flag = Annotated[bool, BeforeValidator(_flag)]
 
 
 # An engine validator's problem, in the engine's words; its path is completed from where the model met it.
@@ -220,7 +232,8 @@ def validation_problems(error: ValidationError, where: str = "", root: str = "bo
             continue
         if item["type"] == _ENGINE_PROBLEM:
             context = item.get("ctx", {})
-            path = ".".join(part for part in (_field_path(location, where, root=""), context["path"]) if part)
+            path, relative = _field_path(location, where, root=""), context["path"]
+            path += relative if relative.startswith("[") or not path else f".{relative}" if relative else ""
             problems.append(f"{path or root}: {context['message']}")
             continue
         message = _MESSAGES.get(item["type"], item["msg"].removeprefix("Value error, "))

@@ -47,7 +47,7 @@ from memoria.mcp.errors import HANDLED, tool_error
 from memoria.ppr.request import parse_ppr_request
 from memoria.ppr.service import ppr_run
 from memoria.retrieval.event_types import EventType
-from memoria.retrieval.request import parse_activation_request
+from memoria.retrieval.request import ActivationBody
 from memoria.retrieval.runs import activation_response, activation_run
 from memoria.search.config import SearchConfig
 from memoria.search.request import SearchParameters
@@ -245,7 +245,7 @@ async def retrieve(call: Call) -> outputs.RetrieveOutput:
         request = parse_ppr_request(body)
         answer = await _in_thread(ppr_run)(request)
         return outputs.RetrieveOutput(algorithm="ppr", result=answer.as_dict())
-    activation = parse_activation_request(body)
+    activation = input_parse(ActivationBody, body).request()
     events: list[dict[str, Any]] = []
     levels = 0
     stream = activation_run(activation, requested_by=call.user.get_username())

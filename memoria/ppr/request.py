@@ -15,10 +15,11 @@ from memoria.accounts.roles import GROUP_PATTERN
 from memoria.errors import InvalidInput, names_shown
 from memoria.graph.asof import FIELDS, AsOf, as_of_parse
 from memoria.graph.rules import ID_PATTERN
+from memoria.graph.vocabulary import input_parse
 from memoria.llm.modes import STEP_MODES, StepMode
 from memoria.ppr.pagerank import DEFAULT_DAMPING
 from memoria.ppr.relations import RelationBetas, betas_parse
-from memoria.retrieval.budget import BudgetLimits, parse_budget, server_limits
+from memoria.retrieval.budget import BudgetLimits, PprBudgetInput, budget_limits
 from memoria.retrieval.event_types import Algorithm
 from memoria.search.config import parse_query
 
@@ -177,7 +178,8 @@ def parse_ppr_request(raw: Any) -> PprRequest:
         )
     budget = None
     try:
-        budget = parse_budget(raw.get("budget"), ceiling=server_limits(ppr=True))
+        given = raw.get("budget")
+        budget = budget_limits(None if given is None else input_parse(PprBudgetInput, given, where="budget"), ppr=True)
     except InvalidInput as error:
         problems.extend(error.problems)
     moment = None

@@ -86,7 +86,8 @@ FREE_FORM_BODY_OPERATIONS = {
     if _body_schema(operation) == FREE_FORM_BODY
 }
 # Operations whose inputs depend on each other in ways the schema does not express (a node_distance recipe needs
-# `center`, a search config's scope takes only some methods and rerankers; include_invalidated=true cannot come
+# `center`, a search config's scope takes only some methods and rerankers, a retrieval needs seeds or a query and
+# a budget within the server's; include_invalidated=true cannot come
 # with as_of or known_at, nor valid_at with as_of, its newer name;
 # a merge's `from` must be another entity of the group than the URL's; an edited edge's valid_at must not pass its
 # invalid_at, and its relation passes the import format's character rules, as a new edge's does (curated or
@@ -96,6 +97,7 @@ FREE_FORM_BODY_OPERATIONS = {
 CROSS_FIELD_OPERATIONS = {
     ("GET", "/api/search"),
     ("POST", "/api/search"),
+    ("POST", "/api/retrieval/activation"),
     ("GET", "/api/groups/{group}/nodes/{node_id}/neighbours"),
     ("GET", "/api/groups/{group}/subgraph"),
     ("GET", "/api/groups/{group}/paths"),
