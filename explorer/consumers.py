@@ -22,7 +22,7 @@ from memoria.graph.health import graph_health
 from memoria.graph.vocabulary import input_parse
 from memoria.live import broadcast_events, publish_event, watch_channel_group
 from memoria.ppr.events import ppr_events
-from memoria.ppr.request import PprRequest, parse_ppr_request
+from memoria.ppr.request import PprBody, PprRequest
 from memoria.retrieval.event_types import Algorithm, EventType, RetrievalFinished
 from memoria.retrieval.journal import retrieval_journal
 from memoria.retrieval.request import RETRIEVAL_ID, ActivationBody
@@ -174,9 +174,8 @@ class RetrievalConsumer(AuthenticatedConsumer):
             return
         body = {key: value for key, value in content.items() if key not in ("type", "algorithm", "retrieval_id")}
         try:
-            request = (
-                parse_ppr_request(body) if algorithm == Algorithm.PPR else input_parse(ActivationBody, body).request()
-            )
+            model = PprBody if algorithm == Algorithm.PPR else ActivationBody
+            request = input_parse(model, body).request()
             await database_sync_to_async(check_group_access)(user=self.scope["user"], group=request.group)
         except (InvalidInput, GroupNotFound) as error:
             await self.send_json(error_frame(error, retrieval_id=retrieval_id))

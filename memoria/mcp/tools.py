@@ -44,7 +44,7 @@ from memoria.live import broadcast_events
 from memoria.mcp import inputs, outputs
 from memoria.mcp.auth import caller
 from memoria.mcp.errors import HANDLED, tool_error
-from memoria.ppr.request import parse_ppr_request
+from memoria.ppr.request import PprBody
 from memoria.ppr.service import ppr_run
 from memoria.retrieval.event_types import EventType
 from memoria.retrieval.request import ActivationBody
@@ -242,7 +242,7 @@ async def retrieve(call: Call) -> outputs.RetrieveOutput:
     wanted: inputs.RetrieveInput = call.wanted
     body = wanted.engine_request()
     if wanted.algorithm == "ppr":
-        request = parse_ppr_request(body)
+        request = input_parse(PprBody, body).request()
         answer = await _in_thread(ppr_run)(request)
         return outputs.RetrieveOutput(algorithm="ppr", result=answer.as_dict())
     activation = input_parse(ActivationBody, body).request()

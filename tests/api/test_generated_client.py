@@ -24,7 +24,6 @@ UNTYPED_YET: frozenset[tuple[str, str]] = frozenset(
         ("post", "/api/groups/{group}/episodes"),
         ("post", "/api/groups/{group}/import"),
         ("post", "/api/groups/{group}/jobs/import"),  # the graph document of docs/import-format.md, as /import's
-        ("post", "/api/retrieval/ppr"),
     }
 )
 # The models the curation bodies are generated into, with a valid request for each.
@@ -37,6 +36,7 @@ TYPED_REQUESTS: dict[str, dict[str, Any]] = {
     "IndexEdgeInput": {"source": "e-1", "target": "e-2", "relation": "cites", "weight": 0.7, "metadata": {"fact": "f"}},
     "SearchBody": {"query": "coffee", "group": "g1", "config": {"facts": {"methods": ["bm25", "cosine"], "limit": 5}}},
     "ActivationBody": {"group": "g1", "seeds": [{"id": "e-1", "score": 1.0}], "params": {"max_depth": 3}},
+    "PprBody": {"group": "g1", "seeds": [{"id": "e-1", "weight": 0.5}], "top_k": 5, "damping": 0.85},
     "EdgeCreate": {"source": "e-1", "target": "e-2", "relation": "works_at", "weight": 0.5, "tags": ["work"]},
 }
 

@@ -98,6 +98,7 @@ CROSS_FIELD_OPERATIONS = {
     ("GET", "/api/search"),
     ("POST", "/api/search"),
     ("POST", "/api/retrieval/activation"),
+    ("POST", "/api/retrieval/ppr"),  # seeds or a query (both: relation_aware), β only with relation_aware, …
     ("GET", "/api/groups/{group}/nodes/{node_id}/neighbours"),
     ("GET", "/api/groups/{group}/subgraph"),
     ("GET", "/api/groups/{group}/paths"),

@@ -22,7 +22,7 @@ from memoria.errors import InvalidInput
 from memoria.graph.vocabulary import input_parse
 from memoria.graphindex.cache import projection_cache
 from memoria.ppr.pagerank import personalized_pagerank
-from memoria.ppr.request import PprRequest, SeedWeight, parse_ppr_request
+from memoria.ppr.request import PprBody, PprRequest, SeedWeight
 from memoria.ppr.service import ppr_run
 from memoria.retrieval.activation import Seed
 from memoria.retrieval.budget import BudgetInput, BudgetLimits, RetrievalBudget, budget_limits
@@ -121,11 +121,11 @@ def test_a_budget_may_lower_either_limit_and_keeps_the_other() -> None:
 def test_requests_read_their_budget_against_the_current_settings() -> None:
     base = {"group": "g", "seeds": [{"id": "a", "score": 1}]}
     assert input_parse(ActivationBody, {**base, "budget": {"max_rows": 100}}).request().budget == BudgetLimits(5.0, 100)
-    assert parse_ppr_request({"group": "g", "budget": {"max_rows": 500}}).budget == BudgetLimits(5.0, 500)
+    assert input_parse(PprBody, {"group": "g", "budget": {"max_rows": 500}}).request().budget == BudgetLimits(5.0, 500)
     with pytest.raises(InvalidInput, match=r"budget.max_rows: 101 is outside \[1, 100\]"):
         input_parse(ActivationBody, {**base, "budget": {"max_rows": 101}})
     with pytest.raises(InvalidInput, match=r"budget.max_seconds: 6 is outside \[0.001, 5\]"):
-        parse_ppr_request({"group": "g", "budget": {"max_seconds": 6}})
+        input_parse(PprBody, {"group": "g", "budget": {"max_seconds": 6}}).request()
 
 
 # Activation, in the engine
