@@ -19,12 +19,13 @@ from memoria.accounts.services import check_group_access
 from memoria.api.throttles import RateLimited, retrieval_count
 from memoria.errors import GroupNotFound, InvalidInput
 from memoria.graph.health import graph_health
+from memoria.graph.vocabulary import input_parse
 from memoria.live import broadcast_events, publish_event, watch_channel_group
 from memoria.ppr.events import ppr_events
-from memoria.ppr.request import PprRequest, parse_ppr_request
+from memoria.ppr.request import PprBody, PprRequest
 from memoria.retrieval.event_types import Algorithm, EventType, RetrievalFinished
 from memoria.retrieval.journal import retrieval_journal
-from memoria.retrieval.request import RETRIEVAL_ID, parse_activation_request
+from memoria.retrieval.request import RETRIEVAL_ID, ActivationBody
 from memoria.retrieval.runs import activation_run, new_retrieval_id
 
 logger = logging.getLogger(__name__)
@@ -173,7 +174,8 @@ class RetrievalConsumer(AuthenticatedConsumer):
             return
         body = {key: value for key, value in content.items() if key not in ("type", "algorithm", "retrieval_id")}
         try:
-            request = parse_ppr_request(body) if algorithm == Algorithm.PPR else parse_activation_request(body)
+            model = PprBody if algorithm == Algorithm.PPR else ActivationBody
+            request = input_parse(model, body).request()
             await database_sync_to_async(check_group_access)(user=self.scope["user"], group=request.group)
         except (InvalidInput, GroupNotFound) as error:
             await self.send_json(error_frame(error, retrieval_id=retrieval_id))

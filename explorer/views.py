@@ -36,7 +36,7 @@ from memoria.graph.query import query_parse
 from memoria.graph.vocabulary import input_parse
 from memoria.jobs.service import jobs_list
 from memoria.retrieval.params import BOUNDS, MAX_SEEDS, ActivationParams
-from memoria.search.request import parse_search_parameters
+from memoria.search.request import SearchParameters
 from memoria.search.service import SearchResults, search
 
 SEARCH_LIMIT = 20
@@ -93,7 +93,7 @@ def group_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]
 def _page_search(group: str, query: str) -> tuple[SearchResults, str]:
     """The search page's search (its recipe and limit), for the page and for its downloads alike: the results,
     and the query as it was searched."""
-    wanted = parse_search_parameters({"q": query, "group": group, "limit": str(SEARCH_LIMIT)})
+    wanted = input_parse(SearchParameters, {"q": query, "group": group, "limit": SEARCH_LIMIT}).request()
     return search(query=wanted.query, groups=[group], config=wanted.config, valid_at=wanted.valid_at), wanted.query
 
 

@@ -22,6 +22,12 @@ def query_parameters(model: type[BaseModel]) -> list[OpenApiParameter]:
         kind: dict[str, Any] = {
             key: value for key, value in field.items() if key not in ("title", "description", "default")
         }
+        # An optional parameter is left out of the URL, never sent as null: its null alternative is not documented.
+        options = [option for option in kind.pop("anyOf", ()) if option != {"type": "null"}]
+        if len(options) == 1:
+            kind = {**options[0], **kind}
+        elif options:
+            kind["anyOf"] = options
         parameters.append(
             OpenApiParameter(name, kind, required=name in required, description=field.get("description", ""))
         )

@@ -11,7 +11,8 @@ from rest_framework.views import APIView
 
 from memoria.accounts.services import check_group_access
 from memoria.api.throttles import RetrievalThrottle, throttled_responses
-from memoria.ppr.request import parse_ppr_request
+from memoria.graph.vocabulary import input_parse
+from memoria.ppr.request import PprBody
 from memoria.ppr.service import ppr_run
 
 
@@ -24,7 +25,7 @@ class PprRetrievalView(APIView):
     throttle_classes = [RetrievalThrottle]
 
     @extend_schema(
-        request=dict,
+        request=PprBody,
         responses=throttled_responses(
             OpenApiResponse(
                 dict,
@@ -34,6 +35,6 @@ class PprRetrievalView(APIView):
         ),
     )
     def post(self, request: Request) -> Response:
-        wanted = parse_ppr_request(request.data)
+        wanted = input_parse(PprBody, request.data).request()
         check_group_access(user=request.user, group=wanted.group)
         return Response(ppr_run(wanted).as_dict())

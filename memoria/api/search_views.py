@@ -10,9 +10,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memoria.accounts.services import check_group_access
+from memoria.api.parameters import query_parameters
 from memoria.api.throttles import SearchThrottle, throttled_responses
 from memoria.graph.vocabulary import input_parse
-from memoria.search.request import SearchRequest, parse_search_body, parse_search_parameters
+from memoria.search.request import SearchBody, SearchParameters, SearchRequest
 from memoria.search.service import search
 from memoria.search.suggest import suggest
 from memoria.search.suggest_request import MAX_SUGGESTIONS, MAX_TYPED_CHARS, SuggestRequest
@@ -31,29 +32,13 @@ class SearchView(APIView):
     permission_classes = [IsAuthenticated]  # the POST only reads: viewers may run it
     throttle_classes = [SearchThrottle]
 
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("q", str, required=True),
-            OpenApiParameter("group", str, required=True),
-            OpenApiParameter("scope", str, enum=["facts", "entities", "episodes", "communities", "all"]),
-            OpenApiParameter("limit", int),
-            OpenApiParameter(
-                "recipe",
-                str,
-                description="a recipe of docs/search.md; the *_cross_encoder ones only where"
-                " MEMORIA_CROSS_ENCODER_MODEL names a model (none ships with Memoria)",
-            ),
-            OpenApiParameter("valid_at", str, description="ISO 8601; only facts that hold then"),
-            OpenApiParameter("center", str, description="node id, for node_distance recipes"),
-        ],
-        responses=throttled_responses(dict),
-    )
+    @extend_schema(parameters=query_parameters(SearchParameters), responses=throttled_responses(dict))
     def get(self, request: Request) -> Response:
-        return _answer(request, parse_search_parameters(request.query_params))
+        return _answer(request, input_parse(SearchParameters, request.query_params.dict(), root="parameters").request())
 
-    @extend_schema(request=dict, responses=throttled_responses(dict))
+    @extend_schema(request=SearchBody, responses=throttled_responses(dict))
     def post(self, request: Request) -> Response:
-        return _answer(request, parse_search_body(request.data))
+        return _answer(request, input_parse(SearchBody, request.data).request())
 
 
 class SuggestView(APIView):

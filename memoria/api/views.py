@@ -18,6 +18,7 @@ from memoria.api.throttles import IngestThrottle, RetrievalThrottle, ThrottledOu
 from memoria.errors import GraphUnavailable
 from memoria.graph.health import graph_health
 from memoria.graph.selectors import group_summary, visible_groups
+from memoria.graph.vocabulary import input_parse
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.exporter import graph_document_export
 from memoria.interchange.importer import graph_document_import
@@ -25,7 +26,7 @@ from memoria.interchange.records import GraphDocumentBody
 from memoria.jobs.request_limits import sync_export_check, sync_import_check
 from memoria.live import broadcast_events
 from memoria.readmodel.cache import view_cache
-from memoria.retrieval.request import parse_activation_request
+from memoria.retrieval.request import ActivationBody
 from memoria.retrieval.runs import activation_response, activation_run
 
 
@@ -138,7 +139,7 @@ class ActivationRetrievalView(APIView):
     throttle_classes = [RetrievalThrottle]
 
     @extend_schema(
-        request=dict,
+        request=ActivationBody,
         responses=throttled_responses(
             OpenApiResponse(
                 dict,
@@ -148,7 +149,7 @@ class ActivationRetrievalView(APIView):
         ),
     )
     def post(self, request: Request) -> Response:
-        activation = parse_activation_request(request.data)
+        activation = input_parse(ActivationBody, request.data).request()
         check_group_access(user=request.user, group=activation.group)
 
         async def collect() -> list[dict]:

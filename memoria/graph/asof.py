@@ -79,11 +79,6 @@ class AsOfInput(RequestModel):
         return AsOf(as_of=self.as_of or stamp, known_at=self.known_at or stamp)
 
 
-def as_of_parse(raw: dict[str, Any]) -> AsOf:
-    """The three fields picked out of a request body, checked and resolved; InvalidInput names the field."""
-    return input_parse(AsOfInput, {name: raw[name] for name in FIELDS if name in raw}).resolved()
-
-
 def view_moment(given: Mapping[str, object]) -> AsOf:
     """The moment a view's facts must count at, from the time fields given (as_of, known_at, include_invalidated,
     and valid_at, the older name of as_of). As for retrieval, none of them means now, so a view shows what holds

@@ -7,6 +7,9 @@ modules that already own them (memoria.graph.rules, the role rules), never resta
 
 from __future__ import annotations
 
+import enum
+import math
+from collections.abc import Iterable
 from typing import Annotated, Any, TypeVar
 
 from pydantic import (
@@ -19,11 +22,13 @@ from pydantic import (
     ValidationError,
     WithJsonSchema,
 )
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from memoria.accounts.roles import GROUP_PATTERN
 from memoria.errors import InvalidInput, names_shown
 from memoria.graph.rules import (
     ID_PATTERN,
+    MAX_QUERY_LENGTH,
     MAX_TAG_LENGTH,
     MAX_TAGS,
     MAX_WEIGHT,
@@ -83,6 +88,7 @@ NodeId = Annotated[
 GroupName = Annotated[
     str,
     Field(description="a memory group's name", json_schema_extra={"pattern": GROUP_PATTERN.pattern}),
+    BeforeValidator(_text("1–64 letters, digits, '_' or '-'")),
     AfterValidator(_matches(GROUP_PATTERN, "1–64 letters, digits, '_' or '-'")),
 ]
 Tag = Annotated[str, Field(description="a tag; case and spacing are normalised"), AfterValidator(_tag)]
@@ -96,6 +102,93 @@ Timestamp = Annotated[
     ),
     AfterValidator(_timestamp),
 ]
+
+
+def _whole(value: Any) -> Any:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not float(value).is_integer():
+        raise ValueError("must be a whole number")
+    return int(value)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ValueError("must be a number")
+    return float(value)
+
+
+def _query(value: Any) -> Any:
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_QUERY_LENGTH:
+        raise ValueError(f"must be a non-empty text of at most {MAX_QUERY_LENGTH} characters")
+    return value
+
+
+# JSON numbers as the project reads them: true/false and "3" are not numbers, 2.0 is a whole number.
+WholeNumber = Annotated[int, BeforeValidator(_whole)]
+Number = Annotated[float, BeforeValidator(_finite)]
+# What a search or a retrieval is asked (not stripped here: the engine strips what it searches for).
+QueryText = Annotated[
+    str,
+    Field(min_length=1, max_length=MAX_QUERY_LENGTH, description="the question or words to look for"),
+    BeforeValidator(_query),
+]
+
+
+def OneOf(kind: type[enum.Enum] | Iterable[str]) -> Any:
+    """A choice among an enum's values (or plain names), refused in the project's words ("'x' is not one of a, b")."""
+    values = [member.value for member in kind] if isinstance(kind, type) else [str(value) for value in kind]
+
+    def check(value: Any) -> Any:
+        if value not in values:
+            raise ValueError(f"{value!r} is not one of {', '.join(map(str, values))}")
+        return value
+
+    base = kind if isinstance(kind, type) else str
+    return Annotated[base, BeforeValidator(check), WithJsonSchema({"type": "string", "enum": values})]
+
+
+def ListOf(kind: Any, what: str, *, non_empty: bool = False, most: int | None = None) -> Any:
+    """A JSON list of `kind`; anything else (an empty list too, when `non_empty`) is refused in the project's words."""
+
+    def check(value: Any) -> Any:
+        if not isinstance(value, list) or (non_empty and not value):
+            raise ValueError(f"must be a {'non-empty ' if non_empty else ''}list of {what}")
+        if most is not None and len(value) > most:
+            raise ValueError(f"at most {most} items, got {len(value)}")
+        return value
+
+    return Annotated[list[kind], BeforeValidator(check), Field(min_length=1 if non_empty else 0, max_length=most)]
+
+
+def _flag(value: Any) -> Any:
+    if not isinstance(value, bool):
+        raise ValueError("must be true or false")
+    return value
+
+
+Flag = Annotated[bool, BeforeValidator(_flag)]
+
+
+# An engine validator's problem, in the engine's words; its path is completed from where the model met it.
+_ENGINE_PROBLEM = "engine_problem"
+
+
+def problems_raise(title: str, problems: list[str], *, where: str = "") -> None:
+    """Inside a validator, report an engine check's problems (InvalidInput's `path: message` strings) in the engine's
+    words, so a rule the engine owns is written once and every problem of a body still comes at once.
+
+    `where` is the path the engine wrote them under (`facts` for a scope's rules); it is taken off and the path of
+    the value being validated is put in its place (`config.facts.limit` inside a search body).
+    """
+    details = []
+    for problem in problems:
+        path, _, message = problem.partition(": ")
+        relative = path.removeprefix(where).removeprefix(".") if where else path
+        context = {"path": relative, "message": message}
+        details.append(
+            InitErrorDetails(type=PydanticCustomError(_ENGINE_PROBLEM, "{message}", context), loc=(), input=None)
+        )
+    if details:
+        raise ValidationError.from_exception_data(title, details)
 
 
 def Checked(kind: Any, *bounds: Any) -> Any:
@@ -113,18 +206,18 @@ class RequestModel(BaseModel):
 Model = TypeVar("Model", bound=BaseModel)
 
 
-def _field_path(location: tuple[int | str, ...], where: str = "") -> str:
+def _field_path(location: tuple[int | str, ...], where: str = "", root: str = "body") -> str:
     path = where
     for part in location:
         path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
-    return path or "body"
+    return path or root
 
 
 # Pydantic's own words where the project already had its wording ("group: is required" in every parser).
 _MESSAGES = {"missing": "is required", "model_type": "must be a JSON object", "dict_type": "must be a JSON object"}
 
 
-def validation_problems(error: ValidationError, where: str = "") -> list[str]:
+def validation_problems(error: ValidationError, where: str = "", root: str = "body") -> list[str]:
     """Each pydantic error as `field.path: message`, the form every InvalidInput of the project uses.
 
     Unknown fields are named by the object that holds them (`episode: unknown field(s) colour`), once per object,
@@ -135,20 +228,27 @@ def validation_problems(error: ValidationError, where: str = "") -> list[str]:
     for item in error.errors(include_url=False, include_input=False):
         location = tuple(item["loc"])
         if item["type"] == "extra_forbidden" and location:
-            unknown.setdefault(_field_path(location[:-1], where), []).append(str(location[-1]))
+            unknown.setdefault(_field_path(location[:-1], where, root), []).append(str(location[-1]))
+            continue
+        if item["type"] == _ENGINE_PROBLEM:
+            context = item.get("ctx", {})
+            path, relative = _field_path(location, where, root=""), context["path"]
+            path += relative if relative.startswith("[") or not path else f".{relative}" if relative else ""
+            problems.append(f"{path or root}: {context['message']}")
             continue
         message = _MESSAGES.get(item["type"], item["msg"].removeprefix("Value error, "))
-        problems.append(f"{_field_path(location, where)}: {message}")
+        problems.append(f"{_field_path(location, where, root)}: {message}")
     problems += [f"{where}: unknown field(s) {names_shown(names)}" for where, names in unknown.items()]
     return problems
 
 
-def input_parse(model: type[Model], raw: Any, *, where: str = "") -> Model:
+def input_parse(model: type[Model], raw: Any, *, where: str = "", root: str = "body") -> Model:
     """Validate decoded JSON into `model`; InvalidInput names every offending field by its path.
 
-    `where` prefixes every path (`merge.from`), so a body keeps the names its hand-written parser gave it.
+    `where` prefixes every path (`merge.from`), so a body keeps the names its hand-written parser gave it; `root`
+    names the whole input where no field does (`parameters` for a URL's query string).
     """
     try:
         return model.model_validate(raw)
     except ValidationError as error:
-        raise InvalidInput(validation_problems(error, where)) from None
+        raise InvalidInput(validation_problems(error, where, root)) from None

@@ -44,13 +44,13 @@ from memoria.live import broadcast_events
 from memoria.mcp import inputs, outputs
 from memoria.mcp.auth import caller
 from memoria.mcp.errors import HANDLED, tool_error
-from memoria.ppr.request import parse_ppr_request
+from memoria.ppr.request import PprBody
 from memoria.ppr.service import ppr_run
 from memoria.retrieval.event_types import EventType
-from memoria.retrieval.request import parse_activation_request
+from memoria.retrieval.request import ActivationBody
 from memoria.retrieval.runs import activation_response, activation_run
 from memoria.search.config import SearchConfig
-from memoria.search.request import parse_search_parameters
+from memoria.search.request import SearchParameters
 from memoria.search.service import search
 
 
@@ -150,7 +150,7 @@ def _search_config(wanted: inputs.SearchMemoryInput) -> tuple[str, SearchConfig,
     parameters = {"q": wanted.query, "group": wanted.group, "limit": str(wanted.limit)}
     optional = {"scope": single, "recipe": wanted.recipe, "valid_at": wanted.valid_at, "center": wanted.center}
     parameters.update({name: value for name, value in optional.items() if value is not None})
-    parsed = parse_search_parameters(parameters)
+    parsed = input_parse(SearchParameters, parameters, root="parameters").request()
     config = parsed.config
     if wanted.scopes and len(wanted.scopes) > 1:
         missing = [scope.value for scope in wanted.scopes if getattr(config, scope.value) is None]
@@ -242,10 +242,10 @@ async def retrieve(call: Call) -> outputs.RetrieveOutput:
     wanted: inputs.RetrieveInput = call.wanted
     body = wanted.engine_request()
     if wanted.algorithm == "ppr":
-        request = parse_ppr_request(body)
+        request = input_parse(PprBody, body).request()
         answer = await _in_thread(ppr_run)(request)
         return outputs.RetrieveOutput(algorithm="ppr", result=answer.as_dict())
-    activation = parse_activation_request(body)
+    activation = input_parse(ActivationBody, body).request()
     events: list[dict[str, Any]] = []
     levels = 0
     stream = activation_run(activation, requested_by=call.user.get_username())

@@ -7,19 +7,19 @@ the ingestion steps do: a walk is never steered by half an answer, and no offlin
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from typing import ClassVar
 
 from memoria.errors import InvalidInput, LlmInvalidAnswer
 from memoria.graph import kinds
+from memoria.graph.vocabulary import input_parse
 from memoria.graphindex.projection import MENTION_ROLES
 from memoria.llm.client import MAX_SHOWN_PROBLEMS, ChatClient, chat_client
 from memoria.llm.modes import StepMode
 from memoria.llm.prompts import filter_facts as filter_prompt
 from memoria.llm.prompts import relation_betas as betas_prompt
 from memoria.ppr.relation_seeds import FACTS_KEPT, ScoredFact
-from memoria.ppr.relations import CATEGORY_DESCRIPTIONS, ENTITY_ENTITY, ENTITY_PASSAGE, RelationBetas, betas_parse
+from memoria.ppr.relations import CATEGORY_DESCRIPTIONS, ENTITY_ENTITY, ENTITY_PASSAGE, BetasInput, RelationBetas
 
 
 class LlmBetaManager:
@@ -44,14 +44,14 @@ class LlmBetaManager:
                 families={ENTITY_ENTITY: kinds.RELATION_CATEGORIES, ENTITY_PASSAGE: MENTION_ROLES}
             ),
         )
-        # The schema refused unknown or missing categories, non-numbers and negatives; betas_parse also refuses
+        # The schema refused unknown or missing categories, non-numbers and negatives; BetasInput also refuses
         # what a schema lets through (NaN, Infinity, a family of zeros) and normalises each family to sum 1.
         try:
-            betas = betas_parse(answer, where="answer")
+            betas = input_parse(BetasInput, answer, where="answer").betas(source=StepMode.LLM)
         except InvalidInput as error:
             shown = "; ".join(error.problems[:MAX_SHOWN_PROBLEMS])
             raise LlmInvalidAnswer(f"the LLM's {betas_prompt.SCHEMA_NAME} answer is unusable: {shown}") from error
-        return dataclasses.replace(betas, source=StepMode.LLM)
+        return betas
 
 
 class LlmFactFilter:

@@ -22,12 +22,13 @@ import re
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol
+from typing import Annotated, Any, ClassVar, Protocol
 
 import numpy as np
+from pydantic import AfterValidator, Field, WithJsonSchema
 
-from memoria.errors import InvalidInput, unknown_keys_problem
 from memoria.graph import kinds
+from memoria.graph.vocabulary import RequestModel, problems_raise
 from memoria.graphindex.projection import MENTION_ROLES, MENTIONS_LINK, NO_CATEGORY, Projection
 from memoria.llm.modes import StepMode
 
@@ -93,41 +94,51 @@ def _normalised(values: Mapping[str, float], names: tuple[str, ...]) -> dict[str
     return {name: values[name] / total for name in names}
 
 
-def betas_parse(raw: Any, *, where: str = "betas") -> RelationBetas:
-    """{"entity_entity": {category: β ≥ 0}, "entity_passage": {role: β ≥ 0}}; a family or a category left out
-    takes equal shares (a category: the average of those given); each family is normalised to sum 1."""
-    if not isinstance(raw, dict):
-        raise InvalidInput(f"{where}: must be an object with {ENTITY_ENTITY} and/or {ENTITY_PASSAGE}")
-    problems: list[str] = []
-    if unknown := unknown_keys_problem(raw, FAMILIES, where=where, noun="famil(ies)"):
-        problems.append(unknown)
-    chosen: dict[str, dict[str, float]] = {}
-    for family, names in FAMILIES.items():
-        given = raw.get(family, {})
-        here = f"{where}.{family}"
-        if not isinstance(given, dict):
-            problems.append(f"{here}: must be an object of category: number")
-            continue
-        aliases = {"SYNONYMY": "ATTRIBUTION"} if family == ENTITY_ENTITY else {}
+def _family_checked(family: str) -> Any:
+    """A family's given β: known categories (SYNONYMY read as ATTRIBUTION), finite numbers ≥ 0, one above 0."""
+    names = FAMILIES[family]
+    aliases = {"SYNONYMY": "ATTRIBUTION"} if family == ENTITY_ENTITY else {}
+
+    def check(given: dict[str, Any]) -> dict[str, float]:
+        problems: list[str] = []
         values: dict[str, float] = {}
         for name, value in given.items():
             category = aliases.get(name, name)
             if category not in names:
-                problems.append(f"{here}.{name}: not one of {', '.join(names)}")
+                problems.append(f"{family}.{name}: not one of {', '.join(names)}")
             elif isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
-                problems.append(f"{here}.{name}: must be a finite number ≥ 0")
+                problems.append(f"{family}.{name}: must be a finite number ≥ 0")
             elif category in values:
-                problems.append(f"{here}.{name}: {category} is given twice")
+                problems.append(f"{family}.{name}: {category} is given twice")
             else:
                 values[category] = float(value)
-        if values and not any(values.values()):
-            problems.append(f"{here}: at least one β must be above 0")
-            continue
-        fill = sum(values.values()) / len(values) if values else 1.0
-        chosen[family] = _normalised({name: values.get(name, fill) for name in names}, names)
-    if problems:
-        raise InvalidInput(problems)
-    return RelationBetas(chosen[ENTITY_ENTITY], chosen[ENTITY_PASSAGE], CALLER)
+        if not problems and values and not any(values.values()):
+            problems.append(f"{family}: at least one β must be above 0")
+        problems_raise(family, problems, where=family)
+        return values
+
+    schema = {"type": "object", "propertyNames": {"enum": [*names, *aliases]}, "additionalProperties": {"minimum": 0}}
+    return Annotated[
+        dict[str, Any],
+        AfterValidator(check),
+        WithJsonSchema({**schema, "description": f"{family.replace('_', '–')} β by category, each ≥ 0"}),
+    ]
+
+
+class BetasInput(RequestModel):
+    """{"entity_entity": {category: β ≥ 0}, "entity_passage": {role: β ≥ 0}}: a family or a category left out
+    takes equal shares (a category: the average of those given); each family is normalised to sum 1."""
+
+    entity_entity: _family_checked(ENTITY_ENTITY) = Field(default_factory=dict)  # type: ignore[valid-type]
+    entity_passage: _family_checked(ENTITY_PASSAGE) = Field(default_factory=dict)  # type: ignore[valid-type]
+
+    def betas(self, source: str = CALLER) -> RelationBetas:
+        chosen = {}
+        for family, names in FAMILIES.items():
+            values: dict[str, float] = getattr(self, family)
+            fill = sum(values.values()) / len(values) if values else 1.0
+            chosen[family] = _normalised({name: values.get(name, fill) for name in names}, names)
+        return RelationBetas(chosen[ENTITY_ENTITY], chosen[ENTITY_PASSAGE], source)
 
 
 _description_vectors: np.ndarray | None = None

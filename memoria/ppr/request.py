@@ -1,4 +1,4 @@
-"""A PPR request as callers send it (REST body, later the websocket), validated field by field.
+"""A PPR request as callers send it (REST body, websocket frame, MCP tool): one pydantic model for all three.
 
 Every problem names its field, so a 400 says exactly what to fix. Whether
 seed ids belong to the group is checked by the service, against the group's
@@ -9,35 +9,19 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
-from memoria.accounts.roles import GROUP_PATTERN
-from memoria.errors import InvalidInput, names_shown
-from memoria.graph.asof import FIELDS, AsOf, as_of_parse
-from memoria.graph.rules import ID_PATTERN
+from pydantic import BeforeValidator, Field, field_validator, model_validator
+from pydantic.json_schema import SkipJsonSchema
+
+from memoria.graph.asof import AsOf, AsOfInput
+from memoria.graph.vocabulary import Flag, GroupName, ListOf, NodeId, QueryText, RequestModel, problems_raise
 from memoria.llm.modes import STEP_MODES, StepMode
 from memoria.ppr.pagerank import DEFAULT_DAMPING
-from memoria.ppr.relations import RelationBetas, betas_parse
-from memoria.retrieval.budget import BudgetLimits, parse_budget, server_limits
+from memoria.ppr.relations import BetasInput, RelationBetas
+from memoria.retrieval.budget import BudgetLimits, PprBudgetInput, budget_limits
 from memoria.retrieval.event_types import Algorithm
-from memoria.search.config import parse_query
 
-REQUEST_KEYS = {
-    "group",
-    "seeds",
-    "query",
-    "damping",
-    "relation_aware",
-    "linked",
-    "betas",
-    "betas_source",
-    "filter",
-    "top_k",
-    "directed",
-    "mentions",
-    "budget",
-    *FIELDS,
-}
 ALGORITHM = Algorithm.PPR
 MAX_SEEDS = 1000
 DEFAULT_TOP_K = 20
@@ -72,142 +56,123 @@ class PprRequest:
     moment: AsOf | None = None  # when facts count (memoria/graph/asof.py); None: now, as known now
 
 
-def _number(raw: Any) -> float | None:
-    if isinstance(raw, bool) or not isinstance(raw, int | float) or not math.isfinite(raw):
-        return None
-    return float(raw)
+def _weight(value: Any) -> Any:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+        raise ValueError("must be a finite number ≥ 0")
+    return float(value)
 
 
-def _seeds(raw: Any, problems: list[str]) -> tuple[SeedWeight, ...] | None:
-    if raw is None:
-        return None
-    if not isinstance(raw, list) or not raw:
-        problems.append("seeds: must be a non-empty list of {id, weight}")
-        return None
-    if len(raw) > MAX_SEEDS:
-        problems.append(f"seeds: at most {MAX_SEEDS} seeds, got {len(raw)}")
-        return None
-    seeds: dict[str, SeedWeight] = {}
-    for index, item in enumerate(raw):
-        where = f"seeds[{index}]"
-        if not isinstance(item, dict) or "id" not in item or set(item) - {"id", "weight"}:
-            problems.append(f"{where}: must be an object with an id and an optional weight")
-            continue
-        seed_id = item["id"]
-        if not isinstance(seed_id, str) or not ID_PATTERN.match(seed_id):
-            problems.append(f"{where}.id: must be a node id")
-            continue
-        weight = _number(item.get("weight", DEFAULT_SEED_WEIGHT))
-        if weight is None or weight < 0:
-            problems.append(f"{where}.weight: must be a finite number ≥ 0")
-            continue
-        if seed_id in seeds:
-            problems.append(f"{where}.id: {seed_id!r} is given twice")
-            continue
-        seeds[seed_id] = SeedWeight(seed_id, weight)
-    if seeds and len(seeds) == len(raw) and not any(seed.weight > 0 for seed in seeds.values()):
-        problems.append("seeds: at least one weight must be above 0 (they are normalised to sum 1)")
-    return tuple(seeds.values())
+def _damping(value: Any) -> Any:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1:
+        raise ValueError("must be a number strictly between 0 and 1")
+    return float(value)
 
 
-def _flag(raw: dict[str, Any], name: str, default: bool, problems: list[str]) -> bool:
-    value = raw.get(name, default)
-    if not isinstance(value, bool):
-        problems.append(f"{name}: must be true or false")
-        return default
+def _top_k(value: Any) -> Any:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_TOP_K:
+        raise ValueError(f"must be a whole number in [1, {MAX_TOP_K}]")
     return value
 
 
-def parse_ppr_request(raw: Any) -> PprRequest:
-    """Check a decoded JSON body; InvalidInput lists every problem."""
-    if not isinstance(raw, dict):
-        raise InvalidInput("body: must be a JSON object")
-    problems: list[str] = []
-    unknown = sorted(set(raw) - REQUEST_KEYS - {"type", "algorithm"})
-    if unknown:
-        problems.append(f"unknown field(s): {names_shown(unknown)} (known: {', '.join(sorted(REQUEST_KEYS))})")
-    if raw.get("algorithm", ALGORITHM) != ALGORITHM:
-        problems.append(f"algorithm: must be {ALGORITHM.value!r} here")
-    group = raw.get("group")
-    if not isinstance(group, str) or not GROUP_PATTERN.match(group):
-        problems.append("group: is required: 1–64 letters, digits, '_' or '-'")
-    seeds = _seeds(raw.get("seeds"), problems)
-    query = None
-    if raw.get("query") is not None:
-        try:
-            query = parse_query(raw["query"])
-        except InvalidInput as error:
-            problems.extend(error.problems)
-    relation_aware = _flag(raw, "relation_aware", False, problems)
-    if raw.get("seeds") is not None and raw.get("query") is not None and not relation_aware:
-        problems.append("seeds or query: give seeds, or a query to find them, not both (both: relation_aware only)")
-    linked = _flag(raw, "linked", False, problems)
-    if linked and (raw.get("query") is None or raw.get("seeds") is not None or relation_aware):
-        problems.append("linked: seeds from the entities a query names: give a query, no seeds, no relation_aware")
-    damping = _number(raw.get("damping", DEFAULT_DAMPING))
-    if damping is None or not 0 < damping < 1:
-        problems.append("damping: must be a number strictly between 0 and 1")
-        damping = DEFAULT_DAMPING
-    top_k = raw.get("top_k", DEFAULT_TOP_K)
-    if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= MAX_TOP_K:
-        problems.append(f"top_k: must be a whole number in [1, {MAX_TOP_K}]")
-        top_k = DEFAULT_TOP_K
-    directed = _flag(raw, "directed", False, problems)
-    mentions = _flag(raw, "mentions", True, problems)
-    betas = None
-    if raw.get("betas") is not None:
-        if not relation_aware:
-            problems.append("betas: only used with relation_aware: true")
-        else:
-            try:
-                betas = betas_parse(raw["betas"])
-            except InvalidInput as error:
-                problems.extend(error.problems)
-    if relation_aware and raw.get("query") is None and raw.get("betas") is None:
-        problems.append("relation_aware: give a query (β and seeds are chosen for it) or betas")
-    betas_source = _step_choice(raw, "betas_source", problems)
-    if "betas_source" in raw and relation_aware and raw.get("betas") is not None:
-        problems.append("betas_source: β are given in betas; give one or the other")
-    fact_filter = _step_choice(raw, "filter", problems)
-    if "filter" in raw and relation_aware and (raw.get("seeds") is not None or raw.get("query") is None):
-        problems.append("filter: only used when the seeds come from the query's facts (a query and no seeds)")
-    if not relation_aware:
-        problems.extend(
-            f"{name}: only used with relation_aware: true" for name in ("betas_source", "filter") if name in raw
-        )
-    budget = None
-    try:
-        budget = parse_budget(raw.get("budget"), ceiling=server_limits(ppr=True))
-    except InvalidInput as error:
-        problems.extend(error.problems)
-    moment = None
-    try:
-        moment = as_of_parse(raw)
-    except InvalidInput as error:
-        problems.extend(error.problems)
-    if problems:
-        raise InvalidInput(problems)
-    return PprRequest(
-        group,
-        seeds,
-        query,
-        damping,
-        top_k,
-        directed,
-        mentions,
-        relation_aware,
-        linked,
-        betas,
-        betas_source,
-        fact_filter,
-        budget=budget,
-        moment=moment,
+def _step_mode(value: Any) -> Any:
+    if value not in STEP_MODES:
+        raise ValueError(f"must be one of {', '.join(STEP_MODES)}")
+    return value
+
+
+def _ppr_only(value: Any) -> Any:
+    if value != ALGORITHM:
+        raise ValueError(f"must be {ALGORITHM.value!r} here")
+    return value
+
+
+StepChoice = Annotated[StepMode, BeforeValidator(_step_mode)]
+
+
+class PprSeed(RequestModel):
+    id: NodeId
+    weight: Annotated[float, BeforeValidator(_weight), Field(ge=0)] = Field(
+        default=DEFAULT_SEED_WEIGHT, description="its share of the restarts (seeds are normalised to sum 1)"
     )
 
 
-def _step_choice(raw: dict[str, Any], name: str, problems: list[str]) -> str:
-    value = raw.get(name, StepMode.AUTO)
-    if value not in STEP_MODES:
-        problems.append(f"{name}: must be one of {', '.join(STEP_MODES)}")
-        return StepMode.AUTO
-    return value
+class PprBody(AsOfInput):
+    """POST /api/retrieval/ppr, the websocket's ppr frame and MCP's retrieve: seeds, a query, or neither (the
+    group's global PageRank). Whether the seeds belong to the group is the service's check."""
+
+    group: GroupName
+    seeds: ListOf(PprSeed, "{id, weight}", non_empty=True, most=MAX_SEEDS) | None = None  # type: ignore[valid-type]
+    query: QueryText | None = None
+    damping: Annotated[float, BeforeValidator(_damping)] = Field(
+        default=DEFAULT_DAMPING, json_schema_extra={"exclusiveMinimum": 0, "exclusiveMaximum": 1}
+    )
+    relation_aware: Flag = Field(default=False, description="weigh each relation category for the query (β)")
+    linked: Flag = Field(default=False, description="seeds: the entities the query names")
+    betas: BetasInput | None = Field(default=None, description="relation_aware: the β to use")
+    betas_source: StepChoice = Field(default=StepMode.AUTO, description="relation_aware: who chooses β")
+    filter: StepChoice = Field(default=StepMode.AUTO, description="relation_aware: who keeps the query's facts")
+    top_k: Annotated[int, BeforeValidator(_top_k), Field(ge=1, le=MAX_TOP_K)] = DEFAULT_TOP_K
+    directed: Flag = False
+    mentions: Flag = Field(default=True, description="walk the Episode→Entity MENTIONS links too")
+    budget: PprBudgetInput | None = None
+    algorithm: SkipJsonSchema[Annotated[Any, BeforeValidator(_ppr_only)]] = ALGORITHM
+    type: SkipJsonSchema[Any] = None  # the websocket frame's own key
+
+    @field_validator("seeds")
+    @classmethod
+    def _distinct_and_weighed(cls, seeds: list[PprSeed] | None) -> list[PprSeed] | None:
+        problems, seen = [], set()
+        for index, seed in enumerate(seeds or ()):
+            if seed.id in seen:
+                problems.append(f"seeds[{index}].id: {seed.id!r} is given twice")
+            seen.add(seed.id)
+        if seeds and not problems and not any(seed.weight > 0 for seed in seeds):
+            problems.append("seeds: at least one weight must be above 0 (they are normalised to sum 1)")
+        problems_raise("seeds", problems, where="seeds")
+        return seeds
+
+    @model_validator(mode="after")
+    def _fields_agree(self) -> PprBody:
+        given, seeds, query, aware = (
+            self.model_fields_set,
+            self.seeds is not None,
+            self.query is not None,
+            self.relation_aware,
+        )
+        problems = []
+        if seeds and query and not aware:
+            problems.append("seeds or query: give seeds, or a query to find them, not both (both: relation_aware only)")
+        if self.linked and (not query or seeds or aware):
+            problems.append("linked: seeds from the entities a query names: give a query, no seeds, no relation_aware")
+        if self.betas is not None and not aware:
+            problems.append("betas: only used with relation_aware: true")
+        if aware and not query and self.betas is None:
+            problems.append("relation_aware: give a query (β and seeds are chosen for it) or betas")
+        if "betas_source" in given and aware and self.betas is not None:
+            problems.append("betas_source: β are given in betas; give one or the other")
+        if "filter" in given and aware and (seeds or not query):
+            problems.append("filter: only used when the seeds come from the query's facts (a query and no seeds)")
+        if not aware:
+            problems += [
+                f"{name}: only used with relation_aware: true" for name in ("betas_source", "filter") if name in given
+            ]
+        problems_raise("body", problems)
+        return self
+
+    def request(self) -> PprRequest:
+        return PprRequest(
+            group=self.group,
+            seeds=tuple(SeedWeight(seed.id, seed.weight) for seed in self.seeds) if self.seeds is not None else None,
+            query=self.query.strip() if self.query is not None else None,
+            damping=self.damping,
+            top_k=self.top_k,
+            directed=self.directed,
+            mentions=self.mentions,
+            relation_aware=self.relation_aware,
+            linked=self.linked,
+            betas=self.betas.betas() if self.betas is not None else None,
+            betas_source=self.betas_source,
+            fact_filter=self.filter,
+            budget=budget_limits(self.budget, ppr=True),
+            moment=self.resolved(),
+        )

@@ -8,15 +8,15 @@ a limit would be passed it stops, keeps what it has, and reports which limit end
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from django.conf import settings
+from pydantic import Field, model_validator
 
-from memoria.errors import InvalidInput, unknown_keys_problem
+from memoria.graph.vocabulary import Number, RequestModel, WholeNumber, problems_raise
 
 TIME = "time"
 ROWS = "rows"
@@ -26,7 +26,6 @@ DEFAULT_MAX_SECONDS = 30
 DEFAULT_MAX_ROWS = 200_000  # activation: candidate edge rows its level queries match
 DEFAULT_PPR_MAX_ROWS = 50_000_000  # PPR: transition entries its multiplies read
 MIN_SECONDS = 0.001
-BUDGET_KEYS = ("max_seconds", "max_rows")
 
 
 @dataclass(frozen=True)
@@ -49,40 +48,50 @@ def server_limits(*, ppr: bool = False) -> BudgetLimits:
     )
 
 
-def parse_budget(raw: Any, *, ceiling: BudgetLimits, where: str = "budget") -> BudgetLimits:
-    """A caller's lower limits within the server's; a missing field keeps the server's value."""
-    if raw is None:
-        return ceiling
-    if not isinstance(raw, dict):
-        raise InvalidInput(f"{where}: must be an object with max_seconds and/or max_rows")
-    problems: list[str] = []
-    if unknown := unknown_keys_problem(raw, BUDGET_KEYS, where=where, noun="field(s)"):
-        problems.append(unknown)
-    seconds, rows = ceiling.max_seconds, ceiling.max_rows
-    if "max_seconds" in raw:
-        value = raw["max_seconds"]
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-            problems.append(f"{where}.max_seconds: must be a number")
-        elif not MIN_SECONDS <= value <= ceiling.max_seconds:
+class BudgetInput(RequestModel):
+    """A caller's lower limits within the server's (activation's ceilings); a field left out keeps the server's."""
+
+    ppr: ClassVar[bool] = False
+
+    max_seconds: Number | None = Field(
+        default=None, json_schema_extra={"minimum": MIN_SECONDS}, description="at most the server's maximum"
+    )
+    max_rows: WholeNumber | None = Field(
+        default=None, json_schema_extra={"minimum": 1}, description="at most the server's maximum"
+    )
+
+    @model_validator(mode="after")
+    def _within_the_server(self) -> BudgetInput:
+        ceiling, problems = server_limits(ppr=self.ppr), []
+        if self.max_seconds is not None and not MIN_SECONDS <= self.max_seconds <= ceiling.max_seconds:
             problems.append(
-                f"{where}.max_seconds: {value} is outside [{MIN_SECONDS:g}, {ceiling.max_seconds:g}]"
+                f"max_seconds: {self.max_seconds:g} is outside [{MIN_SECONDS:g}, {ceiling.max_seconds:g}]"
                 " (the server's maximum is the upper end)"
             )
-        else:
-            seconds = float(value)
-    if "max_rows" in raw:
-        value = raw["max_rows"]
-        if isinstance(value, bool) or not isinstance(value, int):
-            problems.append(f"{where}.max_rows: must be a whole number")
-        elif not 1 <= value <= ceiling.max_rows:
+        if self.max_rows is not None and not 1 <= self.max_rows <= ceiling.max_rows:
             problems.append(
-                f"{where}.max_rows: {value} is outside [1, {ceiling.max_rows}] (the server's maximum is the upper end)"
+                f"max_rows: {self.max_rows} is outside [1, {ceiling.max_rows}] (the server's maximum is the upper end)"
             )
-        else:
-            rows = value
-    if problems:
-        raise InvalidInput(problems)
-    return BudgetLimits(seconds, rows)
+        problems_raise("budget", problems)
+        return self
+
+    def limits(self) -> BudgetLimits:
+        ceiling = server_limits(ppr=self.ppr)
+        return BudgetLimits(
+            ceiling.max_seconds if self.max_seconds is None else self.max_seconds,
+            ceiling.max_rows if self.max_rows is None else self.max_rows,
+        )
+
+
+class PprBudgetInput(BudgetInput):
+    """PPR's budget: the same fields within the server's PPR ceilings."""
+
+    ppr: ClassVar[bool] = True
+
+
+def budget_limits(given: BudgetInput | None, *, ppr: bool = False) -> BudgetLimits:
+    """The limits a request runs under: the caller's, or the server's ceilings when it gave none."""
+    return given.limits() if given is not None else server_limits(ppr=ppr)
 
 
 class BudgetExhausted(Exception):

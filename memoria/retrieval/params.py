@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Annotated, Any
 
-from memoria.errors import InvalidInput, unknown_keys_problem
+from pydantic import AfterValidator, Field
+
+from memoria.graph.vocabulary import Number, RequestModel, WholeNumber
 
 MAX_SEEDS = 5
 
@@ -22,41 +23,40 @@ class ActivationParams:
         return asdict(self)
 
 
-# name → (type, lowest, highest, whether the lowest value itself is allowed)
+# name → (type, lowest, highest, whether the lowest value itself is allowed); the explorer's form reads them too.
 BOUNDS: dict[str, tuple[type, float, float, bool]] = {
     "max_depth": (int, 1, 10, True),
     "min_activation": (float, 0.0, 1.0, False),
     "tag_sim_floor": (float, 0.0, 1.0, True),
     "max_branches": (int, 1, 20, True),
 }
+_DEFAULTS = ActivationParams()
 
 
-def parse_params(raw: Any, *, where: str = "params") -> ActivationParams:
-    """Validate caller-supplied overrides of the defaults; every problem is named."""
-    if raw is None:
-        return ActivationParams()
-    if not isinstance(raw, dict):
-        raise InvalidInput(f"{where}: must be an object")
-    problems: list[str] = []
-    if unknown := unknown_keys_problem(raw, BOUNDS, where=where, noun="parameter(s)"):
-        problems.append(unknown)
-    values: dict[str, Any] = {}
-    for name, (kind, low, high, low_ok) in BOUNDS.items():
-        if name not in raw:
-            continue
-        value = raw[name]
-        number_ok = isinstance(value, int | float) and not isinstance(value, bool)
-        if kind is int and not (number_ok and float(value).is_integer()):
-            problems.append(f"{where}.{name}: must be a whole number")
-            continue
-        if kind is float and not (number_ok and math.isfinite(value)):
-            problems.append(f"{where}.{name}: must be a number")
-            continue
+def _bounded(name: str) -> Any:
+    """The field `name`: its kind, its default and its BOUNDS, applied in their words ("0 is outside (0, 1]")."""
+    kind, low, high, low_ok = BOUNDS[name]
+
+    def check(value: float) -> float:
         if not ((low <= value if low_ok else low < value) and value <= high):
-            interval = f"{'[' if low_ok else '('}{low:g}, {high:g}]"
-            problems.append(f"{where}.{name}: {value} is outside {interval}")
-            continue
-        values[name] = kind(value)
-    if problems:
-        raise InvalidInput(problems)
-    return ActivationParams(**values)
+            raise ValueError(f"{value:g} is outside {'[' if low_ok else '('}{low:g}, {high:g}]")
+        return value
+
+    schema = {"minimum" if low_ok else "exclusiveMinimum": low, "maximum": high}
+    return Annotated[
+        WholeNumber if kind is int else Number,
+        AfterValidator(check),
+        Field(default=getattr(_DEFAULTS, name), json_schema_extra=schema),
+    ]
+
+
+class ActivationParamsInput(RequestModel):
+    """Overrides of the seed's defaults (docs/retrieval.md); a parameter left out keeps its default."""
+
+    max_depth: _bounded("max_depth")  # type: ignore[valid-type]
+    min_activation: _bounded("min_activation")  # type: ignore[valid-type]
+    tag_sim_floor: _bounded("tag_sim_floor")  # type: ignore[valid-type]
+    max_branches: _bounded("max_branches")  # type: ignore[valid-type]
+
+    def params(self) -> ActivationParams:
+        return ActivationParams(**self.model_dump())

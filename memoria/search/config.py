@@ -1,8 +1,8 @@
 """Search as data: which methods find candidates, which reranker orders them, and how many come back, per scope.
 
 Configs are frozen dataclasses, so a recipe can be shared and tweaked with
-`dataclasses.replace`; `search_config_parse` builds one from JSON and names
-every offending field.
+`dataclasses.replace`; `search_config_check` holds the rules every config (a recipe or a request's, whose
+shape memoria.search.request.SearchConfigInput reads) must keep.
 """
 
 from __future__ import annotations
@@ -12,8 +12,10 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from memoria.errors import InvalidInput, unknown_keys_problem
-from memoria.graph.rules import ID_PATTERN, MAX_QUERY_LENGTH
+from pydantic import TypeAdapter, ValidationError
+
+from memoria.errors import InvalidInput
+from memoria.graph.vocabulary import QueryText, validation_problems
 from memoria.ppr.pagerank import DEFAULT_DAMPING
 
 
@@ -117,13 +119,14 @@ def search_config_check(config: SearchConfig) -> SearchConfig:
     if not config.scopes():
         problems.append("config: name at least one of facts, entities, episodes, communities")
     for scope, scoped in config.scopes().items():
-        problems.extend(_scope_problems(scope, scoped))
+        problems.extend(scope_problems(scope, scoped))
     if problems:
         raise InvalidInput(problems)
     return config
 
 
-def _scope_problems(scope: Scope, config: ScopeConfig) -> list[str]:
+def scope_problems(scope: Scope, config: ScopeConfig) -> list[str]:
+    """What is wrong with one scope's config, each problem as `scope.field: message`."""
     where = scope.value
     problems = []
     if not config.methods:
@@ -165,105 +168,12 @@ def _scope_problems(scope: Scope, config: ScopeConfig) -> list[str]:
     return problems
 
 
-# How each ScopeConfig field is read from JSON.
-_FIELD_KINDS: dict[str, str] = {
-    "methods": "methods",
-    "reranker": "reranker",
-    "limit": "int",
-    "min_score": "float",
-    "sim_min_score": "float",
-    "mmr_lambda": "float",
-    "bfs_depth": "int",
-    "bfs_origin_ids": "ids",
-    "center_node_id": "id",
-    "graph_weight": "float",
-    "ppr_damping": "float",
-}
-NULLABLE = {"min_score", "center_node_id"}
-
-
-def _number(value: Any, where: str, *, whole: bool, problems: list[str]) -> float | int | None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        problems.append(f"{where}: must be a {'whole number' if whole else 'number'}")
-        return None
-    if whole:
-        if not float(value).is_integer():
-            problems.append(f"{where}: must be a whole number")
-            return None
-        return int(value)
-    return float(value)
-
-
-def _choices(value: Any, kind: type[enum.StrEnum], where: str, problems: list[str]) -> Any:
-    try:
-        return kind(value)
-    except ValueError:
-        problems.append(f"{where}: {value!r} is not one of {', '.join(kind)}")
-        return None
-
-
-def _node_id(value: Any, where: str, problems: list[str]) -> str | None:
-    if not isinstance(value, str) or not ID_PATTERN.match(value):
-        problems.append(f"{where}: must be a node id")
-        return None
-    return value
-
-
-def _parse_scope(raw: Any, where: str, problems: list[str]) -> ScopeConfig | None:
-    if not isinstance(raw, dict):
-        problems.append(f"{where}: must be an object")
-        return None
-    if unknown := unknown_keys_problem(raw, _FIELD_KINDS, where=where, noun="field(s)"):
-        problems.append(unknown)
-    if "methods" not in raw:
-        problems.append(f"{where}.methods: is required")
-    values: dict[str, Any] = {}
-    before = len(problems)
-    for name, kind in _FIELD_KINDS.items():
-        if name not in raw:
-            continue
-        value, at = raw[name], f"{where}.{name}"
-        if value is None and name in NULLABLE:
-            values[name] = None
-        elif kind == "methods":
-            if not isinstance(value, list):
-                problems.append(f"{at}: must be a list of {', '.join(SearchMethod)}")
-                continue
-            parsed = [_choices(item, SearchMethod, f"{at}[{i}]", problems) for i, item in enumerate(value)]
-            values[name] = tuple(dict.fromkeys(parsed))
-        elif kind == "reranker":
-            values[name] = _choices(value, Reranker, at, problems)
-        elif kind in ("int", "float"):
-            values[name] = _number(value, at, whole=kind == "int", problems=problems)
-        elif kind == "ids":
-            if not isinstance(value, list):
-                problems.append(f"{at}: must be a list of node ids")
-                continue
-            values[name] = tuple(dict.fromkeys(_node_id(item, f"{at}[{i}]", problems) for i, item in enumerate(value)))
-        else:
-            values[name] = _node_id(value, at, problems)
-    if len(problems) > before or "methods" not in values:
-        return None
-    return ScopeConfig(**values)
-
-
-def search_config_parse(raw: Any, *, where: str = "config") -> SearchConfig:
-    """A SearchConfig from decoded JSON ({"facts": {"methods": [...], ...}, ...}); InvalidInput names each problem."""
-    if not isinstance(raw, dict):
-        raise InvalidInput(f"{where}: must be an object with any of {', '.join(Scope)}")
-    problems: list[str] = []
-    if unknown := unknown_keys_problem(raw, Scope, where=where, noun="scope(s)"):
-        problems.append(unknown)
-    scoped = {scope: _parse_scope(raw[scope.value], scope.value, problems) for scope in Scope if scope in raw}
-    for scope, config in scoped.items():  # a scope that was read whole is checked now, so all problems come at once
-        if config is not None:
-            problems.extend(_scope_problems(scope, config))
-    if problems:
-        raise InvalidInput(problems)
-    return search_config_check(SearchConfig(**{scope.value: config for scope, config in scoped.items()}))
+_QUERY = TypeAdapter(QueryText)
 
 
 def parse_query(raw: Any, *, where: str = "query") -> str:
-    if not isinstance(raw, str) or not raw.strip() or len(raw) > MAX_QUERY_LENGTH:
-        raise InvalidInput(f"{where}: must be a non-empty text of at most {MAX_QUERY_LENGTH} characters")
-    return raw.strip()
+    """The text `search` looks for, by the request models' rule (QueryText), stripped: Python callers pass here."""
+    try:
+        return _QUERY.validate_python(raw).strip()
+    except ValidationError as error:
+        raise InvalidInput(validation_problems(error, where)) from None

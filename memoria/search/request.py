@@ -1,33 +1,51 @@
-"""A search request as callers send it (URL parameters or a JSON body), validated into what `search` takes.
+"""A search request as callers send it (URL parameters or a JSON body): pydantic models on the shared vocabulary,
+resolved into what `search` takes.
 
-Every problem names its field, so a 400 tells the caller exactly what to fix.
+The models read the shape; the rules a config must keep (bounds, which methods suit a scope, what a recipe needs)
+belong to memoria.search.config and memoria.search.recipes, which recipes pass through too: the models run them
+and report their problems in their own words, all at once. Every problem names its field.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from functools import partial
+from typing import Annotated, Any
 
-from memoria.accounts.roles import GROUP_PATTERN
-from memoria.errors import InvalidInput, names_shown
-from memoria.graph.rules import ID_PATTERN
+from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic.json_schema import SkipJsonSchema
+
+from memoria.errors import InvalidInput
+from memoria.graph.vocabulary import (
+    GroupName,
+    ListOf,
+    NodeId,
+    Number,
+    OneOf,
+    QueryText,
+    RequestModel,
+    WholeNumber,
+    problems_raise,
+)
 from memoria.search.config import (
     DEFAULT_LIMIT,
+    MAX_BFS_DEPTH,
     MAX_LIMIT,
+    MAX_ORIGINS,
     Reranker,
     Scope,
+    ScopeConfig,
     SearchConfig,
-    parse_query,
-    search_config_parse,
+    SearchMethod,
+    scope_problems,
+    search_config_check,
 )
 from memoria.search.recipes import RECIPES, recipe, recipe_problem
 from memoria.search.service import checked_valid_at
 
 ALL_SCOPES = "all"
 COMBINED_RECIPE = "combined_hybrid_rrf"
-QUERY_PARAMETERS = {"q", "group", "scope", "limit", "recipe", "valid_at", "center", "format"}
-BODY_KEYS = {"query", "group", "config", "valid_at"}
+_DEFAULTS = ScopeConfig(methods=())  # the dataclass owns every default; the model documents them
 
 
 @dataclass(frozen=True)
@@ -38,83 +56,162 @@ class SearchRequest:
     valid_at: str | None = None
 
 
-def _group(raw: Any, problems: list[str]) -> str:
-    if not isinstance(raw, str) or not GROUP_PATTERN.match(raw):
-        problems.append("group: is required: 1–64 letters, digits, '_' or '-'")
-        return ""
-    return raw
+def _bounds(low: float, high: float, *, exclusive_low: bool = False, exclusive_high: bool = False) -> Any:
+    """The bounds as the schema states them; search_config_check applies them (recipes pass through it too)."""
+    return {
+        "exclusiveMinimum" if exclusive_low else "minimum": low,
+        "exclusiveMaximum" if exclusive_high else "maximum": high,
+    }
 
 
-def _collect(problems: list[str], parse: Any, *args: Any, **kwargs: Any) -> Any:
+class ScopeInput(RequestModel):
+    """How one scope is searched (memoria.search.config.ScopeConfig; docs/search.md)."""
+
+    methods: ListOf(OneOf(SearchMethod), ", ".join(SearchMethod))  # type: ignore[valid-type]
+    reranker: OneOf(Reranker) = _DEFAULTS.reranker  # type: ignore[valid-type]
+    limit: WholeNumber = Field(default=_DEFAULTS.limit, json_schema_extra=_bounds(1, MAX_LIMIT))
+    min_score: Number | None = Field(default=None, description="scores below it (after reranking) are dropped")
+    sim_min_score: Number = Field(
+        default=_DEFAULTS.sim_min_score, json_schema_extra=_bounds(-1, 1, exclusive_high=True)
+    )
+    mmr_lambda: Number = Field(default=_DEFAULTS.mmr_lambda, json_schema_extra=_bounds(0, 1))
+    bfs_depth: WholeNumber = Field(default=_DEFAULTS.bfs_depth, json_schema_extra=_bounds(1, MAX_BFS_DEPTH))
+    bfs_origin_ids: ListOf(NodeId, "node ids") = Field(  # type: ignore[valid-type]
+        default=list(_DEFAULTS.bfs_origin_ids), json_schema_extra={"maxItems": MAX_ORIGINS}
+    )
+    center_node_id: NodeId | None = Field(default=None, description="node_distance ranks by distance from it")
+    graph_weight: Number = Field(default=_DEFAULTS.graph_weight, json_schema_extra=_bounds(0, 1))
+    ppr_damping: Number = Field(
+        default=_DEFAULTS.ppr_damping, json_schema_extra=_bounds(0, 1, exclusive_low=True, exclusive_high=True)
+    )
+
+    def scope_config(self) -> ScopeConfig:
+        values = self.model_dump()
+        values["methods"] = tuple(dict.fromkeys(self.methods))
+        values["bfs_origin_ids"] = tuple(dict.fromkeys(self.bfs_origin_ids))
+        return ScopeConfig(**values)
+
+
+def _scope_checked(scope: Scope, given: ScopeInput | None) -> ScopeInput | None:
+    """A scope read whole is checked at once, so its problems come with the other scopes' (`facts.limit: …`)."""
+    if given is not None:
+        problems_raise(scope.value, scope_problems(scope, given.scope_config()), where=scope.value)
+    return given
+
+
+def _scope_field(scope: Scope) -> Any:
+    """A scope's config; left out it is not searched (null is refused, as an object is expected)."""
+    return Annotated[ScopeInput, AfterValidator(partial(_scope_checked, scope))]
+
+
+class SearchConfigInput(RequestModel):
+    """A search config: any of the four scopes; a scope left out is not searched."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"minProperties": 1})
+
+    facts: _scope_field(Scope.FACTS) = None  # type: ignore[valid-type]
+    entities: _scope_field(Scope.ENTITIES) = None  # type: ignore[valid-type]
+    episodes: _scope_field(Scope.EPISODES) = None  # type: ignore[valid-type]
+    communities: _scope_field(Scope.COMMUNITIES) = None  # type: ignore[valid-type]
+
+    @model_validator(mode="after")
+    def _config_checked(self) -> SearchConfigInput:
+        problems_raise("config", _config_problems(self.search_config), where="config")
+        return self
+
+    @property
+    def search_config(self) -> SearchConfig:
+        return SearchConfig(**{scope.value: given.scope_config() for scope, given in self._scopes().items()})
+
+    def _scopes(self) -> dict[Scope, ScopeInput]:
+        return {scope: given for scope in Scope if (given := getattr(self, scope.value)) is not None}
+
+
+def _config_problems(config: SearchConfig) -> list[str]:
     try:
-        return parse(*args, **kwargs)
+        search_config_check(config)
     except InvalidInput as error:
-        problems.extend(error.problems)
+        return error.problems
+    return []
+
+
+def _valid_at(value: Any) -> Any:
+    """Search's own timestamp rule and wording (memoria.search.service.checked_valid_at), as a ValueError."""
+    if value is None:
         return None
+    if not isinstance(value, str):
+        raise ValueError("must be an ISO 8601 date-time string")
+    try:
+        return checked_valid_at(value)
+    except InvalidInput as error:
+        raise ValueError(error.problems[0].removeprefix("valid_at: ")) from None
 
 
-def _limit(raw: str | None, problems: list[str]) -> int:
-    if raw is None:
-        return DEFAULT_LIMIT
-    if not raw.isdigit() or not 1 <= int(raw) <= MAX_LIMIT:
-        problems.append(f"limit: {raw!r} is not a whole number in [1, {MAX_LIMIT}]")
-        return DEFAULT_LIMIT
-    return int(raw)
+ValidAt = Annotated[
+    str | None,
+    Field(description="ISO 8601 with a zone; only facts that held then", json_schema_extra={"format": "date-time"}),
+    BeforeValidator(_valid_at),
+]
 
 
-def parse_search_parameters(params: Mapping[str, str]) -> SearchRequest:
-    """GET /api/search?q=&group=&scope=&limit=&recipe=&valid_at=&center= (center: for node_distance recipes)."""
-    problems: list[str] = []
-    unknown = sorted(set(params) - QUERY_PARAMETERS)
-    if unknown:
-        problems.append(f"unknown parameter(s): {names_shown(unknown)}")
-    query = _collect(problems, parse_query, params.get("q"), where="q")
-    group = _group(params.get("group"), problems)
-    limit = _limit(params.get("limit"), problems)
-    scope_name = params.get("scope", ALL_SCOPES)
-    scope: Scope | None = None
-    if scope_name != ALL_SCOPES:
-        try:
-            scope = Scope(scope_name)
-        except ValueError:
-            problems.append(f"scope: {scope_name!r} is not one of {', '.join(Scope)}, {ALL_SCOPES}")
-    center = params.get("center")
-    if center is not None and not ID_PATTERN.match(center):
-        problems.append("center: must be a node id")
-        center = None
-    valid_at = _collect(problems, checked_valid_at, params.get("valid_at"))
-    name = params.get("recipe") or (f"{scope.value}_hybrid_rrf" if scope else COMBINED_RECIPE)
-    problem = recipe_problem(name)
-    if problem is not None:
-        problems.append(problem)
-    elif center is None and any(c.reranker is Reranker.NODE_DISTANCE for c in RECIPES[name].scopes().values()):
-        problems.append(f"center: recipe {name} ranks by distance from a node: give center=<node id>")
-    if problems:
-        raise InvalidInput(problems)
-    config = recipe(name, limit=limit, center_node_id=center)
-    if scope is not None:
-        config = config.only(scope)
-    return SearchRequest(group, query, config, valid_at)
+class SearchBody(RequestModel):
+    """POST /api/search: a full config, scope by scope."""
+
+    query: QueryText
+    group: GroupName
+    config: SearchConfigInput
+    valid_at: ValidAt = None
+
+    def request(self) -> SearchRequest:
+        return SearchRequest(self.group, self.query.strip(), self.config.search_config, self.valid_at)
 
 
-def parse_search_body(raw: Any) -> SearchRequest:
-    """POST /api/search: {"query", "group", "config": {scope: {...}}, "valid_at"?}."""
-    if not isinstance(raw, dict):
-        raise InvalidInput("body: must be a JSON object")
-    problems: list[str] = []
-    unknown = sorted(set(raw) - BODY_KEYS)
-    if unknown:
-        problems.append(f"unknown field(s): {names_shown(unknown)} (known: {', '.join(sorted(BODY_KEYS))})")
-    query = _collect(problems, parse_query, raw.get("query"))
-    group = _group(raw.get("group"), problems)
-    if "config" not in raw:
-        problems.append("config: is required")
-    config = _collect(problems, search_config_parse, raw.get("config")) if "config" in raw else None
-    valid_at = raw.get("valid_at")
-    if valid_at is not None and not isinstance(valid_at, str):
-        problems.append("valid_at: must be an ISO 8601 date-time string")
-        valid_at = None
-    valid_at = _collect(problems, checked_valid_at, valid_at)
-    if problems:
-        raise InvalidInput(problems)
-    return SearchRequest(group, query, config, valid_at)
+def _limit_text(value: Any) -> Any:
+    """A URL's limit is text; MCP passes a number."""
+    text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+    if not isinstance(text, str) or not text.isdigit() or not 1 <= int(text) <= MAX_LIMIT:
+        raise ValueError(f"{value!r} is not a whole number in [1, {MAX_LIMIT}]")
+    return int(text)
+
+
+def _recipe_named(name: str | None) -> str | None:
+    if name and (problem := recipe_problem(name)) is not None:
+        raise ValueError(problem.removeprefix("recipe: "))
+    return name
+
+
+class SearchParameters(RequestModel):
+    """GET /api/search?q=&group=&scope=&limit=&recipe=&valid_at=&center=: a named recipe."""
+
+    q: QueryText
+    group: GroupName
+    scope: OneOf([*Scope, ALL_SCOPES]) = ALL_SCOPES  # type: ignore[valid-type]
+    limit: Annotated[int, BeforeValidator(_limit_text)] = Field(
+        default=DEFAULT_LIMIT, json_schema_extra=_bounds(1, MAX_LIMIT), description="results per scope"
+    )
+    recipe: Annotated[str | None, AfterValidator(_recipe_named)] = Field(
+        default=None,
+        description="a recipe of docs/search.md (default: the scope's hybrid_rrf, or combined_hybrid_rrf);"
+        " the *_cross_encoder ones only where MEMORIA_CROSS_ENCODER_MODEL names a model (none ships with Memoria)",
+    )
+    valid_at: ValidAt = None
+    center: NodeId | None = Field(default=None, description="a node id, for the node_distance recipes")
+    format: SkipJsonSchema[str | None] = None  # REST framework's own override of the answer's format
+
+    @model_validator(mode="after")
+    def _center_given(self) -> SearchParameters:
+        name = self.recipe_name
+        if self.center is None and any(c.reranker is Reranker.NODE_DISTANCE for c in RECIPES[name].scopes().values()):
+            problems_raise("center", [f"center: recipe {name} ranks by distance from a node: give center=<node id>"])
+        return self
+
+    @property
+    def recipe_name(self) -> str:
+        return self.recipe or (f"{self.scope}_hybrid_rrf" if self.scope != ALL_SCOPES else COMBINED_RECIPE)
+
+    def request(self) -> SearchRequest:
+        """The recipe's config (InvalidInput when the scope asked for is not one it searches)."""
+        config = recipe(self.recipe_name, limit=self.limit, center_node_id=self.center)
+        if self.scope != ALL_SCOPES:
+            config = config.only(Scope(self.scope))
+        return SearchRequest(self.group, self.q.strip(), config, self.valid_at)

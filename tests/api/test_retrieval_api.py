@@ -93,10 +93,15 @@ def test_seeds_and_tags_come_from_the_query(client_for, demo_group: str) -> None
     [
         ({"group": "g"}, "seeds or query"),
         ({"group": "g", "seeds": [{"id": "a", "score": 0}]}, "seeds[0].score: 0 is outside (0, 1]"),
-        ({"group": "g", "seeds": [{"id": f"n{i}", "score": 1} for i in range(6)]}, "at most 5 seeds"),
+        ({"group": "g", "seeds": [{"id": f"n{i}", "score": 1} for i in range(6)]}, "seeds: at most 5 items, got 6"),
         ({"group": "g", "seeds": [{"id": "a", "score": 1}], "params": {"max_branches": 0}}, "params.max_branches"),
         ({"group": "g", "seeds": [{"id": "a", "score": 1}], "query_tags": "x"}, "query_tags: must be a list"),
         ({"seeds": [{"id": "a", "score": 1}]}, "group: is required"),
+        ({"group": "g", "seeds": [{"id": "a", "score": 1}], "params": {"max_depth": "3"}}, "params.max_depth: must be"),
+        ({"group": "g", "seeds": [{"id": "a", "score": 1, "weight": 1}]}, "seeds[0]: unknown field(s) weight"),
+        ({"group": "g", "seeds": [{"id": "a", "score": 1}] * 2}, "seeds[1].id: 'a' is given twice"),
+        ({"group": "g", "query": "x", "budget": {"rows": 1}}, "budget: unknown field(s) rows"),
+        ({"group": "g", "query": "x", "colour": 1}, "body: unknown field(s) colour"),
         ([], "body: must be a JSON object"),
         (
             {"group": "g", "seeds": [{"id": "a", "score": 1}], "engine": "gpu"},

@@ -86,7 +86,9 @@ FREE_FORM_BODY_OPERATIONS = {
     if _body_schema(operation) == FREE_FORM_BODY
 }
 # Operations whose inputs depend on each other in ways the schema does not express (a node_distance recipe needs
-# `center`; include_invalidated=true cannot come with as_of or known_at, nor valid_at with as_of, its newer name;
+# `center`, a search config's scope takes only some methods and rerankers, a retrieval needs seeds or a query and
+# a budget within the server's; include_invalidated=true cannot come
+# with as_of or known_at, nor valid_at with as_of, its newer name;
 # a merge's `from` must be another entity of the group than the URL's; an edited edge's valid_at must not pass its
 # invalid_at, and its relation passes the import format's character rules, as a new edge's does (curated or
 # indexed), whose ends must differ; a community build's resolution goes only with Leiden,
@@ -95,6 +97,9 @@ FREE_FORM_BODY_OPERATIONS = {
 # "schema-valid" is not "valid" there either.
 CROSS_FIELD_OPERATIONS = {
     ("GET", "/api/search"),
+    ("POST", "/api/search"),
+    ("POST", "/api/retrieval/activation"),
+    ("POST", "/api/retrieval/ppr"),  # seeds or a query (both: relation_aware), β only with relation_aware, …
     ("GET", "/api/groups/{group}/nodes/{node_id}/neighbours"),
     ("GET", "/api/groups/{group}/subgraph"),
     ("GET", "/api/groups/{group}/paths"),

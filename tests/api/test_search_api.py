@@ -85,7 +85,8 @@ def test_post_takes_a_full_config(client_for, memory: str) -> None:
 @pytest.mark.parametrize(
     ("params", "expected"),
     [
-        ({"group": "G"}, "q: must be a non-empty text"),
+        ({"group": "G"}, "q: is required"),
+        ({"group": "G", "q": "  "}, "q: must be a non-empty text"),
         ({"q": "x"}, "group: is required"),
         ({"q": "x", "group": "G", "scope": "edges"}, "scope: 'edges' is not one of"),
         ({"q": "x", "group": "G", "limit": "0"}, "limit: '0' is not a whole number in [1, 100]"),
@@ -95,7 +96,7 @@ def test_post_takes_a_full_config(client_for, memory: str) -> None:
         ({"q": "x", "group": "G", "recipe": "facts_node_distance"}, "center: recipe facts_node_distance ranks"),
         ({"q": "x", "group": "G", "center": "a b"}, "center: must be a node id"),
         ({"q": "x", "group": "G", "recipe": "facts_hybrid_rrf", "scope": "entities"}, "scope: this search does not"),
-        ({"q": "x", "group": "G", "colour": "red"}, "unknown parameter(s): colour"),
+        ({"q": "x", "group": "G", "colour": "red"}, "parameters: unknown field(s) colour"),
         (
             {"q": "x", "group": "G", "recipe": "facts_hybrid_cross_encoder"},
             "recipe: facts_hybrid_cross_encoder needs a cross-encoder, which is not offered here: set MEMORIA_CROSS",
@@ -109,16 +110,24 @@ def test_bad_parameters_are_400_naming_the_field(client_for, settings, params: d
     assert expected in response.json()["detail"]
 
 
+BM25 = {"methods": ["bm25"]}
+
+
 @pytest.mark.parametrize(
     ("body", "expected"),
     [
         ([], "body: must be a JSON object"),
-        ({"group": "G", "config": {"facts": {"methods": ["bm25"]}}}, "query: must be a non-empty text"),
+        ({"group": "G", "config": {"facts": {"methods": ["bm25"]}}}, "query: is required"),
+        ({"query": "", "group": "G", "config": {"facts": {"methods": ["bm25"]}}}, "query: must be a non-empty text"),
         ({"query": "x", "group": "G"}, "config: is required"),
         ({"query": "x", "group": "G", "config": {"facts": {"methods": ["bm25"], "reranker": "x"}}}, "facts.reranker"),
         ({"query": "x", "group": "G", "config": {"episodes": {"methods": ["bfs"]}}}, "episodes.methods: bfs cannot"),
         ({"query": "x", "group": "G", "config": {}, "valid_at": 5}, "valid_at: must be an ISO 8601"),
-        ({"query": "x", "group": "G", "config": {"facts": {"methods": ["bm25"]}}, "k": 1}, "unknown field(s): k"),
+        ({"query": "x", "group": "G", "config": {"facts": {"methods": ["bm25"]}}, "k": 1}, "body: unknown field(s) k"),
+        ({"query": "x", "group": "G", "config": {"facts": {**BM25, "limit": "5"}}}, "config.facts.limit: must be a"),
+        ({"query": "x", "group": "G", "config": {"facts": {**BM25, "limit": 0}}}, "config.facts.limit: 0 is outside"),
+        ({"query": "x", "group": "G", "config": {"facts": None}}, "config.facts: must be a JSON object"),
+        ({"query": "x", "group": "G", "config": {"facts": {**BM25, "k": 1}}}, "config.facts: unknown field(s) k"),
     ],
 )
 def test_bad_bodies_are_400_naming_the_field(client_for, body: object, expected: str) -> None:

@@ -97,10 +97,10 @@ async def test_relation_aware_with_the_callers_betas_reports_them(daphne_url: st
     [
         ({"seeds": [{"id": "x"}], "damping": 1.5}, "invalid", "damping: must be a number strictly between 0 and 1"),
         ({"seeds": [{"id": "x"}], "query": "why"}, "invalid", "give seeds, or a query to find them, not both"),
-        ({"seeds": [{"id": "x", "score": 1}]}, "invalid", "must be an object with an id and an optional weight"),
+        ({"seeds": [{"id": "x", "score": 1}]}, "invalid", "seeds[0]: unknown field(s) score"),
         ({"seeds": [{"id": "x"}], "betas": {}}, "invalid", "betas: only used with relation_aware: true"),
         ({"seeds": [{"id": "x"}], "relation_aware": True}, "invalid", "relation_aware: give a query"),
-        ({"seeds": [{"id": "x"}], "params": {"max_depth": 2}}, "invalid", "unknown field(s): params"),
+        ({"seeds": [{"id": "x"}], "params": {"max_depth": 2}}, "invalid", "body: unknown field(s) params"),
         ({"seeds": [{"id": "x"}], "top_k": 0}, "invalid", "top_k: must be a whole number in [1, 1000]"),
         ({"group": "not-mine", "seeds": [{"id": "x"}]}, "not_found", "not-mine"),
     ],

@@ -10,8 +10,9 @@ import pytest
 
 from memoria.graph import driver, kinds
 from memoria.graph.asof import EVERY_FACT, AsOf
+from memoria.graph.vocabulary import input_parse
 from memoria.graphindex.cache import ProjectionCache
-from memoria.ppr.relations import betas_parse
+from memoria.ppr.relations import BetasInput
 from memoria.ppr.request import PprRequest, SeedWeight
 from memoria.ppr.service import ppr_run
 from tests.graph.timed import COLUMNS, TIMES, random_times, times_write
@@ -67,7 +68,7 @@ def test_scores_are_igraphs_on_the_facts_that_count(memory: str, relation_aware:
     cache = ProjectionCache()
     seeds = {f"{memory}-e3": 0.6, f"{memory}-e11": 0.4}
     raw_betas = {"entity_entity": {"TEMPORAL": 3.0, "CAUSALITY": 1.0}} if relation_aware else None
-    betas = betas_parse(raw_betas) if raw_betas else None
+    betas = input_parse(BetasInput, raw_betas).betas() if raw_betas else None
     rng = random.Random(8)
     moments = [EVERY_FACT, *(AsOf(rng.choice(TIMES), rng.choice(TIMES)) for _ in range(4))]
     projections = set()

@@ -7,8 +7,9 @@ from collections.abc import Iterator
 import pytest
 
 from memoria.errors import InvalidInput
+from memoria.graph.vocabulary import input_parse
 from memoria.graphindex.cache import ProjectionCache
-from memoria.ppr.request import parse_ppr_request
+from memoria.ppr.request import PprBody
 from memoria.ppr.service import LINKED, UNIFORM, ppr_run
 from tests.linking.memory import QUESTION, two_hop_group
 
@@ -20,7 +21,7 @@ def two_hop(graph_server: object) -> Iterator[str]:
 
 
 def test_linked_seeds_are_the_named_entities(two_hop: str) -> None:
-    request = parse_ppr_request({"group": two_hop, "query": QUESTION, "linked": True, "top_k": 3})
+    request = input_parse(PprBody, {"group": two_hop, "query": QUESTION, "linked": True, "top_k": 3}).request()
     answer = ppr_run(request, cache=ProjectionCache(), wait=30)
     assert answer.seed_source == LINKED
     assert [seed.id for seed in answer.seeds] == [f"{two_hop}-ada"]
@@ -28,7 +29,7 @@ def test_linked_seeds_are_the_named_entities(two_hop: str) -> None:
 
 
 def test_a_query_naming_nothing_walks_from_everywhere(two_hop: str) -> None:
-    request = parse_ppr_request({"group": two_hop, "query": "what is the weather", "linked": True})
+    request = input_parse(PprBody, {"group": two_hop, "query": "what is the weather", "linked": True}).request()
     assert ppr_run(request, cache=ProjectionCache(), wait=30).seed_source == UNIFORM
 
 
@@ -43,4 +44,4 @@ def test_a_query_naming_nothing_walks_from_everywhere(two_hop: str) -> None:
 )
 def test_linked_needs_a_query_alone(body: dict) -> None:
     with pytest.raises(InvalidInput, match="linked"):
-        parse_ppr_request({"group": "g", **body})
+        input_parse(PprBody, {"group": "g", **body}).request()

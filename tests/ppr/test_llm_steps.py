@@ -16,14 +16,15 @@ from explorer.errors import error_frame
 from memoria.accounts.roles import Role
 from memoria.accounts.services import token_for, user_grant
 from memoria.errors import InvalidInput, LlmInvalidAnswer, LlmUnavailable
+from memoria.graph.vocabulary import input_parse
 from memoria.graphindex.cache import ProjectionCache
 from memoria.llm.prompts import filter_facts as filter_prompt
 from memoria.llm.prompts import relation_betas as betas_prompt
 from memoria.ppr.events import ppr_events
 from memoria.ppr.llm_steps import LlmBetaManager, LlmFactFilter
 from memoria.ppr.relation_seeds import OfflineFactFilter, ScoredFact
-from memoria.ppr.relations import OfflineBetaManager, betas_parse
-from memoria.ppr.request import PprRequest, SeedWeight, parse_ppr_request
+from memoria.ppr.relations import BetasInput, OfflineBetaManager
+from memoria.ppr.request import PprBody, PprRequest, SeedWeight
 from memoria.ppr.service import ppr_run
 from memoria.ppr.steps import relation_steps_for
 from tests.llm.fake_openai import FakeOpenAI, Reply, chat_reply, fake_openai
@@ -99,7 +100,9 @@ def test_a_configured_llm_chooses_beta_and_the_facts_and_the_walk_follows(model:
     assert node_id(memory, "rotterdam") in ends
     assert {seed.id for seed in answer.seeds if "-ep" not in seed.id} <= ends
     # The walk used those β: the same seeds with the caller giving the same β score every node the same.
-    same = PprRequest(group=memory, seeds=answer.seeds, top_k=1000, relation_aware=True, betas=betas_parse(BETAS))
+    same = PprRequest(
+        group=memory, seeds=answer.seeds, top_k=1000, relation_aware=True, betas=input_parse(BetasInput, BETAS).betas()
+    )
     caller = ppr_run(same, cache=ProjectionCache(), wait=30)
     got = {node.id: node.score for node in answer.scores}
     assert sum(abs(got[node.id] - node.score) for node in caller.scores) <= 1e-9
@@ -118,7 +121,9 @@ def test_offline_is_chosen_per_step_and_when_no_llm_is_configured(model: FakeOpe
 
     model.requests.clear()
     given = ppr_run(
-        PprRequest(group=memory, query=QUERY, top_k=5, relation_aware=True, betas=betas_parse(BETAS)),
+        PprRequest(
+            group=memory, query=QUERY, top_k=5, relation_aware=True, betas=input_parse(BetasInput, BETAS).betas()
+        ),
         cache=ProjectionCache(),
         wait=30,
     )
@@ -289,15 +294,18 @@ def test_an_llm_that_cannot_be_reached_is_a_503_and_an_error_frame(memory: str, 
 def test_the_step_choices_are_validated(body: dict[str, Any], problem: str) -> None:
     raw = {"group": "g", "query": QUERY, "relation_aware": True, **body}
     with pytest.raises(InvalidInput) as caught:
-        parse_ppr_request(raw)
+        input_parse(PprBody, raw).request()
     assert any(found.startswith(problem) for found in caught.value.problems), caught.value.problems
 
 
 def test_the_step_choices_are_carried() -> None:
     raw = {"group": "g", "query": QUERY, "relation_aware": True, "betas_source": "offline", "filter": "llm"}
-    request = parse_ppr_request(raw)
+    request = input_parse(PprBody, raw).request()
     assert (request.betas_source, request.fact_filter) == ("offline", "llm")
-    assert (parse_ppr_request({"group": "g"}).betas_source, parse_ppr_request({"group": "g"}).fact_filter) == (
+    assert (
+        input_parse(PprBody, {"group": "g"}).request().betas_source,
+        input_parse(PprBody, {"group": "g"}).request().fact_filter,
+    ) == (
         "auto",
         "auto",
     )

@@ -8,11 +8,12 @@ import pytest
 from memoria.errors import InvalidInput
 from memoria.graph import driver, kinds
 from memoria.graph.asof import EVERY_FACT
+from memoria.graph.vocabulary import input_parse
 from memoria.graphindex.cache import ProjectionCache
 from memoria.graphindex.projection import MENTIONS_LINK, projection_load
 from memoria.llm.modes import StepMode
 from memoria.ppr.relation_seeds import ScoredFact, entity_weights, passage_weights
-from memoria.ppr.relations import RelationBetas, betas_offline, betas_parse
+from memoria.ppr.relations import BetasInput, RelationBetas, betas_offline
 from memoria.ppr.request import PprRequest, SeedWeight
 from memoria.ppr.service import ppr_run
 from tests.graphindex.graphs import random_memory, store, stored_edges
@@ -31,19 +32,19 @@ def memory(group: str) -> str:
 
 
 def test_betas_are_normalised_per_family_and_gaps_take_the_average() -> None:
-    betas = betas_parse({"entity_entity": {"TEMPORAL": 6, "SYNONYMY": 2}})
+    betas = input_parse(BetasInput, {"entity_entity": {"TEMPORAL": 6, "SYNONYMY": 2}}).betas()
     # SYNONYMY weighs as ATTRIBUTION; the three left out take the average of those given (4); sum 20.
     assert betas.entity_entity == pytest.approx(
         {"HIERARCHICAL": 0.2, "TEMPORAL": 0.3, "SPATIAL": 0.2, "CAUSALITY": 0.2, "ATTRIBUTION": 0.1}
     )
     assert betas.entity_passage == pytest.approx({"PRIMARY": 1 / 3, "SECONDARY": 1 / 3, "PERIPHERAL": 1 / 3})
     with pytest.raises(InvalidInput, match="SYNONYMY: ATTRIBUTION is given twice"):
-        betas_parse({"entity_entity": {"ATTRIBUTION": 1, "SYNONYMY": 2}})
+        input_parse(BetasInput, {"entity_entity": {"ATTRIBUTION": 1, "SYNONYMY": 2}}).betas()
 
 
 def test_each_edge_takes_its_categorys_beta_or_its_familys_average(memory: str) -> None:
     projection = projection_load(group=memory)
-    betas = betas_parse(UNEVEN)
+    betas = input_parse(BetasInput, UNEVEN).betas()
     chosen = projection.chosen_edges(mentions=True)
     multipliers = betas.multipliers(projection, chosen)
     for category, link, multiplier in zip(projection.categories, projection.links, multipliers, strict=True):
@@ -58,7 +59,7 @@ def test_each_edge_takes_its_categorys_beta_or_its_familys_average(memory: str) 
 
 
 def test_relation_aware_scores_are_igraphs_on_reweighted_edges(memory: str) -> None:
-    betas = betas_parse(UNEVEN)
+    betas = input_parse(BetasInput, UNEVEN).betas()
     seeds = {f"{memory}-e2": 1.0, f"{memory}-p1": 0.05}
     request = PprRequest(
         group=memory,

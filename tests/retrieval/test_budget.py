@@ -19,15 +19,16 @@ from rest_framework.test import APIClient
 
 from memoria.accounts.roles import Role
 from memoria.errors import InvalidInput
+from memoria.graph.vocabulary import input_parse
 from memoria.graphindex.cache import projection_cache
 from memoria.ppr.pagerank import personalized_pagerank
-from memoria.ppr.request import PprRequest, SeedWeight, parse_ppr_request
+from memoria.ppr.request import PprBody, PprRequest, SeedWeight
 from memoria.ppr.service import ppr_run
 from memoria.retrieval.activation import Seed
-from memoria.retrieval.budget import BudgetLimits, RetrievalBudget, parse_budget
+from memoria.retrieval.budget import BudgetInput, BudgetLimits, RetrievalBudget, budget_limits
 from memoria.retrieval.params import ActivationParams
 from memoria.retrieval.reference import ReferenceGraph
-from memoria.retrieval.request import parse_activation_request
+from memoria.retrieval.request import ActivationBody
 from tests.api.conftest import client_for
 from tests.explorer.test_retrieval_socket import connect, token_for_role, until_finished
 from tests.graphindex.graphs import random_memory, store
@@ -91,38 +92,40 @@ def post(client: APIClient, path: str, body: dict):
 @pytest.mark.parametrize(
     ("raw", "problem"),
     [
-        ("fast", "budget: must be an object"),
+        ("fast", "budget: must be a JSON object"),
         ({"max_seconds": 0}, "budget.max_seconds: 0 is outside [0.001, 30]"),
         ({"max_seconds": 31}, "budget.max_seconds: 31 is outside [0.001, 30] (the server's maximum is the upper end)"),
         ({"max_seconds": True}, "budget.max_seconds: must be a number"),
         ({"max_rows": 0}, "budget.max_rows: 0 is outside [1, 1000]"),
         ({"max_rows": 1001}, "budget.max_rows: 1001 is outside [1, 1000]"),
         ({"max_rows": 2.5}, "budget.max_rows: must be a whole number"),
-        ({"rows": 5}, "budget: unknown field(s) rows (known: max_seconds, max_rows)"),
+        ({"rows": 5}, "budget: unknown field(s) rows"),
     ],
 )
+@override_settings(MEMORIA_RETRIEVAL_MAX_SECONDS=30, MEMORIA_RETRIEVAL_MAX_ROWS=1000)
 def test_a_budget_stays_within_the_server_maximum(raw: object, problem: str) -> None:
     with pytest.raises(InvalidInput) as caught:
-        parse_budget(raw, ceiling=BudgetLimits(30, 1000))
+        input_parse(BudgetInput, raw, where="budget")
     assert any(p.startswith(problem) for p in caught.value.problems), caught.value.problems
 
 
+@override_settings(MEMORIA_RETRIEVAL_MAX_SECONDS=30, MEMORIA_RETRIEVAL_MAX_ROWS=1000)
 def test_a_budget_may_lower_either_limit_and_keeps_the_other() -> None:
     ceiling = BudgetLimits(30, 1000)
-    assert parse_budget(None, ceiling=ceiling) == ceiling
-    assert parse_budget({"max_rows": 10}, ceiling=ceiling) == BudgetLimits(30, 10)
-    assert parse_budget({"max_seconds": 2}, ceiling=ceiling) == BudgetLimits(2.0, 1000)
+    assert budget_limits(None) == ceiling
+    assert budget_limits(input_parse(BudgetInput, {"max_rows": 10})) == BudgetLimits(30, 10)
+    assert budget_limits(input_parse(BudgetInput, {"max_seconds": 2})) == BudgetLimits(2.0, 1000)
 
 
 @override_settings(MEMORIA_RETRIEVAL_MAX_ROWS=100, MEMORIA_PPR_MAX_ROWS=500, MEMORIA_RETRIEVAL_MAX_SECONDS=5)
 def test_requests_read_their_budget_against_the_current_settings() -> None:
     base = {"group": "g", "seeds": [{"id": "a", "score": 1}]}
-    assert parse_activation_request({**base, "budget": {"max_rows": 100}}).budget == BudgetLimits(5.0, 100)
-    assert parse_ppr_request({"group": "g", "budget": {"max_rows": 500}}).budget == BudgetLimits(5.0, 500)
+    assert input_parse(ActivationBody, {**base, "budget": {"max_rows": 100}}).request().budget == BudgetLimits(5.0, 100)
+    assert input_parse(PprBody, {"group": "g", "budget": {"max_rows": 500}}).request().budget == BudgetLimits(5.0, 500)
     with pytest.raises(InvalidInput, match=r"budget.max_rows: 101 is outside \[1, 100\]"):
-        parse_activation_request({**base, "budget": {"max_rows": 101}})
+        input_parse(ActivationBody, {**base, "budget": {"max_rows": 101}})
     with pytest.raises(InvalidInput, match=r"budget.max_seconds: 6 is outside \[0.001, 5\]"):
-        parse_ppr_request({"group": "g", "budget": {"max_seconds": 6}})
+        input_parse(PprBody, {"group": "g", "budget": {"max_seconds": 6}}).request()
 
 
 # Activation, in the engine

@@ -12,9 +12,10 @@ import memoria_client.models as client_models
 import pytest
 
 from explorer.frames import FrameType
+from memoria.graph.vocabulary import input_parse
 from memoria.graphindex.cache import ProjectionCache
 from memoria.ppr.events import ppr_events
-from memoria.ppr.request import parse_ppr_request
+from memoria.ppr.request import PprBody
 from memoria.retrieval.activation import Seed, activation_events
 from memoria.retrieval.event_types import (
     EVENT_CLASSES,
@@ -99,7 +100,7 @@ async def test_activation_sends_only_declared_events_with_their_declared_fields(
 
 async def test_ppr_sends_only_declared_events_with_their_declared_fields(group: str) -> None:
     load(group, ["a", "b", "c"], [("a", "b", 1.0, []), ("b", "c", 1.0, [])])
-    request = parse_ppr_request({"group": group, "seeds": [{"id": f"{group}-a", "weight": 1}], "top_k": 3})
+    request = input_parse(PprBody, {"group": group, "seeds": [{"id": f"{group}-a", "weight": 1}], "top_k": 3}).request()
     events = [event async for event in ppr_events(request, retrieval_id="p", cache=ProjectionCache())]
     assert [events[0]["type"], events[-2]["type"], events[-1]["type"]] == [
         EventType.RETRIEVAL_STARTED,

@@ -5,12 +5,14 @@ from __future__ import annotations
 import pytest
 
 from memoria.errors import InvalidInput
-from memoria.retrieval.params import ActivationParams, parse_params
+from memoria.graph.vocabulary import input_parse
+from memoria.retrieval.params import ActivationParams, ActivationParamsInput
 
 
 def test_defaults_are_the_seeds() -> None:
-    assert parse_params(None) == ActivationParams(max_depth=5, min_activation=0.005, tag_sim_floor=0.15, max_branches=3)
-    assert parse_params({"max_depth": 3, "min_activation": 0.01}).max_depth == 3
+    defaults = ActivationParams(max_depth=5, min_activation=0.005, tag_sim_floor=0.15, max_branches=3)
+    assert input_parse(ActivationParamsInput, {}).params() == ActivationParams() == defaults
+    assert input_parse(ActivationParamsInput, {"max_depth": 3, "min_activation": 0.01}).params().max_depth == 3
 
 
 @pytest.mark.parametrize(
@@ -22,11 +24,11 @@ def test_defaults_are_the_seeds() -> None:
         ({"min_activation": "high"}, "params.min_activation: must be a number"),
         ({"tag_sim_floor": 1.5}, "params.tag_sim_floor: 1.5 is outside [0, 1]"),
         ({"max_branches": True}, "params.max_branches: must be a whole number"),
-        ({"depth": 3}, "params: unknown parameter(s) depth"),
-        ([1], "params: must be an object"),
+        ({"depth": 3}, "params: unknown field(s) depth"),
+        ([1], "params: must be a JSON object"),
     ],
 )
 def test_out_of_range_values_are_named(raw: object, message: str) -> None:
     with pytest.raises(InvalidInput) as caught:
-        parse_params(raw)
+        input_parse(ActivationParamsInput, raw, where="params")
     assert message in str(caught.value)

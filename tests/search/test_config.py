@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memoria.errors import InvalidInput
+from memoria.graph.vocabulary import input_parse
 from memoria.search.config import (
     Reranker,
     Scope,
@@ -13,12 +14,13 @@ from memoria.search.config import (
     SearchMethod,
     parse_query,
     search_config_check,
-    search_config_parse,
 )
+from memoria.search.request import SearchConfigInput
 
 
 def test_a_full_config_parses() -> None:
-    config = search_config_parse(
+    config = input_parse(
+        SearchConfigInput,
         {
             "facts": {
                 "methods": ["bm25", "cosine", "bfs"],
@@ -31,8 +33,8 @@ def test_a_full_config_parses() -> None:
                 "center_node_id": "a",
             },
             "communities": {"methods": ["cosine"], "reranker": "mmr", "mmr_lambda": 0.7, "min_score": None},
-        }
-    )
+        },
+    ).search_config
     assert config.facts == ScopeConfig(
         methods=(SearchMethod.BM25, SearchMethod.COSINE, SearchMethod.BFS),
         reranker=Reranker.NODE_DISTANCE,
@@ -52,10 +54,10 @@ def test_a_full_config_parses() -> None:
 @pytest.mark.parametrize(
     ("raw", "expected"),
     [
-        ([], "config: must be an object"),
+        ([], "config: must be a JSON object"),
         ({}, "config: name at least one of facts"),
-        ({"edges": {"methods": ["bm25"]}}, "config: unknown scope(s) edges"),
-        ({"facts": []}, "facts: must be an object"),
+        ({"edges": {"methods": ["bm25"]}}, "config: unknown field(s) edges"),
+        ({"facts": []}, "facts: must be a JSON object"),
         ({"facts": {"reranker": "rrf"}}, "facts.methods: is required"),
         ({"facts": {"methods": "bm25"}}, "facts.methods: must be a list"),
         ({"facts": {"methods": ["bm25", "grep"]}}, "facts.methods[1]: 'grep' is not one of bm25, cosine, bfs"),
@@ -80,14 +82,15 @@ def test_a_full_config_parses() -> None:
 )
 def test_bad_configs_name_the_field(raw: object, expected: str) -> None:
     with pytest.raises(InvalidInput) as caught:
-        search_config_parse(raw)
+        input_parse(SearchConfigInput, raw, root="config")
     assert any(expected in problem for problem in caught.value.problems), caught.value.problems
 
 
 def test_every_problem_is_reported_at_once() -> None:
     with pytest.raises(InvalidInput) as caught:
-        search_config_parse(
-            {"facts": {"methods": ["x"], "limit": -1}, "entities": {"methods": ["bm25"], "bfs_depth": 0}}
+        input_parse(
+            SearchConfigInput,
+            {"facts": {"methods": ["x"], "limit": -1}, "entities": {"methods": ["bm25"], "bfs_depth": 0}},
         )
     assert caught.value.problems == [
         "facts.methods[0]: 'x' is not one of bm25, cosine, bfs, ppr",

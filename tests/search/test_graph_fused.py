@@ -9,15 +9,16 @@ from dataclasses import replace
 import pytest
 
 from memoria.errors import InvalidInput
+from memoria.graph.vocabulary import input_parse
 from memoria.search.config import (
     Reranker,
     ScopeConfig,
     SearchConfig,
     SearchMethod,
     search_config_check,
-    search_config_parse,
 )
 from memoria.search.recipes import offered_recipes, recipe
+from memoria.search.request import SearchConfigInput
 from memoria.search.service import search
 from tests.linking.memory import QUESTION, two_hop_group
 
@@ -90,9 +91,10 @@ def test_ppr_searches_episodes_only() -> None:
 
 
 def test_parsed_from_json() -> None:
-    parsed = search_config_parse(
-        {"episodes": {"methods": ["cosine", "ppr"], "graph_weight": 0.5, "ppr_damping": 0.8, "limit": 5}}
-    )
+    parsed = input_parse(
+        SearchConfigInput,
+        {"episodes": {"methods": ["cosine", "ppr"], "graph_weight": 0.5, "ppr_damping": 0.8, "limit": 5}},
+    ).search_config
     assert parsed.episodes == ScopeConfig(
         methods=(SearchMethod.COSINE, SearchMethod.PPR), graph_weight=0.5, ppr_damping=0.8, limit=5
     )

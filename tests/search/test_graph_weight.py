@@ -7,15 +7,16 @@ from dataclasses import replace
 import pytest
 
 from memoria.errors import InvalidInput
+from memoria.graph.vocabulary import input_parse
 from memoria.search.config import (
     Reranker,
     ScopeConfig,
     SearchConfig,
     SearchMethod,
     search_config_check,
-    search_config_parse,
 )
 from memoria.search.recipes import recipe
+from memoria.search.request import SearchConfigInput
 from memoria.search.service import search
 from tests.search.memory import FACT_ENDS, node_id
 
@@ -106,7 +107,7 @@ def test_anchored_facts_score_one_when_touching_the_center(searched: str) -> Non
 )
 def test_parse_rejects_bad_graph_weight(value: object, message: str) -> None:
     with pytest.raises(InvalidInput) as caught:
-        search_config_parse({"entities": {"methods": ["bm25"], "graph_weight": value}})
+        input_parse(SearchConfigInput, {"entities": {"methods": ["bm25"], "graph_weight": value}})
     assert any(problem.startswith(message) for problem in caught.value.problems)
 
 
@@ -115,8 +116,13 @@ def test_check_rejects_bad_graph_weight_on_dataclass_and_non_graph_scopes() -> N
         search_config_check(SearchConfig(facts=replace(TEXT_ONLY, graph_weight="x")))  # type: ignore[arg-type]
     assert caught.value.problems == ["facts.graph_weight: must be a number in [0, 1]"]
     with pytest.raises(InvalidInput) as caught:
-        search_config_parse({"episodes": {"methods": ["bm25"], "graph_weight": 0.5}})
+        input_parse(SearchConfigInput, {"episodes": {"methods": ["bm25"], "graph_weight": 0.5}})
     assert caught.value.problems == [
         "episodes.graph_weight: only facts and entities have graph connectivity (episodes: with ppr)"
     ]
-    assert search_config_parse({"facts": {"methods": ["bm25"], "graph_weight": 1}}).facts.graph_weight == 1.0
+    assert (
+        input_parse(
+            SearchConfigInput, {"facts": {"methods": ["bm25"], "graph_weight": 1}}
+        ).search_config.facts.graph_weight
+        == 1.0
+    )
