@@ -205,6 +205,14 @@ def write(query: str, **parameters: Any) -> list[dict[str, Any]]:
     return [record_row(record) for record in _records(query, parameters, neo4j.RoutingControl.WRITE)]
 
 
+def process_bookmarks() -> neo4j.api.BookmarkManager:
+    """The causal chain of this process's graph work: every statement and transaction (sync or on an event loop)
+    waits for the bookmarks of the ones before it and adds its own. On a Neo4j cluster with read replicas, a read
+    after a write that returned therefore sees it (read-your-writes in one process); on one server it costs
+    nothing. It is the driver's execute_query manager, so plain reads and writes share it."""
+    return graph_driver().execute_query_bookmark_manager
+
+
 def write_transaction(work: Callable[[neo4j.ManagedTransaction], T]) -> T:
     """Run several statements as one transaction: all of them land, or none does. A transient failure runs
     `work` again from the start in a fresh transaction, so `work` must not keep state between tries."""
@@ -213,7 +221,7 @@ def write_transaction(work: Callable[[neo4j.ManagedTransaction], T]) -> T:
     def attempt() -> T:
         with (
             cypher_round_trip(name, kind="transaction"),
-            graph_driver().session(database=database_name()) as session,
+            graph_driver().session(database=database_name(), bookmark_manager=process_bookmarks()) as session,
         ):
             return session.execute_write(work)
 

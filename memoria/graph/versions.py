@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 import neo4j
 
 from memoria.graph import driver
-from memoria.graph.driver import database_name
+from memoria.graph.driver import database_name, process_bookmarks
 from memoria.graph.retry import with_retry_async
 
 GROUP_STAMP = "GroupStamp"
@@ -176,7 +176,9 @@ async def group_version_read_async(driver: neo4j.AsyncDriver, group: str) -> int
     timeout, and a frozen server would hold it forever."""
 
     async def once() -> int:
-        async with driver.session(database=database_name(), default_access_mode=neo4j.READ_ACCESS) as session:
+        async with driver.session(
+            database=database_name(), default_access_mode=neo4j.READ_ACCESS, bookmark_manager=process_bookmarks()
+        ) as session:
             return int((await (await session.run(VERSION, group=group)).single(strict=True))["version"] or 0)
 
     return await with_retry_async(once, what="version read", read=True)

@@ -20,7 +20,7 @@ from typing import Any
 import neo4j
 
 from memoria.graph.asof import EVERY_FACT, AsOf, counts_cypher
-from memoria.graph.driver import database_name
+from memoria.graph.driver import database_name, process_bookmarks
 from memoria.graph.retry import with_retry_async
 from memoria.observability import cypher_round_trip
 from memoria.retrieval.ended_facts import EVERY_FACT_FILTER, PREDICATE_FILTER, FactFilter, FilterMode
@@ -237,7 +237,9 @@ async def cypher_level_source(
     facts: FactFilter | None = None,
 ) -> AsyncIterator[CypherLevelSource]:
     """A source on a session of its own: sessions are not safe to share between concurrent seeds."""
-    async with driver.session(database=database_name(), default_access_mode=neo4j.READ_ACCESS) as session:
+    async with driver.session(
+        database=database_name(), default_access_mode=neo4j.READ_ACCESS, bookmark_manager=process_bookmarks()
+    ) as session:
         yield CypherLevelSource(
             session, group=group, query_tags=query_tags, tag_sim_floor=tag_sim_floor, moment=moment, facts=facts
         )
