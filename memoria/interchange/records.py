@@ -395,6 +395,15 @@ def _path(where: str, location: tuple[int | str, ...]) -> str:
     return path
 
 
+def _under_bad_key(location: tuple[Any, ...]) -> bool:
+    """A property value's location (`…, properties, key`) whose key is not a property key."""
+    return (
+        len(location) >= 2
+        and location[-2] == "properties"
+        and not (isinstance(location[-1], str) and PROPERTY_KEY_PATTERN.match(location[-1]))
+    )
+
+
 def record_problems(error: ValidationError, where: str) -> list[str]:
     """A record's problems in the import format's words: unknown keys first, then each field by its path."""
     unknown: list[str] = []
@@ -406,6 +415,8 @@ def record_problems(error: ValidationError, where: str) -> list[str]:
             continue
         if location and location[-1] == "[key]":  # a property's key is named by the properties object
             location = location[:-2]
+        elif _under_bad_key(location):
+            continue  # its key's problem is reported, and a path must not quote a key that is not one
         if item["type"] == "missing":
             message = "is required"
         elif item["type"] in ("model_type", "model_attributes_type", "dict_type"):

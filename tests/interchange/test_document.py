@@ -131,3 +131,12 @@ def test_malformed_and_deep_json() -> None:
 def test_configured_extra_labels_are_allowed() -> None:
     data = document(nodes=[{"id": "s", "name": "ACME", "labels": ["Supplier"]}], edges=[], mentions=[])
     assert parse_graph_document(data, group="g").nodes[0].extra_labels == ("Supplier",)
+
+
+def test_a_bad_key_is_named_once_and_never_quoted_as_a_path() -> None:
+    properties = {"Bad: key\x01": {"nested": 1}, "good": {"x": 1}}
+    base = {"nodes": [{"id": "a", "name": "A", "properties": properties}], "edges": []}
+    found = problems_of(base)
+    assert any("key 'Bad: key\\x01' must match" in problem for problem in found), found
+    assert "nodes[0].properties.good: must be a string" in " ".join(found)
+    assert not [problem for problem in found if problem.startswith("nodes[0].properties.Bad")], found
