@@ -8,6 +8,7 @@ from memoria.curation.errors import ItemNotFound
 from memoria.curation.state import EdgeState, NodeState
 from memoria.curation.store import Scope, state_read
 from memoria.graph import driver, kinds
+from memoria.graph.models import Episode
 
 EDGE_DETAIL = f"""
 MATCH (a)-[r:{kinds.RELATES}]->(b)
@@ -16,12 +17,6 @@ WITH a, r, b WHERE r.group_id = $group
 RETURN properties(r) AS props, r.fact_embedding IS NOT NULL AS embedded,
        a.id AS source_id, a.name AS source_name, labels(a) AS source_labels,
        b.id AS target_id, b.name AS target_name, labels(b) AS target_labels
-"""
-EPISODES = f"""
-UNWIND $ids AS id
-MATCH (e:{kinds.MEMORY_LABEL} {{group_id: $group, id: id}})
-WHERE $episode IN labels(e)
-RETURN e.id AS id, e.name AS name, e.valid_at AS valid_at, e.source AS source
 """
 
 
@@ -40,6 +35,24 @@ def entity_state_get(*, group: str, entity_id: str) -> NodeState | None:
     return node
 
 
+def _episodes(*, group: str, ids: list[str]) -> dict[str, dict[str, Any]]:
+    """The provenance episodes still in the group, through the Episode model: an admin read, not a hot path.
+
+    The group filter is part of the query, so an id from another group is simply not found."""
+    if not ids:
+        return {}
+    valid_at = Episode.defined_properties(aliases=False, rels=False)["valid_at"]
+    return {
+        episode.uid: {
+            "id": episode.uid,
+            "name": episode.name,
+            "valid_at": valid_at.deflate(episode.valid_at) if episode.valid_at is not None else None,
+            "source": episode.source,
+        }
+        for episode in Episode.nodes.filter(group_id=group, uid__in=ids)
+    }
+
+
 def _end(node_id: str, name: str | None, labels: list[str]) -> dict[str, Any]:
     return {"id": node_id, "name": name or "", "labels": sorted(set(labels) - {kinds.MEMORY_LABEL})}
 
@@ -54,12 +67,7 @@ def edge_detail(*, group: str, edge_id: str) -> dict[str, Any]:
     state = EdgeState.of(row["source_id"], row["target_id"], row["props"])
     props = state.props
     episode_ids = list(props.get("episodes") or [])
-    found = {
-        episode["id"]: episode
-        for episode in (
-            driver.read(EPISODES, ids=episode_ids, group=group, episode=kinds.EPISODE) if episode_ids else []
-        )
-    }
+    found = _episodes(group=group, ids=episode_ids)
     return {
         "id": edge_id,
         "group": group,
