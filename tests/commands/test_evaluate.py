@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
+from memoria.evaluation.memory import episode_search
 from memoria.graph import driver
 from memoria.graph.selectors import group_summary
 from tests.conftest import count_group
@@ -60,8 +61,12 @@ def test_ingests_then_scores_each_method(prefix: str, tmp_path: Path) -> None:
     # A rare word shared with one turn only: BM25 ranks that turn first, and the embeddings agree.
     assert episodes[fx.key(fx.LIGHTHOUSE)] == {"1": 1.0, "3": 1.0}
     assert episodes[fx.key(fx.HARMONIUM)]["3"] == 1.0
-    # Two evidence turns share "Bergen" with the question: one place holds half the evidence, three hold it all.
-    assert episodes[fx.key(fx.BERGEN)] == {"1": 0.5, "3": 1.0}
+    # Two evidence turns share "Bergen" with the question; the two turns after each read it as context (their
+    # preceding messages), so the first place is an evidence turn or one of those, and three places hold it all.
+    assert episodes[fx.key(fx.BERGEN)]["3"] == 1.0
+    first = episode_search(group=group, limit=3)(fx.QUESTIONS[fx.BERGEN]["question"])[0]
+    near_evidence = {f"{group}:locomo-91:D{session}:{turn}" for session in (1, 2) for turn in (3, 4, 5)}
+    assert first in near_evidence, first
     dense = recalls(figures, "dense")
     assert dense[fx.key(fx.LIGHTHOUSE)]["3"] == 1.0 and dense[fx.key(fx.HARMONIUM)]["3"] == 1.0
     for method in ("facts", "hybrid"):
@@ -79,7 +84,8 @@ def test_ingests_then_scores_each_method(prefix: str, tmp_path: Path) -> None:
     header = next(index for index, line in enumerate(lines) if line.startswith("category"))
     assert "episode search" in lines[header - 1] and "dense baseline" in lines[header - 1]
     assert lines[header + 1].split()[:3] == ["1", "multi-hop", "1"]
-    assert lines[header + 1].split()[3:5] == ["0.500", "1.000"]
+    at_one, at_three = lines[header + 1].split()[3:5]
+    assert at_one in ("0.000", "0.500") and at_three == "1.000"  # @1: an evidence turn or a turn after it
     assert "timings per question" in out and "ingestion" in out and "dense baseline indexing" in out
 
     # What was measured, with its settings, in the output and the JSON.
