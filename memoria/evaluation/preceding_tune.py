@@ -24,9 +24,10 @@ from memoria.evaluation.dense import DenseIndex, Embed
 from memoria.evaluation.folds import RowFolds, row_folds
 from memoria.evaluation.locomo import ADVERSARIAL, REPORT_ROWS, LocomoConversation
 from memoria.evaluation.recall import RecallTable
-from memoria.graph.searchable import node_text
+from memoria.graph.searchable import node_text, with_preceding
 from memoria.ingest.context import PriorEpisode
 from memoria.ingest.preceding import preceding_text
+from memoria.readmodel.scopes import EPISODES
 from memoria.readmodel.text_index import TextIndex, query_terms
 from memoria.search.methods import MAX_QUERY_WORDS, STOP_WORDS
 from memoria.search.rerankers import rrf
@@ -60,11 +61,11 @@ class PrecedingTuning:
 
 
 def bm25_index(conversation: LocomoConversation, count: int) -> TextIndex:
-    index = TextIndex(("name", "content"))
+    index = TextIndex(EPISODES.text_fields)
     context: list[PriorEpisode] = []  # newest first, as the pipeline reads it
     for episode in conversation.episodes:
         before = preceding_text(source=episode.source, context=context, count=count)
-        content = f"{before}\n{episode.content}" if before else episode.content
+        content = with_preceding(episode.content, before)
         index.put([(episode.id or "", {"name": episode.name or "", "content": content})])
         context.insert(0, PriorEpisode(episode.id or "", episode.name or "", episode.content, episode.source, ""))
     index.commit()

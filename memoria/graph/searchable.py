@@ -20,6 +20,14 @@ LEGACY_TEXT_VERSION = 1
 PART_SEPARATOR = "\n"  # between the parts of an item's text
 # A message episode's preceding messages (memoria.ingest.preceding): found by BM25 with its content, not embedded.
 PRECEDING_PROPERTY = "preceding_text"
+
+
+def with_preceding(content: str, preceding: str | None) -> str:
+    """A message's content as BM25 indexes it: its preceding messages in front, in the same field (the views
+    and the cross-validation that chose the count both read it from here)."""
+    return f"{preceding}{PART_SEPARATOR}{content}" if preceding else content
+
+
 WORD_SEPARATOR = " "  # between a fact's source name, relation words and target name
 
 

@@ -22,7 +22,7 @@ import numpy as np
 from memoria.embeddings import configured_model_id
 from memoria.graph import driver, kinds
 from memoria.graph.schema import vector_model_of, vector_model_parameters
-from memoria.graph.searchable import FACT_TRIPLE, PRECEDING_PROPERTY
+from memoria.graph.searchable import FACT_TRIPLE, PRECEDING_PROPERTY, with_preceding
 from memoria.observability import in_context
 
 PAGE_ITEMS = 2_000
@@ -178,8 +178,7 @@ def _vectors(raw: list[list[float]]) -> np.ndarray | list[np.ndarray | None]:
 def _indexed_texts(spec: ScopeSpec, record: Any, position: int) -> dict[str, str]:
     texts = {name: str(record[f"text_{name}"][position]) for name in spec.text_fields}
     for name in _preceding(spec):
-        if before := str(record[f"text_{name}"][position]):
-            texts[spec.shown_field] = f"{before}\n{texts[spec.shown_field]}"
+        texts[spec.shown_field] = with_preceding(texts[spec.shown_field], str(record[f"text_{name}"][position]))
     return texts
 
 
