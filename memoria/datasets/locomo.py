@@ -10,36 +10,38 @@ before it for search (memoria.ingest.preceding).
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
+from memoria.datasets.records import SESSION_TIME, LocomoTurn, record_parse, session_time  # noqa: F401 (re-exported)
 from memoria.errors import InvalidInput
-from memoria.graph.rules import TIMESTAMP_FORMAT
 from memoria.ingest.episodes import EpisodeInput, episode_input_parse
-from memoria.interchange.jsontext import file_bytes, json_decode, shown
+from memoria.interchange.jsontext import file_bytes, json_decode
+from memoria.interchange.records import record_problems
 
 SESSION_KEY = re.compile(r"^session_(\d+)$")
-SESSION_TIME_FORMAT = "%I:%M %p on %d %B, %Y"
 # Ids carry the group and the conversation: dia_ids repeat across conversations, and ids are global.
 EPISODE_ID = "{group}:locomo-{conversation}:{dia_id}"
-TURN_KEYS = ("speaker", "dia_id", "text")
 MAX_PROBLEMS = 50
 
 
-def session_time(value: str) -> str:
-    """ "1:47 pm on 18 May, 2023" → "2023-05-18T13:47:00Z"."""
-    if not isinstance(value, str):
-        raise ValueError(f"a session date is a string, not {type(value).__name__}")
-    moment = datetime.strptime(" ".join(value.split()), SESSION_TIME_FORMAT).replace(tzinfo=UTC)
-    return moment.strftime(TIMESTAMP_FORMAT)
-
-
-def turn_content(turn: dict[str, Any]) -> str:
+def turn_content(turn: LocomoTurn) -> str:
     """ "speaker: text", and " [shares caption]" when the turn shares a photo the dataset describes."""
-    caption = turn.get("blip_caption")
-    shared = f" [shares {' '.join(caption.split())}]" if isinstance(caption, str) and caption.strip() else ""
-    return f"{turn['speaker']}: {turn['text']}{shared}"
+    caption = turn.blip_caption
+    shared = f" [shares {' '.join(caption.split())}]" if caption and caption.strip() else ""
+    return f"{turn.speaker}: {turn.text}{shared}"
+
+
+def _turn(raw: Any, where: str, problems: list[str]) -> LocomoTurn | None:
+    """The turn as its model, or None with one problem that names the turn and each bad field."""
+    found: list[str] = []
+    turn = record_parse(LocomoTurn, raw, "", found)
+    if turn is None:
+        details = "; ".join(problem.removeprefix(": ") for problem in found)
+        problems.append(f"{where}: needs string speaker, dia_id and text ({details})")
+    return turn
 
 
 def conversation_name(path: Path) -> str:
@@ -68,20 +70,18 @@ def locomo_episodes(path: Path, *, group: str) -> list[EpisodeInput]:
     for number, key in sessions:
         stamp_key = f"{key}_date_time"
         try:
-            reference = session_time(data[stamp_key])
-        except (KeyError, ValueError):
-            problems.append(
-                f"{path}: {stamp_key}: {shown(data.get(stamp_key))} is not a date like '1:47 pm on 18 May, 2023'"
-            )
+            reference = SESSION_TIME.validate_python(data.get(stamp_key))
+        except ValidationError as error:
+            problems.extend(f"{path}: {problem}" for problem in record_problems(error, stamp_key))
             continue
-        for index, turn in enumerate(data[key]):
+        for index, raw_turn in enumerate(data[key]):
             where = f"{path}: {key}[{index}]"
-            if not isinstance(turn, dict) or not all(isinstance(turn.get(k), str) for k in TURN_KEYS):
-                problems.append(f"{where}: needs string speaker, dia_id and text")
+            turn = _turn(raw_turn, where, problems)
+            if turn is None:
                 continue
             raw = {
-                "id": EPISODE_ID.format(group=group, conversation=conversation, dia_id=turn["dia_id"]),
-                "name": turn["dia_id"],
+                "id": EPISODE_ID.format(group=group, conversation=conversation, dia_id=turn.dia_id),
+                "name": turn.dia_id,
                 "content": turn_content(turn),
                 "source": "message",
                 "source_description": f"LoCoMo conversation {conversation}, session {number}",

@@ -13,17 +13,17 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memoria.accounts.roles import GROUP_PATTERN
-from memoria.errors import InvalidGraphDocument
+from memoria.datasets.records import CorpusPassage, OpenieDocument, record_parse
+from memoria.errors import InvalidGraphDocument, InvalidInput
 from memoria.graph.rules import (
     MAX_NAME_LENGTH,
     MAX_RELATION_LENGTH,
     MAX_TAG_LENGTH,
     MAX_TAGS,
     MAX_TAGS_PER_FACT,
-    MAX_TEXT_LENGTH,
     MAX_WEIGHT,
 )
+from memoria.graph.vocabulary import GroupName, RequestModel, input_parse
 from memoria.interchange.jsontext import file_bytes, json_decode, shown
 from memoria.interchange.records import relation_problem, text_problem
 
@@ -360,13 +360,24 @@ def musique_document(directory: Path, *, group: str) -> dict[str, Any]:
 
 def build_musique(directory: Path, *, group: str) -> MusiqueImport:
     """Read, check and map both files in one pass, so the command gets the document and its stats together."""
-    if not isinstance(group, str) or not GROUP_PATTERN.fullmatch(group):
-        raise InvalidGraphDocument(f"group: {group!r} must be 1 to 64 letters, digits, '_' or '-'")
+    group = _target_group(group)
     directory = Path(directory)
     corpus = read_list(directory, CORPUS_FILE)
     openie = read_list(directory, OPENIE_FILE)
     passages = _parse_passages(corpus, openie)
     return _Builder(group).build(passages)
+
+
+class _Target(RequestModel):
+    group: GroupName
+
+
+def _target_group(group: Any) -> str:
+    """The group the passages load into, by the one rule every group name follows."""
+    try:
+        return input_parse(_Target, {"group": group}).group
+    except InvalidInput as error:
+        raise InvalidGraphDocument(error.problems) from None
 
 
 def read_list(directory: Path, name: str) -> list[Any]:
@@ -381,7 +392,7 @@ def read_list(directory: Path, name: str) -> list[Any]:
 
 
 def _parse_passages(corpus: list[Any], openie: list[Any]) -> list[_Passage]:
-    """Check the structure of both files up front and report every problem, so one run shows all of them."""
+    """Check both files' records up front and report every problem, so one run shows all of them."""
     problems: list[str] = []
     if len(corpus) != len(openie):
         raise InvalidGraphDocument(
@@ -389,63 +400,31 @@ def _parse_passages(corpus: list[Any], openie: list[Any]) -> list[_Passage]:
             f" document i must describe passage i"
         )
     passages = []
-    for index, (passage, document) in enumerate(zip(corpus, openie, strict=True)):
+    for index, (raw_passage, raw_document) in enumerate(zip(corpus, openie, strict=True)):
         where_c = f"{CORPUS_FILE}[{index}]"
         where_o = f"{OPENIE_FILE}[{index}]"
         before = len(problems)
-        if not isinstance(passage, dict):
-            problems.append(f"{where_c}: must be an object, not {type(passage).__name__}")
-        else:
-            _require_text(problems, passage, "title", where_c, MAX_NAME_LENGTH, non_empty=True)
-            _require_text(problems, passage, "text", where_c, MAX_TEXT_LENGTH, non_empty=False)
-        if not isinstance(document, dict):
-            problems.append(f"{where_o}: must be an object, not {type(document).__name__}")
-        else:
-            idx = document.get("idx", None)
-            if "idx" not in document:
-                problems.append(f"{where_o}.idx: is required")
-            elif isinstance(idx, bool) or not isinstance(idx, int) or idx != index:
-                problems.append(f"{where_o}.idx: is {shown(idx)}; document i must have idx i (expected {index})")
-            if "title" not in document:
-                problems.append(f"{where_o}.title: is required")
-            elif isinstance(passage, dict) and "title" in passage and document["title"] != passage["title"]:
-                problems.append(
-                    f"{where_o}.title: {shown(document['title'])} differs from "
-                    f"{where_c}.title {shown(passage['title'])}"
-                )
-            for key in ("extracted_entities", "extracted_triples"):
-                if key not in document:
-                    problems.append(f"{where_o}.{key}: is required")
-                elif not isinstance(document[key], list):
-                    problems.append(f"{where_o}.{key}: must be a list, not {type(document[key]).__name__}")
+        passage = record_parse(CorpusPassage, raw_passage, where_c, problems)
+        document = record_parse(OpenieDocument, raw_document, where_o, problems, index=index)
+        if passage is not None and document is not None and document.title != passage.title:
+            problems.append(
+                f"{where_o}.title: {shown(document.title)} differs from {where_c}.title {shown(passage.title)}"
+            )
         if len(problems) > MAX_PROBLEMS:
             break
-        if len(problems) == before:
+        if len(problems) == before and passage is not None and document is not None:
             passages.append(
                 _Passage(
                     index=index,
-                    title=passage["title"],
-                    text=passage["text"],
-                    entities=document["extracted_entities"],
-                    triples=document["extracted_triples"],
+                    title=passage.title,
+                    text=passage.text,
+                    entities=document.extracted_entities,
+                    triples=document.extracted_triples,
                 )
             )
     if problems:
         raise InvalidGraphDocument(problems)
     return passages
-
-
-def _require_text(problems: list[str], item: dict, key: str, where: str, max_length: int, *, non_empty: bool) -> None:
-    if key not in item:
-        problems.append(f"{where}.{key}: is required")
-    elif not isinstance(item[key], str):
-        problems.append(f"{where}.{key}: must be a string, not {type(item[key]).__name__}")
-    elif non_empty and not item[key].strip():
-        problems.append(f"{where}.{key}: must not be empty")
-    elif len(item[key]) > max_length:
-        problems.append(f"{where}.{key}: is longer than {max_length} characters")
-    elif problem := text_problem(item[key], single_line=max_length <= MAX_NAME_LENGTH):
-        problems.append(f"{where}.{key}: {problem}")
 
 
 def spelling(raw: str) -> str:

@@ -44,7 +44,7 @@ _ID_SCHEMA_PATTERN = ID_PATTERN.pattern.replace("\\Z", "$")
 
 def _matches(pattern: Any, what: str) -> Any:
     def check(value: str) -> str:
-        if not pattern.match(value):
+        if not pattern.fullmatch(value):  # "$" alone would let a final newline through
             raise ValueError(f"must be {what}")
         return value
 

@@ -99,9 +99,12 @@ def scalar_ok(value: Any) -> bool:
 # answers the stored value or raises ValueError in the import format's words.
 
 
-def _string(max_length: int, *, required: bool, single_line: bool | None = None) -> Callable[[Any], str | None]:
-    """A string field; by default one no longer than a name is a one-line text."""
+def _string(
+    max_length: int, *, required: bool, single_line: bool | None = None, non_empty: bool | None = None
+) -> Callable[[Any], str | None]:
+    """A string field; by default one no longer than a name is a one-line text, and a required one is not blank."""
     one_line = max_length <= MAX_NAME_LENGTH if single_line is None else single_line
+    blank_refused = required if non_empty is None else non_empty
 
     def check(value: Any) -> str | None:
         if value is None:
@@ -110,7 +113,7 @@ def _string(max_length: int, *, required: bool, single_line: bool | None = None)
             return None
         if not isinstance(value, str):
             raise ValueError(f"must be a string, not {type(value).__name__}")
-        if required and not value.strip():
+        if blank_refused and not value.strip():
             raise ValueError("must not be empty")
         if len(value) > max_length:
             raise ValueError(f"is longer than {max_length} characters")
@@ -169,6 +172,12 @@ def _weight(value: Any) -> float:
     if not MIN_WEIGHT <= value <= MAX_WEIGHT:
         raise ValueError(f"{value} is outside [0.25, 1.0]")
     return float(value)
+
+
+def _list(value: Any) -> list[Any]:
+    if not isinstance(value, list):
+        raise ValueError(f"must be a list, not {type(value).__name__}")
+    return value
 
 
 def _strings(value: Any) -> list[str]:
@@ -280,6 +289,10 @@ RequiredText = _checked(str, _string(MAX_TEXT_LENGTH, required=True), Annotated[
 Name = _checked(str, _string(MAX_NAME_LENGTH, required=True), Annotated[_Name, Field(min_length=1)])
 OptionalName = _checked(str | None, _string(MAX_NAME_LENGTH, required=False), _Name)
 OptionalText = _checked(str | None, _string(MAX_TEXT_LENGTH, required=False), _Text)
+# A list whose items a loader reads one by one (skipping or naming the bad ones itself).
+AnyList = _checked(list[Any], _list, list[Any])
+# A text that must be there but may be blank (a dataset passage with no text is still a passage).
+PresentText = _checked(str, _string(MAX_TEXT_LENGTH, required=True, non_empty=False), _Text)
 RecordTimestamp = _checked(str | None, _timestamp, Timestamp)
 EpisodeSource = _checked(str | None, _choice(kinds.EPISODE_SOURCES), Literal[kinds.EPISODE_SOURCES])  # type: ignore[valid-type]
 RequiredEpisodeSource = _checked(str, _choice(kinds.EPISODE_SOURCES, optional=False), Literal[kinds.EPISODE_SOURCES])  # type: ignore[valid-type]

@@ -76,6 +76,29 @@ def test_sessions_come_in_number_order(tmp_path: Path) -> None:
             {"session_1_date_time": "1:05 pm on 3 March, 2024", "session_1": [{"speaker": "Oren", "text": "hi"}]},
             "session_1[0]: needs string speaker, dia_id and text",
         ),
+        # Typed turns (issue 17): the problem names each bad field as well as the turn.
+        (
+            {"session_1_date_time": "1:05 pm on 3 March, 2024", "session_1": [{"speaker": "Oren", "text": "hi"}]},
+            "session_1[0]: needs string speaker, dia_id and text (dia_id: is required)",
+        ),
+        (
+            {
+                "session_1_date_time": "1:05 pm on 3 March, 2024",
+                "session_1": [{"speaker": "O", "dia_id": "D1:1", "text": 5}],
+            },
+            "session_1[0]: needs string speaker, dia_id and text (text: must be a string, not int)",
+        ),
+        (
+            {"session_1_date_time": "1:05 pm on 3 March, 2024", "session_1": ["hi"]},
+            "session_1[0]: needs string speaker, dia_id and text (must be an object, not str)",
+        ),
+        (
+            {
+                "session_1_date_time": "1:05 pm on 3 March, 2024",
+                "session_1": [{"speaker": "O", "dia_id": "D1:1", "text": "hi", "blip_caption": 3}],
+            },
+            "session_1[0]: needs string speaker, dia_id and text (blip_caption: must be a string, not int)",
+        ),
     ],
 )
 def test_problems_name_file_and_position(tmp_path: Path, data: object, message: str) -> None:
@@ -83,6 +106,14 @@ def test_problems_name_file_and_position(tmp_path: Path, data: object, message: 
     with pytest.raises(InvalidInput) as caught:
         locomo_episodes(path, group="g1")
     assert str(path) in str(caught.value) and message in str(caught.value)
+
+
+def test_keys_the_loader_does_not_read_are_ignored(tmp_path: Path) -> None:
+    """The real files' turns carry img_url, query and re-download, which no episode needs."""
+    data = conversation(sessions=1, turns=1)
+    data["session_1"][0] |= {"img_url": ["https://example.org/x.jpg"], "query": "kayak", "re-download": True}
+    (episode,) = locomo_episodes(write(tmp_path, data), group="g1")
+    assert episode.content == "Oren: Turn 1 of session 1: the Harbour Regatta was fun."
 
 
 def test_malformed_json(tmp_path: Path) -> None:

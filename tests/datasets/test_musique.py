@@ -292,6 +292,20 @@ def test_bad_group_is_rejected(dataset: Path, group: str) -> None:
         musique_document(dataset, group=group)
 
 
+def test_bad_group_is_refused_in_the_shared_words(dataset: Path) -> None:
+    with pytest.raises(InvalidGraphDocument) as caught:
+        musique_document(dataset, group="a/b")
+    assert caught.value.problems == ["group: must be 1–64 letters, digits, '_' or '-'"]
+
+
+def test_unknown_keys_in_the_third_party_files_are_ignored(tmp_path: Path) -> None:
+    corpus, openie = copy_of(CORPUS), copy_of(OPENIE)
+    corpus[0]["source"] = "wikipedia"
+    openie[0]["model"] = "gpt-4o-mini"
+    document = musique_document(write_dataset(tmp_path, corpus, openie), group=GROUP)
+    assert len([node for node in document["nodes"] if node["labels"] == ["Episode"]]) == len(CORPUS)
+
+
 def rejection(directory: Path) -> str:
     with pytest.raises(InvalidGraphDocument) as caught:
         musique_document(directory, group=GROUP)
@@ -334,6 +348,11 @@ def test_non_list_file_is_rejected(tmp_path: Path) -> None:
         (lambda c, o: c[2].pop("text"), "corpus.json[2].text: is required"),
         (lambda c, o: c.__setitem__(0, "just a string"), "corpus.json[0]: must be an object, not str"),
         (lambda c, o: o.__setitem__(2, ["not", "an", "object"]), "openie.json[2]: must be an object, not list"),
+        # Typed records (issue 17): each field by the import format's rule, the title of both files alike.
+        (lambda c, o: o[1].update(title=7), "openie.json[1].title: must be a string, not int"),
+        (lambda c, o: o[1].update(title=" "), "openie.json[1].title: must not be empty"),
+        (lambda c, o: c[0].update(title=None), "corpus.json[0].title: is required"),
+        (lambda c, o: c[0].update(text=["a", "list"]), "corpus.json[0].text: must be a string, not list"),
     ],
 )
 def test_broken_structure_names_file_and_position(tmp_path: Path, break_it: Any, expected: str) -> None:

@@ -56,6 +56,7 @@ def problems(raw: object, **kwargs: str) -> list[str]:
     ("raw", "expected"),
     [
         ({"group": 5}, "group: must be 1–64 letters, digits, '_' or '-'"),
+        ({"group": "g\n"}, "group: must be 1–64 letters, digits, '_' or '-'"),
         ({"group": "g", "ratio": "0.5"}, "ratio: must be a number"),
         ({"group": "g", "ratio": True}, "ratio: must be a number"),
         ({"group": "g", "on": "yes"}, "on: must be true or false"),
