@@ -10,7 +10,7 @@ import uuid
 
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAuthenticated
@@ -19,14 +19,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memoria.accounts.services import check_access
+from memoria.api.parameters import query_parameters
 from memoria.api.throttles import IngestThrottle, ThrottledOutput
-from memoria.graph.query import whole_or_empty
 from memoria.graph.vocabulary import input_parse
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.records import GraphDocumentBody
 from memoria.jobs.inputs import (
-    DEFAULT_LIST_LIMIT,
-    MAX_LIST_LIMIT,
     CommunitiesJob,
     ExportJob,
     JobListQuery,
@@ -97,9 +95,7 @@ class ImportJobView(JobStartView):
 class JobListView(APIView):
     @extend_schema(
         operation_id="groups_jobs_list",
-        parameters=[
-            OpenApiParameter("limit", whole_or_empty(1, MAX_LIST_LIMIT), description=f"default {DEFAULT_LIST_LIMIT}")
-        ],
+        parameters=query_parameters(JobListQuery),
         responses={200: OpenApiTypes.OBJECT},
     )
     def get(self, request: Request, group: str) -> Response:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from memoria.graph.query import WholeQuery
 from memoria.graph.vocabulary import RequestModel
 from memoria.ingest.community_request import CommunityBuild
 
@@ -31,6 +32,8 @@ MAX_LIST_LIMIT = 200
 
 
 class JobListQuery(RequestModel):
-    """The query of a group's job list; an empty value is the default."""
+    """The query of a group's job list; an empty value is the default (the browse views' rule and words)."""
 
-    limit: int = Field(default=DEFAULT_LIST_LIMIT, ge=1, le=MAX_LIST_LIMIT, description="how many jobs, newest first")
+    limit: WholeQuery(1, MAX_LIST_LIMIT) = Field(  # type: ignore[valid-type]
+        default=DEFAULT_LIST_LIMIT, description=f"default {DEFAULT_LIST_LIMIT}"
+    )

@@ -78,6 +78,16 @@ def test_bad_bodies_are_400_naming_the_field(client_for, group: str) -> None:
     assert Job.objects.count() == 0
 
 
+def test_the_job_lists_limit_is_read_as_the_browse_views_read_theirs(client_for, group: str) -> None:
+    viewer = client_for("viewer", [group])
+    url = f"/api/groups/{group}/jobs"
+    assert viewer.get(url, {"limit": ""}).status_code == 200  # empty: the default
+    for sent in ("0", "201", "2.5", "many"):
+        response = viewer.get(url, {"limit": sent})
+        assert response.status_code == 400, response.content
+        assert response.json()["errors"] == [f"limit: {sent!r} is not a whole number in [1, 200]"]
+
+
 def test_another_groups_jobs_are_not_found(client_for, group: str) -> None:
     two_clusters(group)
     curator = client_for("curator", [group])
