@@ -31,19 +31,12 @@ from memoria.evaluation.memory import (
 )
 from memoria.evaluation.reading import items_read
 from memoria.evaluation.recall import RecallTable
+from memoria.evaluation.records import CATEGORIES, LocomoQuestionRecord, evaluation_record
 from memoria.evaluation.report import ReportRow
 from memoria.evaluation.runner import Question, retrievers_run
 from memoria.evaluation.stored import stored_count
 from memoria.ingest.episodes import EpisodeInput
 
-# The dataset's numbering, named by what its questions ask (LoCoMo, Maharana et al. 2024).
-CATEGORIES: dict[int, str] = {
-    1: "multi-hop",
-    2: "temporal",
-    3: "open-domain",
-    4: "single-hop",
-    5: "adversarial",
-}
 ADVERSARIAL = 5
 METHODS: dict[str, str] = {
     "episodes": "episode search",
@@ -118,25 +111,10 @@ def _evidence_ids(raw: list[str]) -> tuple[str, ...]:
 
 
 def _question(item: Any, index: int, where: str, problems: list[str]) -> LocomoQuestion | None:
-    if not isinstance(item, dict):
-        problems.append(f"{where}: must be an object with question, category and evidence")
+    record = evaluation_record(LocomoQuestionRecord, item, where, problems)
+    if record is None:
         return None
-    before = len(problems)
-    missing = [key for key in ("question", "category", "evidence") if key not in item]
-    if missing:
-        problems.append(f"{where}: missing key(s) {', '.join(missing)}")
-        return None
-    question, category, evidence = item["question"], item["category"], item["evidence"]
-    if not isinstance(question, str) or not question.strip():
-        problems.append(f"{where}.question: must be a non-empty text")
-    if not isinstance(category, int) or isinstance(category, bool) or category not in CATEGORIES:
-        known = ", ".join(f"{number} ({name})" for number, name in CATEGORIES.items())
-        problems.append(f"{where}.category: {category!r} is not one of {known}")
-    if not isinstance(evidence, list) or not all(isinstance(entry, str) for entry in evidence):
-        problems.append(f"{where}.evidence: must be a list of dia_id texts")
-    if len(problems) > before:
-        return None
-    return LocomoQuestion(index, question.strip(), category, _evidence_ids(evidence))
+    return LocomoQuestion(index, record.question.strip(), record.category, _evidence_ids(record.evidence))
 
 
 def locomo_questions(path: Path) -> list[LocomoQuestion]:

@@ -24,6 +24,12 @@ from memoria.evaluation.floor import FloorInputs
 from memoria.evaluation.memory import EPISODE_RECIPE, episode_search, recipe_described
 from memoria.evaluation.reading import items_read
 from memoria.evaluation.recall import RecallTable
+from memoria.evaluation.records import (
+    MusiqueParagraph,
+    MusiquePassageRecord,
+    MusiqueQuestionRecord,
+    evaluation_record,
+)
 from memoria.evaluation.report import ReportRow
 from memoria.evaluation.runner import Question, Retriever, retrievers_run
 from memoria.evaluation.stored import stored_count
@@ -90,12 +96,8 @@ def musique_passages(directory: Path) -> list[MusiquePassage]:
     """corpus.json's passages; the loader checks the rest of the file, here only what scoring needs."""
 
     def passage(index: int, item: Any, problems: list[str]) -> MusiquePassage | None:
-        title = item.get("title") if isinstance(item, dict) else None
-        text = item.get("text") if isinstance(item, dict) else None
-        if not isinstance(title, str) or not isinstance(text, str):
-            problems.append(f"{CORPUS_FILE}[{index}]: must be an object with a title and a text")
-            return None
-        return MusiquePassage(title, text)
+        record = evaluation_record(MusiquePassageRecord, item, f"{CORPUS_FILE}[{index}]", problems, whole=True)
+        return None if record is None else MusiquePassage(record.title, record.text)
 
     return items_read(read_list(Path(directory), CORPUS_FILE), passage)
 
@@ -103,46 +105,33 @@ def musique_passages(directory: Path) -> list[MusiquePassage]:
 def _question(
     item: Any, index: int, where: str, corpus: dict[tuple[str, str], int], problems: list[str]
 ) -> MusiqueQuestion | None:
-    if not isinstance(item, dict):
-        problems.append(f"{where}: must be an object with id, question and paragraphs")
-        return None
-    missing = [key for key in ("id", "question", "paragraphs") if key not in item]
-    if missing:
-        problems.append(f"{where}: missing key(s) {', '.join(missing)}")
-        return None
     before = len(problems)
-    if not isinstance(item["id"], str) or not item["id"]:
-        problems.append(f"{where}.id: must be a non-empty text")
-    if not isinstance(item["question"], str) or not item["question"].strip():
-        problems.append(f"{where}.question: must be a non-empty text")
-    paragraphs = item["paragraphs"]
-    if not isinstance(paragraphs, list):
-        problems.append(f"{where}.paragraphs: must be a list")
+    question = evaluation_record(MusiqueQuestionRecord, item, where, problems)
+    if question is not None:
+        paragraphs = question.paragraphs
+    elif isinstance(item, dict) and item.keys() >= MusiqueQuestionRecord.model_fields.keys():
+        paragraphs = item["paragraphs"]  # a bad id or question: its paragraphs are named too, in the same run
+        if not isinstance(paragraphs, list):
+            return None
+    else:
         return None
     supporting: list[int] = []
     for position, paragraph in enumerate(paragraphs):
         at = f"{where}.paragraphs[{position}]"
-        if (
-            not isinstance(paragraph, dict)
-            or not isinstance(paragraph.get("title"), str)
-            or not isinstance(paragraph.get("paragraph_text"), str)
-            or not isinstance(paragraph.get("is_supporting"), bool)
-        ):
-            problems.append(f"{at}: must be an object with a title, a paragraph_text and is_supporting true/false")
+        record = evaluation_record(MusiqueParagraph, paragraph, at, problems, whole=True)
+        if record is None or not record.is_supporting:
             continue
-        if not paragraph["is_supporting"]:
-            continue
-        found = corpus.get((paragraph["title"], paragraph["paragraph_text"]))
+        found = corpus.get((record.title, record.paragraph_text))
         if found is None:
-            problems.append(f"{at}: supporting passage {paragraph['title']!r} is not in {CORPUS_FILE} (title + text)")
+            problems.append(f"{at}: supporting passage {record.title!r} is not in {CORPUS_FILE} (title + text)")
         elif found not in supporting:
             supporting.append(found)
-    if len(problems) > before:
+    if question is None or len(problems) > before:
         return None
     if not supporting:
         problems.append(f"{where}.paragraphs: none has is_supporting true, so the question cannot be scored")
         return None
-    return MusiqueQuestion(index, item["id"], item["question"].strip(), tuple(supporting))
+    return MusiqueQuestion(index, question.id, question.question.strip(), tuple(supporting))
 
 
 def musique_questions(directory: Path, passages: Sequence[MusiquePassage]) -> list[MusiqueQuestion]:
