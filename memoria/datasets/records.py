@@ -2,9 +2,9 @@
 
 Fields are checked by the import format's rules and words (memoria.interchange.records), so a passage title
 is refused exactly as a node name would be. Unknown keys are ignored, not refused: these files are written by
-other projects, not by our users, and the real ones carry keys no loader reads (LoCoMo turns hold img_url,
-query and re-download beside speaker, dia_id and text; HippoRAG's OpenIE output grows keys between releases);
-refusing them would refuse the dataset itself over metadata, while a typo cannot happen in a file nobody types.
+other projects, not typed by our users, and the real ones carry keys no loader reads (LoCoMo turns hold img_url,
+query and re-download beside speaker, dia_id and text; its files hold qa, observations, summaries and events);
+refusing such keys would refuse a dataset over metadata we never use, and the loaders always ignored them.
 Rules that span records (idx is the position, the two MuSiQue files agree) live with the loaders.
 """
 
