@@ -25,7 +25,8 @@ from memoria.curation.models import ACTIONS, AuditEntry, AuditItem
 from memoria.errors import BackupInvalid, GroupNotEmpty, InvalidInput, WriteConflict
 from memoria.graph import driver, kinds
 from memoria.graph.dialect import graph_dialect
-from memoria.graph.versions import group_version, group_version_bump
+from memoria.graph.selectors import group_version_counted
+from memoria.graph.versions import group_version_bump
 from memoria.interchange.exporter import GROUP_NODES
 from memoria.interchange.importer import batched
 
@@ -129,10 +130,10 @@ def group_backup(*, group: str, out: Path) -> BackupReport:
     check_group_name(group)
     started = time.perf_counter()
     for _ in range(CONSISTENT_READ_ATTEMPTS):
-        version = group_version(group=group).version
+        version = group_version_counted(group=group)
         nodes, edges = _graph_records(group)
         audit = _audit_records(group)
-        if group_version(group=group).version == version:
+        if group_version_counted(group=group) == version:
             break
     else:
         raise WriteConflict(f"group {group!r} kept changing while it was read; back it up when writes pause")

@@ -42,6 +42,10 @@ def _episodes(*, group: str, ids: list[str]) -> dict[str, dict[str, Any]]:
     if not ids:
         return {}
     valid_at = Episode.defined_properties(aliases=False, rels=False)["valid_at"]
+
+    def episodes() -> list[Episode]:
+        return list(Episode.nodes.filter(group_id=group, uid__in=ids))
+
     return {
         episode.uid: {
             "id": episode.uid,
@@ -49,7 +53,7 @@ def _episodes(*, group: str, ids: list[str]) -> dict[str, dict[str, Any]]:
             "valid_at": valid_at.deflate(episode.valid_at) if episode.valid_at is not None else None,
             "source": episode.source,
         }
-        for episode in Episode.nodes.filter(group_id=group, uid__in=ids)
+        for episode in driver.model_read(episodes)
     }
 
 

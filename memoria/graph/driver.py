@@ -200,6 +200,20 @@ def read(query: str, **parameters: Any) -> list[dict[str, Any]]:
     return [record_row(record) for record in _records(query, parameters, neo4j.RoutingControl.READ)]
 
 
+def model_read(work: Callable[[], T]) -> T:
+    """Run a read made through the models (memoria.graph.models) as our Cypher reads run: retried on transient
+    failures, timed and logged under the function's name, and an unreachable server raised as GraphUnavailable
+    (neomodel queries the shared driver but knows none of that). `work` may run again, so it must not keep state."""
+    name = getattr(work, "__qualname__", "model read")
+
+    def attempt() -> T:
+        with cypher_round_trip(name, kind="model read"):
+            return work()
+
+    with graph_errors():
+        return with_retry(attempt, what="graph model read", read=True)
+
+
 def write(query: str, **parameters: Any) -> list[dict[str, Any]]:
     """Run one write query in its own transaction."""
     return [record_row(record) for record in _records(query, parameters, neo4j.RoutingControl.WRITE)]

@@ -1,23 +1,17 @@
-"""Read-only questions about groups that pages, APIs and commands share."""
+"""Read-only questions about groups that pages, APIs and commands share.
+
+These are admin reads, made one at a time (a group's page, a command, a backup), so they go through the models
+(docs/architecture.md, "Reads through the models"); every one filters by `group_id`, and each count is a
+`count()` the server computes: no node is inflated, so no stored vector crosses the wire.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memoria.graph import driver
+from memoria.graph.driver import model_read
+from memoria.graph.models import Community, Entity, Episode, GroupStamp, Memory
 from memoria.graph.versions import stamped_groups
-
-GROUP_NODE_COUNTS = """
-MATCH (n:Memory {group_id: $group})
-RETURN
-  sum(CASE WHEN 'Episode' IN labels(n) THEN 1 ELSE 0 END) AS episodes,
-  sum(CASE WHEN 'Entity' IN labels(n) THEN 1 ELSE 0 END) AS entities,
-  sum(CASE WHEN 'Community' IN labels(n) THEN 1 ELSE 0 END) AS communities
-"""
-GROUP_FACT_COUNT = """
-MATCH (n:Memory {group_id: $group})-[r:RELATES]->()
-RETURN count(r) AS facts
-"""
 
 
 @dataclass(frozen=True)
@@ -35,15 +29,28 @@ def group_ids() -> list[str]:
 
 
 def group_summary(*, group: str) -> GroupSummary:
-    counts = driver.read(GROUP_NODE_COUNTS, group=group)[0]
-    facts = driver.read(GROUP_FACT_COUNT, group=group)[0]["facts"]
-    return GroupSummary(
-        group=group,
-        episodes=counts["episodes"] or 0,
-        entities=counts["entities"] or 0,
-        communities=counts["communities"] or 0,
-        facts=facts or 0,
-    )
+    """How many of each kind the group holds; a fact is counted once, from its source node's group."""
+
+    def counts() -> GroupSummary:
+        return GroupSummary(
+            group=group,
+            episodes=len(Episode.nodes.filter(group_id=group)),
+            entities=len(Entity.nodes.filter(group_id=group)),
+            communities=len(Community.nodes.filter(group_id=group)),
+            facts=len(Memory.nodes.filter(group_id=group).traverse("relates")),
+        )
+
+    return model_read(counts)
+
+
+def group_version_counted(*, group: str) -> int:
+    """The group's version summed over its stamps through the GroupStamp model: for a command's look at a group
+    (a backup reads it before and after the group); hot paths read `versions.group_version`, one `sum()`."""
+
+    def version() -> int:
+        return sum(stamp.count or 0 for stamp in GroupStamp.nodes.filter(group_id=group))
+
+    return model_read(version)
 
 
 def visible_groups(*, allowed: list[str] | None) -> list[str]:
