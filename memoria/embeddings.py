@@ -215,7 +215,7 @@ def packaged_model_folder() -> Path:
 def model_source() -> ModelSource:
     """The configured model: the packaged one (always pinned) or a local folder (pinned if a digest is configured)."""
     pin = str(getattr(settings, "MEMORIA_EMBEDDING_SHA256", "") or "").strip().lower() or None
-    if pin is not None and not _SHA256_PATTERN.match(pin):
+    if pin is not None and not _SHA256_PATTERN.fullmatch(pin):
         raise EmbeddingModelError(f"MEMORIA_EMBEDDING_SHA256={pin!r} is not a sha256 hex digest (64 hex digits)")
     configured = str(getattr(settings, "MEMORIA_EMBEDDING_MODEL", "") or "").strip()
     if not configured:

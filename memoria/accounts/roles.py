@@ -36,6 +36,6 @@ class RoleRequired(MemoriaError):
 
 def check_group_name(group: str) -> str:
     """Group names appear in URLs and ids, so they are kept to a plain alphabet."""
-    if not isinstance(group, str) or not GROUP_PATTERN.match(group):
+    if not isinstance(group, str) or not GROUP_PATTERN.fullmatch(group):
         raise ValueError(f"group {group!r} must be 1–64 letters, digits, '_' or '-'")
     return group

@@ -29,7 +29,7 @@ ITEM_KINDS: tuple[str, ...] = (EDGE, ENTITY)
 
 
 def _version(value: Any) -> Any:
-    if not isinstance(value, str) or not VERSION_PATTERN.match(value):
+    if not isinstance(value, str) or not VERSION_PATTERN.fullmatch(value):
         raise ValueError("must be a version string as the read answered it")
     return value
 

@@ -120,7 +120,7 @@ class _Request:
 def _checked_groups(groups: Sequence[str]) -> tuple[str, ...]:
     if isinstance(groups, str) or not groups or len(groups) > MAX_GROUPS:
         raise InvalidInput(f"groups: give 1–{MAX_GROUPS} group names")
-    bad = [group for group in groups if not isinstance(group, str) or not GROUP_PATTERN.match(group)]
+    bad = [group for group in groups if not isinstance(group, str) or not GROUP_PATTERN.fullmatch(group)]
     if bad:
         raise InvalidInput(f"groups: {bad[0]!r} must be 1–64 letters, digits, '_' or '-'")
     return tuple(dict.fromkeys(groups))

@@ -149,6 +149,7 @@ def test_results_never_include_another_group(searched: str, other: str) -> None:
         ({"groups": []}, "groups: give 1–50 group names"),
         ({"groups": "g"}, "groups: give"),
         ({"groups": ["bad group"]}, "groups: 'bad group' must be"),
+        ({"groups": ["g\n"]}, "groups: 'g\\n' must be"),
         ({"valid_at": "yesterday"}, "valid_at: 'yesterday' is not an ISO 8601"),
         ({"valid_at": "2024-01-01T00:00:00"}, "valid_at:"),
         ({"query": "  "}, "query: must be a non-empty text"),
