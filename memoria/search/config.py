@@ -167,6 +167,8 @@ def scope_problems(scope: Scope, config: ScopeConfig) -> list[str]:
     share = config.ppr_seed_share
     if share is not None and (isinstance(share, bool) or not isinstance(share, int | float) or not 0.0 < share <= 1.0):
         problems.append(f"{where}.ppr_seed_share: must be a number in (0, 1], or none for every linked entity")
+    elif share is not None and SearchMethod.PPR not in config.methods:
+        problems.append(f"{where}.ppr_seed_share: only used by the ppr method (episodes)")
     if SearchMethod.PPR in config.methods and config.reranker is not Reranker.RRF:
         problems.append(f"{where}.reranker: with ppr the text methods are fused by rrf (other rerankers: not yet)")
     if config.reranker is Reranker.NODE_DISTANCE and not config.center_node_id:

@@ -106,6 +106,10 @@ def test_the_shut_gate_ranks_exactly_as_the_default_hybrid(two_hop: str) -> None
         ({"ppr_seed_share": 0.0}, r"ppr_seed_share: must be a number in \(0, 1\]"),
         ({"ppr_seed_share": 1.5}, r"ppr_seed_share: must be a number in \(0, 1\]"),
         ({"ppr_seed_share": True}, r"ppr_seed_share: must be a number in \(0, 1\]"),
+        (
+            {"methods": (SearchMethod.BM25, SearchMethod.COSINE), "graph_weight": 0.0, "ppr_seed_share": 0.1},
+            "ppr_seed_share: only used by the ppr method",
+        ),
     ],
 )
 def test_bad_configs_are_refused(changes: dict, problem: str) -> None:
