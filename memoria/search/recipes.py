@@ -20,10 +20,10 @@ HYBRID = (M.BM25, M.COSINE)
 GRAPH_FUSION_WEIGHT = 0.75
 GRAPH_FUSION_DAMPING = 0.9
 # The default episodes ranking (BM25 + cosine by RRF) fused with the same walk, seeded only by entities that at most
-# a tenth of the group's episodes mention; none left, no walk: exactly episodes_hybrid_rrf. The share and the graph's
+# 1/50 of the group's episodes mention; none left, no walk: exactly episodes_hybrid_rrf. The share and the graph's
 # share were chosen by 5-fold cross-validation on MuSiQue and LoCoMo jointly, at the damping above
 # (docs/evaluation.md, "Gated graph fusion").
-GRAPH_GATE_SHARE = 0.1
+GRAPH_GATE_SHARE = 0.02
 GRAPH_GATE_WEIGHT = 0.5
 HYBRID_BFS = (M.BM25, M.COSINE, M.BFS)
 

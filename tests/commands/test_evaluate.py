@@ -96,7 +96,7 @@ def test_ingests_then_scores_each_method(prefix: str, tmp_path: Path) -> None:
     assert set(measured["hybrid"]["config"]) == {"facts", "entities", "episodes", "communities"}
     assert measured["dense"]["model"]
     assert measured["graph_gated"]["recipe"] == "episodes_hybrid_graph_gated"
-    assert measured["graph_gated"]["config"]["episodes"]["ppr_seed_share"] == 0.1
+    assert measured["graph_gated"]["config"]["episodes"]["ppr_seed_share"] == 0.02
     # Cross-validated: "all but 5" has 4 questions, so 4 folds; the single adversarial question cannot be folded.
     assert "cross-validated, row 'all but 5': 4 questions in 4 folds (seed 13)" in out
     assert "cross-validated, row '5 adversarial': fewer than 2 questions, nothing to fold" in out
