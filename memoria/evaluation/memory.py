@@ -20,6 +20,8 @@ from memoria.search.rerankers import rrf
 from memoria.search.service import SearchHit, search
 
 EPISODE_RECIPE = "episodes_hybrid_rrf"
+# The default ranking fused with the walk from the rare entities a question names (docs/search.md, "The gate").
+GATED_RECIPE = "episodes_hybrid_graph_gated"
 FACT_RECIPE = "facts_hybrid_rrf"
 HYBRID_RECIPE = "combined_hybrid_rrf"
 # Facts repeat episodes (one turn gives several facts, a merged fact names several turns): fact search asks for

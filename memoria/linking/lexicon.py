@@ -14,11 +14,16 @@ Each linked entity seeds with its inverse document frequency over the group's ep
 an entity that many passages mention says little about which passage answers (HippoRAG's node specificity makes
 the same point with 1 / df). The lexicon is built from the group's projection and cached per projection version,
 so a write that adds or renames entities is seen on the next query.
+
+A caller may also drop the entities that too many episodes mention (`max_share`): in a conversation the speaker a
+question names is in half the turns, and a walk from her ranks her turns, not the answer (docs/evaluation.md,
+"Gated graph fusion").
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 import threading
 from collections import OrderedDict, defaultdict
@@ -60,9 +65,15 @@ class Lexicon:
     ids: tuple[str, ...]
     names: tuple[str, ...]
     longest: int  # words in the longest key
+    episodes: int = 0  # the group's episodes, N of the IDF
 
-    def link(self, query: str) -> tuple[LinkedEntity, ...]:
-        """The entities the query names, heaviest first (ties by id); an entity named twice counts once."""
+    def idf_floor(self, max_share: float) -> float:
+        """The least IDF of an entity that at most `max_share` of the episodes mention: df ≤ share·N."""
+        return math.log((self.episodes + 1) / (max_share * self.episodes + 1))
+
+    def link(self, query: str, *, max_share: float | None = None) -> tuple[LinkedEntity, ...]:
+        """The entities the query names, heaviest first (ties by id); an entity named twice counts once. With
+        `max_share`, those that more than that share of the group's episodes mention are left out."""
         words = WORD.findall(query)
         named = [index > 0 and word[:1].isupper() for index, word in enumerate(words)]
         cased = any(named)  # a query written with capitals names its entities with them
@@ -87,10 +98,11 @@ class Lexicon:
         for start, end, key in kept:
             for position in self.keys[key]:
                 found.setdefault(position, " ".join(words[start:end]))
+        floor = 0.0 if max_share is None else self.idf_floor(max_share)
         linked = [
             LinkedEntity(self.ids[position], self.names[position], span, float(self.idf[position]))
             for position, span in found.items()
-            if self.idf[position] > 0
+            if self.idf[position] > 0 and self.idf[position] >= floor
         ]
         return tuple(sorted(linked, key=lambda entity: (-entity.weight, entity.id)))
 
@@ -129,6 +141,7 @@ def lexicon_build(projection: Projection, aliases: dict[str, list[str]]) -> Lexi
         ids=projection.ids,
         names=projection.names,
         longest=min(longest, MAX_SPAN_WORDS),
+        episodes=episodes,
     )
 
 

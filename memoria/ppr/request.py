@@ -49,6 +49,7 @@ class PprRequest:
     relation_aware: bool = False
     # A query's seeds are the entities it names (memoria.linking.lexicon, IDF-weighted), not an entity search.
     linked: bool = False
+    linked_max_share: float | None = None  # linked: leave out entities more than this share of episodes mention
     betas: RelationBetas | None = None  # relation-aware: the caller's β; None: chosen for the query
     betas_source: str = StepMode.AUTO  # who chooses β when the caller gives none: auto | offline | llm
     fact_filter: str = StepMode.AUTO  # who keeps the facts a query's seeds come from: auto | offline | llm

@@ -155,10 +155,19 @@ def _query_seeds(
         )
         return tuple(SeedWeight(node, weight) for node, weight in found.weights.items()), FACTS, found.facts
     if request.linked:
-        linked = group_lexicon(projection).link(request.query)
+        linked = group_lexicon(projection).link(request.query, max_share=request.linked_max_share)
         return tuple(SeedWeight(entity.id, entity.weight) for entity in linked), LINKED, ()
     entities = search_seeds(group=request.group, query=request.query, limit=SEARCH_SEEDS)
     return tuple(SeedWeight(node, score) for node, score in entities), SEARCH, ()
+
+
+def query_links(
+    *, group: str, query: str, max_share: float | None = None, cache: ProjectionCache | None = None
+) -> bool:
+    """Whether a `linked` request for the query would have a seed: a caller that only wants a walk from the query's
+    entities skips `ppr_run` when not, which would walk from everywhere (a PageRank that costs as much as any)."""
+    projection, _ = (cache or projection_cache()).get(group)
+    return bool(group_lexicon(projection).link(query, max_share=max_share))
 
 
 # A live view's window on the solve: iteration, error bound, and how to get the top_k nodes so far.

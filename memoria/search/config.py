@@ -85,6 +85,9 @@ class ScopeConfig:
     # (memoria.search.connectivity). Episodes searched with ppr: the PPR score, fused with the text methods'.
     graph_weight: float = 0.0
     ppr_damping: float = DEFAULT_DAMPING  # the ppr method's damping
+    # The ppr method's gate: an entity the query names seeds the walk only if at most this share of the group's
+    # episodes mention it (a speaker named in half a conversation tells no turn apart). None: every one seeds.
+    ppr_seed_share: float | None = None
 
 
 @dataclass(frozen=True)
@@ -161,6 +164,11 @@ def scope_problems(scope: Scope, config: ScopeConfig) -> list[str]:
     damping = config.ppr_damping
     if isinstance(damping, bool) or not isinstance(damping, int | float) or not 0.0 < damping < 1.0:
         problems.append(f"{where}.ppr_damping: must be a number strictly between 0 and 1")
+    share = config.ppr_seed_share
+    if share is not None and (isinstance(share, bool) or not isinstance(share, int | float) or not 0.0 < share <= 1.0):
+        problems.append(f"{where}.ppr_seed_share: must be a number in (0, 1], or none for every linked entity")
+    elif share is not None and SearchMethod.PPR not in config.methods:
+        problems.append(f"{where}.ppr_seed_share: only used by the ppr method (episodes)")
     if SearchMethod.PPR in config.methods and config.reranker is not Reranker.RRF:
         problems.append(f"{where}.reranker: with ppr the text methods are fused by rrf (other rerankers: not yet)")
     if config.reranker is Reranker.NODE_DISTANCE and not config.center_node_id:

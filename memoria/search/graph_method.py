@@ -4,14 +4,19 @@ The seeds are the query's linked entities (memoria.linking.lexicon: names and al
 the walk is the group's projection as `ppr_run` walks it (facts both ways, episodes through their mentions,
 inferred synonymy edges like any fact), and the candidates are the episodes by PPR score. A query that names no
 stored entity finds nothing here, so a search that fuses this method with cosine falls back to cosine alone.
+
+`seed_share` is the gate: entities that more than that share of the group's episodes mention do not seed (a
+conversation's speakers, named in half its turns). With no seed left nothing is walked, and the search ranks by its
+text methods alone, at their cost.
 """
 
 from __future__ import annotations
 
 from memoria.graph import driver, kinds
 from memoria.graph.asof import valid_time
+from memoria.graphindex.cache import projection_cache
 from memoria.ppr.request import PprRequest
-from memoria.ppr.service import UNIFORM, ppr_run
+from memoria.ppr.service import UNIFORM, ppr_run, query_links
 from memoria.search.methods import Candidate
 
 EPISODE_TEXTS = f"""
@@ -21,18 +26,31 @@ RETURN n.id AS id, coalesce(n.content, '') AS text
 """
 
 
-def ppr_episodes(*, group: str, query: str, limit: int, damping: float, valid_at: str | None = None) -> list[Candidate]:
-    """Up to `limit` episodes with a PPR score above zero, best first; none when the query links no entity."""
+def ppr_episodes(
+    *,
+    group: str,
+    query: str,
+    limit: int,
+    damping: float,
+    valid_at: str | None = None,
+    seed_share: float | None = None,
+) -> list[Candidate]:
+    """Up to `limit` episodes with a PPR score above zero, best first; none when the query links no entity (a walk
+    from everywhere ranks by centrality, not the query), or none that at most `seed_share` of the episodes mention."""
+    cache = projection_cache()
+    if not query_links(group=group, query=query, max_share=seed_share, cache=cache):
+        return []  # the gate is shut: no walk at all
     request = PprRequest(
         group=group,
         query=query,
         linked=True,
+        linked_max_share=seed_share,
         damping=damping,
         top_k=limit,
         moment=valid_time(valid_at) if valid_at else None,
     )
-    answer = ppr_run(request)
-    if answer.seed_source == UNIFORM:  # nothing linked: a walk from everywhere ranks by centrality, not the query
+    answer = ppr_run(request, cache=cache)
+    if answer.seed_source == UNIFORM:  # a newer projection links nothing after all
         return []
     passages = [node for node in answer.passages if node.score > 0]
     texts = {row["id"]: row["text"] for row in driver.read(EPISODE_TEXTS, ids=[n.id for n in passages], group=group)}

@@ -19,6 +19,12 @@ HYBRID = (M.BM25, M.COSINE)
 # by 5-fold cross-validation on the shared MuSiQue questions (docs/evaluation.md, "Graph fusion").
 GRAPH_FUSION_WEIGHT = 0.75
 GRAPH_FUSION_DAMPING = 0.9
+# The default episodes ranking (BM25 + cosine by RRF) fused with the same walk, seeded only by entities that at most
+# 1/50 of the group's episodes mention; none left, no walk: exactly episodes_hybrid_rrf. The share and the graph's
+# share were chosen by 5-fold cross-validation on MuSiQue and LoCoMo jointly, at the damping above
+# (docs/evaluation.md, "Gated graph fusion").
+GRAPH_GATE_SHARE = 0.02
+GRAPH_GATE_WEIGHT = 0.5
 HYBRID_BFS = (M.BM25, M.COSINE, M.BFS)
 
 
@@ -62,6 +68,15 @@ RECIPES: dict[str, SearchConfig] = {
             reranker=Reranker.RRF,
             graph_weight=GRAPH_FUSION_WEIGHT,
             ppr_damping=GRAPH_FUSION_DAMPING,
+        )
+    ),
+    "episodes_hybrid_graph_gated": SearchConfig(
+        episodes=ScopeConfig(
+            methods=(*HYBRID, M.PPR),
+            reranker=Reranker.RRF,
+            graph_weight=GRAPH_GATE_WEIGHT,
+            ppr_damping=GRAPH_FUSION_DAMPING,
+            ppr_seed_share=GRAPH_GATE_SHARE,
         )
     ),
     "episodes_hybrid_cross_encoder": SearchConfig(episodes=_scoped(Reranker.CROSS_ENCODER)),

@@ -84,6 +84,11 @@ class ScopeInput(RequestModel):
     ppr_damping: Number = Field(
         default=_DEFAULTS.ppr_damping, json_schema_extra=_bounds(0, 1, exclusive_low=True, exclusive_high=True)
     )
+    ppr_seed_share: Number | None = Field(
+        default=_DEFAULTS.ppr_seed_share,
+        description="ppr: only entities at most this share of the episodes mention seed the walk",
+        json_schema_extra=_bounds(0, 1, exclusive_low=True),
+    )
 
     def scope_config(self) -> ScopeConfig:
         values = self.model_dump()

@@ -147,7 +147,12 @@ def _run_method(scope: Scope, method: SearchMethod, config: ScopeConfig, request
         from memoria.search.graph_method import ppr_episodes
 
         return ppr_episodes(
-            group=request.group, query=request.query, limit=limit, damping=config.ppr_damping, valid_at=request.valid_at
+            group=request.group,
+            query=request.query,
+            limit=limit,
+            damping=config.ppr_damping,
+            valid_at=request.valid_at,
+            seed_share=config.ppr_seed_share,
         )
     if request.engine is not Engine.CYPHER and not request.fallbacks:
         try:

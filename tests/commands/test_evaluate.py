@@ -69,7 +69,7 @@ def test_ingests_then_scores_each_method(prefix: str, tmp_path: Path) -> None:
     assert first in near_evidence, first
     dense = recalls(figures, "dense")
     assert dense[fx.key(fx.LIGHTHOUSE)]["3"] == 1.0 and dense[fx.key(fx.HARMONIUM)]["3"] == 1.0
-    for method in ("facts", "hybrid"):
+    for method in ("facts", "hybrid", "graph_gated"):
         assert set(recalls(figures, method)) == set(episodes)
     hybrid = recalls(figures, "hybrid")
     assert hybrid[fx.key(fx.LIGHTHOUSE)]["3"] == 1.0 and hybrid[fx.key(fx.BERGEN)]["3"] == 1.0
@@ -95,6 +95,8 @@ def test_ingests_then_scores_each_method(prefix: str, tmp_path: Path) -> None:
     assert measured["facts"]["recipe"] == "facts_hybrid_rrf" and measured["facts"]["config"]["facts"]["limit"] == 9
     assert set(measured["hybrid"]["config"]) == {"facts", "entities", "episodes", "communities"}
     assert measured["dense"]["model"]
+    assert measured["graph_gated"]["recipe"] == "episodes_hybrid_graph_gated"
+    assert measured["graph_gated"]["config"]["episodes"]["ppr_seed_share"] == 0.02
     # Cross-validated: "all but 5" has 4 questions, so 4 folds; the single adversarial question cannot be folded.
     assert "cross-validated, row 'all but 5': 4 questions in 4 folds (seed 13)" in out
     assert "cross-validated, row '5 adversarial': fewer than 2 questions, nothing to fold" in out

@@ -59,6 +59,18 @@ def test_weight_is_the_idf_over_episodes(two_hop: str) -> None:
     assert found["vaasa"] == pytest.approx(math.log(7 / 3))
 
 
+def test_max_share_leaves_out_the_entities_too_many_episodes_mention(two_hop: str) -> None:
+    # Of six episodes, Vaasa is in two (a share of 1/3) and Ada Lindqvist in one (1/6).
+    def kept(share: float | None) -> set[str]:
+        found = lexicon(two_hop).link("Ada Lindqvist Vaasa", max_share=share)
+        return {entity.id.removeprefix(f"{two_hop}-") for entity in found}
+
+    assert kept(None) == kept(1.0) == kept(1 / 3) == {"ada", "vaasa"}  # at most the share: kept
+    assert kept(0.3) == kept(1 / 6) == {"ada"}
+    assert kept(0.1) == set()
+    assert lexicon(two_hop).idf_floor(1 / 3) == pytest.approx(math.log(7 / 3))
+
+
 def test_nothing_named_links_nothing(two_hop: str) -> None:
     assert linked(two_hop, "What is the Weather Like Today?") == []
 

@@ -23,6 +23,7 @@ from memoria.search.service import search
 from tests.linking.memory import QUESTION, two_hop_group
 
 RECIPE = "episodes_graph_fused"
+GATED = "episodes_hybrid_graph_gated"
 
 
 @pytest.fixture(scope="module")
@@ -70,12 +71,45 @@ def test_a_query_that_names_nothing_ranks_as_cosine(two_hop: str) -> None:
     assert episodes(two_hop, query, recipe(RECIPE, limit=4)) == episodes(two_hop, query, cosine_alone(4))
 
 
+def gated(limit: int, share: float | None) -> SearchConfig:
+    config = recipe(GATED, limit=limit)
+    assert config.episodes is not None
+    return replace(config, episodes=replace(config.episodes, ppr_seed_share=share))
+
+
+def test_the_gated_recipe_walks_from_a_rare_entity(two_hop: str) -> None:
+    # Ada Lindqvist is in one episode of six: a share of 1/6 lets her seed, and the river's passage climbs above
+    # where the text methods alone put it.
+    assert GATED in offered_recipes()
+    hybrid = episodes(two_hop, QUESTION, recipe("episodes_hybrid_rrf", limit=6))
+    found = search(query=QUESTION, groups=[two_hop], config=gated(6, 0.2)).episodes
+    order = [hit.id.removeprefix(f"{two_hop}-") for hit in found]
+    assert found[0].scores["ppr"] > 0 and "bm25" in found[0].scores
+    assert order.index("ep-river") < hybrid.index("ep-river")
+    assert order == episodes(two_hop, QUESTION, gated(6, None))  # no gate: every linked entity seeds
+
+
+def test_the_shut_gate_ranks_exactly_as_the_default_hybrid(two_hop: str) -> None:
+    # At a share of 1/10 even Ada Lindqvist (1/6) is too common: no seed, no walk, the hybrid's ranking and scores.
+    hybrid = search(query=QUESTION, groups=[two_hop], config=recipe("episodes_hybrid_rrf", limit=6)).episodes
+    found = search(query=QUESTION, groups=[two_hop], config=gated(6, 0.1)).episodes
+    assert [hit.id for hit in found] == [hit.id for hit in hybrid]
+    assert all("ppr" not in hit.scores for hit in found)
+
+
 @pytest.mark.parametrize(
     ("changes", "problem"),
     [
         ({"methods": (SearchMethod.COSINE,)}, "graph_weight: only facts and entities"),
         ({"ppr_damping": 1.0}, "ppr_damping: must be a number strictly between 0 and 1"),
         ({"reranker": Reranker.MMR}, "with ppr the text methods are fused by rrf"),
+        ({"ppr_seed_share": 0.0}, r"ppr_seed_share: must be a number in \(0, 1\]"),
+        ({"ppr_seed_share": 1.5}, r"ppr_seed_share: must be a number in \(0, 1\]"),
+        ({"ppr_seed_share": True}, r"ppr_seed_share: must be a number in \(0, 1\]"),
+        (
+            {"methods": (SearchMethod.BM25, SearchMethod.COSINE), "graph_weight": 0.0, "ppr_seed_share": 0.1},
+            "ppr_seed_share: only used by the ppr method",
+        ),
     ],
 )
 def test_bad_configs_are_refused(changes: dict, problem: str) -> None:
@@ -93,8 +127,21 @@ def test_ppr_searches_episodes_only() -> None:
 def test_parsed_from_json() -> None:
     parsed = input_parse(
         SearchConfigInput,
-        {"episodes": {"methods": ["cosine", "ppr"], "graph_weight": 0.5, "ppr_damping": 0.8, "limit": 5}},
+        {
+            "episodes": {
+                "methods": ["cosine", "ppr"],
+                "graph_weight": 0.5,
+                "ppr_damping": 0.8,
+                "ppr_seed_share": 0.1,
+                "limit": 5,
+            }
+        },
     ).search_config
     assert parsed.episodes == ScopeConfig(
-        methods=(SearchMethod.COSINE, SearchMethod.PPR), graph_weight=0.5, ppr_damping=0.8, limit=5
+        methods=(SearchMethod.COSINE, SearchMethod.PPR), graph_weight=0.5, ppr_damping=0.8, ppr_seed_share=0.1, limit=5
     )
+
+
+def test_a_bad_seed_share_in_json_names_its_field() -> None:
+    with pytest.raises(InvalidInput, match=r"episodes.ppr_seed_share: must be a number in \(0, 1\]"):
+        input_parse(SearchConfigInput, {"episodes": {"methods": ["bm25", "cosine", "ppr"], "ppr_seed_share": 2}})
