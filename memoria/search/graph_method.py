@@ -19,9 +19,12 @@ from memoria.ppr.request import PprRequest
 from memoria.ppr.service import UNIFORM, ppr_run, query_links
 from memoria.search.methods import Candidate
 
+# Matched as Memory, the label the (group_id, id) key is declared on: ArcadeDB does not use that key for a pattern
+# labelled Episode and scans the group instead (113-126 ms against 2.7-3.4 ms for 20 MuSiQue passages).
 EPISODE_TEXTS = f"""
 UNWIND $ids AS episode_id
-MATCH (n:{kinds.EPISODE} {{group_id: $group, id: episode_id}})
+MATCH (n:{kinds.MEMORY_LABEL} {{group_id: $group, id: episode_id}})
+WHERE n:{kinds.EPISODE}
 RETURN n.id AS id, coalesce(n.content, '') AS text
 """
 
