@@ -22,8 +22,8 @@ from memoria.evaluation.floor import FloorInputs
 from memoria.evaluation.memory import (
     EPISODE_RECIPE,
     FACT_RECIPE,
-    GATED_RECIPE,
     HYBRID_RECIPE,
+    TEXT_EPISODE_RECIPE,
     episode_search,
     fact_limit,
     fact_search,
@@ -43,7 +43,7 @@ METHODS: dict[str, str] = {
     "episodes": "episode search",
     "facts": "fact search → episodes",
     "hybrid": "hybrid recipe",
-    "graph_gated": "gated graph-fused episodes",
+    "episodes_text": "episode search, text only",
     "dense": "dense baseline",
 }
 BASELINE = "dense"
@@ -183,7 +183,7 @@ def locomo_evaluate(
             "episodes": episode_search(group=conversation.group, limit=depth),
             "facts": fact_search(group=conversation.group, limit=depth),
             "hybrid": hybrid_search(group=conversation.group, limit=depth),
-            "graph_gated": episode_search(group=conversation.group, limit=depth, name=GATED_RECIPE),
+            "episodes_text": episode_search(group=conversation.group, limit=depth, name=TEXT_EPISODE_RECIPE),
             "dense": dense_retriever(index, embed=embed, limit=depth),
         }
         retrievers_run(evaluation.table, questions=conversation.questions, retrievers=retrievers, progress=progress)
@@ -199,7 +199,7 @@ def methods_described(*, depth: int, model: str) -> dict[str, dict[str, Any]]:
         "facts": recipe_described(FACT_RECIPE, limit=fact_limit(depth)) | {"counted": "the episodes of its facts"},
         "hybrid": recipe_described(HYBRID_RECIPE, limit=depth)
         | {"counted": "RRF of its episodes and its facts' episodes"},
-        "graph_gated": recipe_described(GATED_RECIPE, limit=depth),
+        "episodes_text": recipe_described(TEXT_EPISODE_RECIPE, limit=depth),
         "dense": {"model": model, "text": "speaker: text", "similarity": "exact cosine, numpy"},
     }
 

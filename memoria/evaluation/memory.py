@@ -14,14 +14,15 @@ from typing import Any
 from memoria.evaluation.recall import distinct
 from memoria.evaluation.runner import Retriever
 from memoria.graph import driver, kinds
-from memoria.search.config import MAX_LIMIT
-from memoria.search.recipes import recipe
+from memoria.search.config import MAX_LIMIT, Scope
+from memoria.search.recipes import SCOPE_DEFAULT_RECIPES, recipe
 from memoria.search.rerankers import rrf
 from memoria.search.service import SearchHit, search
 
-EPISODE_RECIPE = "episodes_hybrid_rrf"
-# The default ranking fused with the walk from the rare entities a question names (docs/search.md, "The gate").
-GATED_RECIPE = "episodes_hybrid_graph_gated"
+# What a search of episodes runs by default (the text ranking fused with the walk from the rare entities a question
+# names, docs/search.md "The gate"), and that text ranking alone, kept as a column to show what the walk adds.
+EPISODE_RECIPE = SCOPE_DEFAULT_RECIPES[Scope.EPISODES]
+TEXT_EPISODE_RECIPE = "episodes_hybrid_rrf"
 FACT_RECIPE = "facts_hybrid_rrf"
 HYBRID_RECIPE = "combined_hybrid_rrf"
 # Facts repeat episodes (one turn gives several facts, a merged fact names several turns): fact search asks for

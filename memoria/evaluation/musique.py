@@ -21,7 +21,7 @@ from memoria.datasets.musique import CORPUS_FILE, EPISODE_ID, read_list
 from memoria.errors import InvalidInput
 from memoria.evaluation.dense import DenseIndex, Embed, dense_retriever
 from memoria.evaluation.floor import FloorInputs
-from memoria.evaluation.memory import EPISODE_RECIPE, GATED_RECIPE, episode_search, recipe_described
+from memoria.evaluation.memory import EPISODE_RECIPE, TEXT_EPISODE_RECIPE, episode_search, recipe_described
 from memoria.evaluation.reading import items_read
 from memoria.evaluation.recall import RecallTable
 from memoria.evaluation.records import (
@@ -45,7 +45,7 @@ METHODS: dict[str, str] = {
     "relation_ppr": "relation-aware PPR",
     "episodes": "episode search",
     "graph_fused": "graph-fused episodes",
-    "graph_gated": "gated graph-fused episodes",
+    "episodes_text": "episode search, text only",
 }
 BASELINE = "dense"
 # The graph methods; the cross-validated block picks the best on training folds.
@@ -207,7 +207,7 @@ def methods_described(*, group: str, depth: int, model: str) -> dict[str, dict[s
     described["graph_fused"] = recipe_described(GRAPH_FUSED_RECIPE, limit=depth) | {
         "synonymy_edges": inferred_count(group),
     }
-    described["graph_gated"] = recipe_described(GATED_RECIPE, limit=depth)
+    described["episodes_text"] = recipe_described(TEXT_EPISODE_RECIPE, limit=depth)
     return described
 
 
@@ -242,7 +242,7 @@ def musique_evaluate(
         "dense": dense_retriever(index, embed=embed, limit=depth),
         "episodes": episode_search(group=dataset.group, limit=depth),
         "graph_fused": episode_search(group=dataset.group, limit=depth, name=GRAPH_FUSED_RECIPE),
-        "graph_gated": episode_search(group=dataset.group, limit=depth, name=GATED_RECIPE),
+        "episodes_text": episode_search(group=dataset.group, limit=depth, name=TEXT_EPISODE_RECIPE),
         "ppr": ppr_retriever(group=dataset.group, limit=depth, relation_aware=False, cache=cache),
         "relation_ppr": ppr_retriever(group=dataset.group, limit=depth, relation_aware=True, cache=cache),
     }

@@ -51,7 +51,8 @@ class SearchMemoryInput(RequestModel):
     recipe: str | None = Field(
         default=None,
         max_length=RECIPE_NAME_LENGTH,
-        description="a named search configuration; default hybrid BM25 + cosine with RRF",
+        description="a named search configuration; default hybrid BM25 + cosine with RRF (episodes alone:"
+        " episodes_hybrid_graph_gated, the same fused with a walk from the rare entities the query names)",
         json_schema_extra=_offered_recipes_listed,
     )
     limit: int = Field(default=DEFAULT_LIMIT, ge=1, le=MAX_LIMIT, description="results per scope")

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from memoria.errors import InvalidInput
 from memoria.search import rerankers
-from memoria.search.config import DEFAULT_LIMIT, Reranker, ScopeConfig, SearchConfig, search_config_check
+from memoria.search.config import DEFAULT_LIMIT, Reranker, Scope, ScopeConfig, SearchConfig, search_config_check
 from memoria.search.config import SearchMethod as M
 
 HYBRID = (M.BM25, M.COSINE)
@@ -108,6 +108,18 @@ def recipe_problem(name: str, *, where: str = "recipe") -> str | None:
     if name in CROSS_ENCODER_RECIPES and not rerankers.cross_encoder_folder():
         return f"{where}: {name} needs a cross-encoder, which is not offered here: {rerankers.CROSS_ENCODER_NEEDED}"
     return None
+
+
+# What a search of one scope runs when the caller names no recipe. Episodes fuse the walk from the rare entities
+# a question names (the gate above); it is the only default with a graph step, chosen because it beat the text
+# ranking on MuSiQue and lost nothing on LoCoMo under joint cross-validation (docs/evaluation.md, "Gated graph
+# fusion"). When the gate is shut the ranking and its cost are episodes_hybrid_rrf's.
+SCOPE_DEFAULT_RECIPES: dict[Scope, str] = {
+    Scope.FACTS: "facts_hybrid_rrf",
+    Scope.ENTITIES: "entities_hybrid_rrf",
+    Scope.EPISODES: "episodes_hybrid_graph_gated",
+    Scope.COMMUNITIES: "communities_hybrid_rrf",
+}
 
 
 def recipe(

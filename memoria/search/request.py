@@ -40,7 +40,7 @@ from memoria.search.config import (
     scope_problems,
     search_config_check,
 )
-from memoria.search.recipes import RECIPES, recipe, recipe_problem
+from memoria.search.recipes import RECIPES, SCOPE_DEFAULT_RECIPES, recipe, recipe_problem
 from memoria.search.service import checked_valid_at
 
 ALL_SCOPES = "all"
@@ -196,7 +196,8 @@ class SearchParameters(RequestModel):
     )
     recipe: Annotated[str | None, AfterValidator(_recipe_named)] = Field(
         default=None,
-        description="a recipe of docs/search.md (default: the scope's hybrid_rrf, or combined_hybrid_rrf);"
+        description="a recipe of docs/search.md (default: the scope's hybrid_rrf, episodes_hybrid_graph_gated for"
+        " episodes, or combined_hybrid_rrf);"
         " the *_cross_encoder ones only where MEMORIA_CROSS_ENCODER_MODEL names a model (none ships with Memoria)",
     )
     valid_at: ValidAt = None
@@ -212,7 +213,7 @@ class SearchParameters(RequestModel):
 
     @property
     def recipe_name(self) -> str:
-        return self.recipe or (f"{self.scope}_hybrid_rrf" if self.scope != ALL_SCOPES else COMBINED_RECIPE)
+        return self.recipe or (SCOPE_DEFAULT_RECIPES[self.scope] if self.scope != ALL_SCOPES else COMBINED_RECIPE)
 
     def request(self) -> SearchRequest:
         """The recipe's config (InvalidInput when the scope asked for is not one it searches)."""

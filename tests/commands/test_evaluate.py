@@ -69,7 +69,7 @@ def test_ingests_then_scores_each_method(prefix: str, tmp_path: Path) -> None:
     assert first in near_evidence, first
     dense = recalls(figures, "dense")
     assert dense[fx.key(fx.LIGHTHOUSE)]["3"] == 1.0 and dense[fx.key(fx.HARMONIUM)]["3"] == 1.0
-    for method in ("facts", "hybrid", "graph_gated"):
+    for method in ("facts", "hybrid", "episodes_text"):
         assert set(recalls(figures, method)) == set(episodes)
     hybrid = recalls(figures, "hybrid")
     assert hybrid[fx.key(fx.LIGHTHOUSE)]["3"] == 1.0 and hybrid[fx.key(fx.BERGEN)]["3"] == 1.0
@@ -89,14 +89,17 @@ def test_ingests_then_scores_each_method(prefix: str, tmp_path: Path) -> None:
     assert "timings per question" in out and "ingestion" in out and "dense baseline indexing" in out
 
     # What was measured, with its settings, in the output and the JSON.
-    assert '  episode search: {"recipe":"episodes_hybrid_rrf","config":{"episodes":{"methods":["bm25","cosine"]' in out
+    assert (
+        '  episode search: {"recipe":"episodes_hybrid_graph_gated",'
+        '"config":{"episodes":{"methods":["bm25","cosine","ppr"]' in out
+    )
     measured = figures["measured"]
     assert measured["episodes"]["config"]["episodes"]["limit"] == 3
     assert measured["facts"]["recipe"] == "facts_hybrid_rrf" and measured["facts"]["config"]["facts"]["limit"] == 9
     assert set(measured["hybrid"]["config"]) == {"facts", "entities", "episodes", "communities"}
     assert measured["dense"]["model"]
-    assert measured["graph_gated"]["recipe"] == "episodes_hybrid_graph_gated"
-    assert measured["graph_gated"]["config"]["episodes"]["ppr_seed_share"] == 0.02
+    assert measured["episodes"]["config"]["episodes"]["ppr_seed_share"] == 0.02
+    assert measured["episodes_text"]["recipe"] == "episodes_hybrid_rrf"
     # Cross-validated: "all but 5" has 4 questions, so 4 folds; the single adversarial question cannot be folded.
     assert "cross-validated, row 'all but 5': 4 questions in 4 folds (seed 13)" in out
     assert "cross-validated, row '5 adversarial': fewer than 2 questions, nothing to fold" in out

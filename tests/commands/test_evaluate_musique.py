@@ -39,7 +39,7 @@ def test_loads_then_scores_each_method(group: str, tmp_path: Path) -> None:
     rows = {row["title"]: row for row in figures["rows"]}
     assert [rows[title]["questions"] for title in ("1-hop", "2-hop", "3-hop", "all")] == [1, 1, 1, 3]
 
-    for method in ("dense", "ppr", "relation_ppr", "episodes", "graph_fused", "graph_gated"):
+    for method in ("dense", "ppr", "relation_ppr", "episodes", "graph_fused", "episodes_text"):
         found = recalls(figures, method)
         assert set(found) == {fx.key(0), fx.key(1), fx.key(2)}
         # Six places hold the whole corpus: every method ranks every passage, so all the gold is there.
@@ -68,8 +68,9 @@ def test_loads_then_scores_each_method(group: str, tmp_path: Path) -> None:
     assert [choice["candidates"] for choice in folded["chosen"]] == [["ppr", "relation_ppr", "graph_fused"]] * 3
     assert figures["measured"]["graph_fused"]["recipe"] == "episodes_graph_fused"
     assert figures["measured"]["graph_fused"]["config"]["episodes"]["methods"] == ["cosine", "ppr"]
-    assert figures["measured"]["episodes"]["recipe"] == "episodes_hybrid_rrf"
-    assert figures["measured"]["graph_gated"]["config"]["episodes"]["methods"] == ["bm25", "cosine", "ppr"]
+    assert figures["measured"]["episodes"]["recipe"] == "episodes_hybrid_graph_gated"
+    assert figures["measured"]["episodes"]["config"]["episodes"]["methods"] == ["bm25", "cosine", "ppr"]
+    assert figures["measured"]["episodes_text"]["recipe"] == "episodes_hybrid_rrf"
     assert "inferred synonymy edge(s) at cosine ≥ 0.95" in out
     # A floor can only drop passages: held out, recall is at most what it is without one.
     floor = figures["relevance_floor"]

@@ -8,6 +8,7 @@ import pytest
 from memoria.errors import InvalidInput
 from memoria.search.config import Reranker, Scope, SearchMethod
 from memoria.search.recipes import CROSS_ENCODER_RECIPES, RECIPES, offered_recipes, recipe
+from memoria.search.request import SearchParameters
 
 
 @pytest.mark.parametrize("name", sorted(RECIPES))
@@ -63,3 +64,21 @@ def test_with_a_cross_encoder_configured_its_recipes_are_listed_and_selectable(s
     assert offered_recipes() == tuple(RECIPES)
     config = recipe("episodes_hybrid_cross_encoder", limit=3)
     assert config.episodes is not None and config.episodes.reranker is Reranker.CROSS_ENCODER
+
+
+def test_a_scope_searched_without_a_recipe_runs_its_default() -> None:
+    """Episodes default to the gated graph fusion (cross-validated on both datasets); the other scopes to hybrid RRF."""
+    named = {
+        scope: SearchParameters(q="x", group="g", scope=scope).recipe_name
+        for scope in ("facts", "entities", "episodes", "communities", "all")
+    }
+    assert named == {
+        "facts": "facts_hybrid_rrf",
+        "entities": "entities_hybrid_rrf",
+        "episodes": "episodes_hybrid_graph_gated",
+        "communities": "communities_hybrid_rrf",
+        "all": "combined_hybrid_rrf",
+    }
+    assert SearchParameters(q="x", group="g", scope="episodes", recipe="episodes_hybrid_rrf").recipe_name == (
+        "episodes_hybrid_rrf"
+    )
