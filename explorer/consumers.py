@@ -14,7 +14,8 @@ from django.conf import settings
 
 from explorer import frames
 from explorer.errors import error_frame, is_expected
-from explorer.frames import ErrorCode, FrameType, json_kind, shown_value, unknown_type
+from explorer.frame_inputs import frame_envelope, retrieval_named, retrieve_header
+from explorer.frames import ErrorCode, FrameType, unknown_type
 from memoria.accounts.services import check_group_access
 from memoria.api.throttles import RateLimited, retrieval_count
 from memoria.errors import GroupNotFound, InvalidInput
@@ -25,7 +26,7 @@ from memoria.ppr.events import ppr_events
 from memoria.ppr.request import PprBody, PprRequest
 from memoria.retrieval.event_types import Algorithm, EventType, RetrievalFinished
 from memoria.retrieval.journal import retrieval_journal
-from memoria.retrieval.request import RETRIEVAL_ID, ActivationBody
+from memoria.retrieval.request import ActivationBody
 from memoria.retrieval.runs import activation_run, new_retrieval_id
 
 logger = logging.getLogger(__name__)
@@ -35,15 +36,6 @@ CLOSE_UNAUTHENTICATED = 4401
 CLOSE_NOT_FOUND = 4404
 MAX_RUNNING_PER_SOCKET = 4
 ALGORITHMS = tuple(Algorithm)
-
-
-def required_retrieval_id(content: dict[str, Any]) -> str:
-    """The `retrieval_id` a cancel or replay names; InvalidInput naming the field when it is absent or not text."""
-    retrieval_id = content.get("retrieval_id")
-    if not isinstance(retrieval_id, str):
-        given = "missing" if "retrieval_id" not in content else json_kind(retrieval_id)
-        raise InvalidInput(f"retrieval_id: required, a string ({given})")
-    return retrieval_id
 
 
 class AuthenticatedConsumer(AsyncJsonWebsocketConsumer):
@@ -90,15 +82,10 @@ class AuthenticatedConsumer(AsyncJsonWebsocketConsumer):
         except (json.JSONDecodeError, RecursionError) as error:
             await self.send_json(error_frame(InvalidInput(f"message: malformed JSON: {error}")))
             return
-        problem = None
-        if not isinstance(content, dict):
-            problem = f"message: a message is an object with a type, not {json_kind(content)}"
-        elif "type" not in content:
-            problem = "type: required (a message is an object with a type)"
-        elif not isinstance(content["type"], str):
-            problem = f"type: must be a string, not {json_kind(content['type'])}"
-        if problem:
-            await self.send_json(error_frame(InvalidInput(problem)))
+        try:
+            frame_envelope(content)
+        except InvalidInput as error:
+            await self.send_json(error_frame(error))
             return
         try:
             await self.receive_json(content)
@@ -140,17 +127,13 @@ class RetrievalConsumer(AuthenticatedConsumer):
         if kind == FrameType.RETRIEVE:
             await self.start_retrieval(content)
         elif kind == FrameType.CANCEL:
-            await self.cancel_retrieval(required_retrieval_id(content))
+            await self.cancel_retrieval(retrieval_named(content))
         else:
             await self.send_json(unknown_type(kind, FrameType.RETRIEVE, FrameType.CANCEL))
 
     async def start_retrieval(self, content: dict[str, Any]) -> None:
-        retrieval_id = content.get("retrieval_id")
-        if retrieval_id is not None and (not isinstance(retrieval_id, str) or not RETRIEVAL_ID.match(retrieval_id)):
-            problem = f"retrieval_id: 1–64 letters, digits, '_' or '-', not {shown_value(retrieval_id)}"
-            await self.send_json(error_frame(InvalidInput(problem)))
-            return
-        retrieval_id = retrieval_id or new_retrieval_id()
+        header = retrieve_header(content)  # InvalidInput: an error frame, naming no retrieval (none was accepted)
+        retrieval_id = header.retrieval_id or new_retrieval_id()
         if retrieval_id in self.running:
             await self.send_json(error_frame(InvalidInput(f"retrieval_id: {retrieval_id!r} is already running")))
             return
@@ -158,24 +141,14 @@ class RetrievalConsumer(AuthenticatedConsumer):
             busy = f"at most {MAX_RUNNING_PER_SOCKET} retrievals run at once per socket"
             await self.send_json(frames.error(ErrorCode.BUSY, busy, retrieval_id=retrieval_id))
             return
-        algorithm = content.get("algorithm", Algorithm.ACTIVATION)
-        if algorithm not in ALGORITHMS:
-            await self.send_json(
-                error_frame(
-                    InvalidInput(f"algorithm: {shown_value(algorithm)} is not one of {ALGORITHMS}"),
-                    retrieval_id=retrieval_id,
-                )
-            )
-            return
         try:  # the REST retrieval rate, counted as REST counts it: before the body is read
             await database_sync_to_async(retrieval_count)(user=self.scope["user"])
         except RateLimited as error:
             await self.send_json(error_frame(error, retrieval_id=retrieval_id))
             return
-        body = {key: value for key, value in content.items() if key not in ("type", "algorithm", "retrieval_id")}
         try:
-            model = PprBody if algorithm == Algorithm.PPR else ActivationBody
-            request = input_parse(model, body).request()
+            model = PprBody if header.algorithm == Algorithm.PPR else ActivationBody
+            request = input_parse(model, header.body()).request()
             await database_sync_to_async(check_group_access)(user=self.scope["user"], group=request.group)
         except (InvalidInput, GroupNotFound) as error:
             await self.send_json(error_frame(error, retrieval_id=retrieval_id))
@@ -259,7 +232,7 @@ class WatchConsumer(AuthenticatedConsumer):
                 {"type": FrameType.RETRIEVALS, "group": self.group, "retrievals": retrieval_journal.runs(self.group)}
             )
         elif kind == FrameType.REPLAY:
-            retrieval_id = required_retrieval_id(content)
+            retrieval_id = retrieval_named(content)
             replay = retrieval_journal.replay(self.group, retrieval_id)
             if replay is None:
                 missing = "no recent retrieval with this id in this group"

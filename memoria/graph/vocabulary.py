@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import math
+import re
 from collections.abc import Iterable
 from typing import Annotated, Any, TypeVar
 
@@ -74,6 +75,16 @@ def _timestamp(value: str) -> str:
         return normalise_timestamp(value)
     except ValueError as error:
         raise ValueError(f"must be an ISO 8601 date-time with a zone ({error})") from error
+
+
+def PatternText(pattern: re.Pattern[str], what: str, description: str) -> Any:
+    """A text the whole of which matches `pattern` (never a final newline), refused as "must be <what>"."""
+    return Annotated[
+        str,
+        Field(description=description, json_schema_extra={"pattern": pattern.pattern.replace("\\Z", "$")}),
+        BeforeValidator(_text(what)),
+        AfterValidator(_matches(pattern, what)),
+    ]
 
 
 NodeId = Annotated[

@@ -19,6 +19,7 @@ from memoria.graph.vocabulary import (
     GroupName,
     ListOf,
     NodeId,
+    PatternText,
     QueryText,
     RequestModel,
     Tag,
@@ -30,6 +31,8 @@ from memoria.retrieval.engines import ENGINES
 from memoria.retrieval.params import MAX_SEEDS, ActivationParams, ActivationParamsInput
 
 RETRIEVAL_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+# A retrieval's id as frames and the journal name it; matched whole, so a final newline is not part of one.
+RetrievalId = PatternText(RETRIEVAL_ID, "1–64 letters, digits, '_' or '-'", "a retrieval's id")
 
 
 @dataclass(frozen=True)
