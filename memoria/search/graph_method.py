@@ -12,12 +12,17 @@ text methods alone, at their cost.
 
 from __future__ import annotations
 
+import logging
+
+from memoria.errors import ProjectionLoading
 from memoria.graph import driver, kinds
 from memoria.graph.asof import valid_time
 from memoria.graphindex.cache import projection_cache
 from memoria.ppr.request import PprRequest
 from memoria.ppr.service import UNIFORM, ppr_run, query_links
 from memoria.search.methods import Candidate
+
+logger = logging.getLogger(__name__)
 
 # Matched as Memory, the label the (group_id, id) key is declared on: ArcadeDB does not use that key for a pattern
 # labelled Episode and scans the group instead (113-126 ms against 2.7-3.4 ms for 20 MuSiQue passages).
@@ -41,8 +46,14 @@ def ppr_episodes(
     """Up to `limit` episodes with a PPR score above zero, best first; none when the query links no entity (a walk
     from everywhere ranks by centrality, not the query), or none that at most `seed_share` of the episodes mention."""
     cache = projection_cache()
-    if not query_links(group=group, query=query, max_share=seed_share, cache=cache):
-        return []  # the gate is shut: no walk at all
+    try:
+        if not query_links(group=group, query=query, max_share=seed_share, cache=cache):
+            return []  # the gate is shut: no walk at all
+    except ProjectionLoading as error:
+        # The walk never holds a search up past the projection wait: the text methods answer meanwhile (a 503 for
+        # the default episodes recipe would refuse what the text ranking can give), and the load goes on.
+        logger.info("search of %r ranks episodes without the walk: %s", group, error)
+        return []
     request = PprRequest(
         group=group,
         query=query,
@@ -52,7 +63,11 @@ def ppr_episodes(
         top_k=limit,
         moment=valid_time(valid_at) if valid_at else None,
     )
-    answer = ppr_run(request, cache=cache)
+    try:
+        answer = ppr_run(request, cache=cache)
+    except ProjectionLoading as error:  # a write since the lexicon's projection, whose reload is still running
+        logger.info("search of %r ranks episodes without the walk: %s", group, error)
+        return []
     if answer.seed_source == UNIFORM:  # a newer projection links nothing after all
         return []
     passages = [node for node in answer.passages if node.score > 0]

@@ -10,6 +10,7 @@ import pytest
 
 from memoria.errors import InvalidInput
 from memoria.graph.vocabulary import input_parse
+from memoria.graphindex.cache import projection_cache
 from memoria.search.config import (
     Reranker,
     ScopeConfig,
@@ -145,3 +146,17 @@ def test_parsed_from_json() -> None:
 def test_a_bad_seed_share_in_json_names_its_field() -> None:
     with pytest.raises(InvalidInput, match=r"episodes.ppr_seed_share: must be a number in \(0, 1\]"):
         input_parse(SearchConfigInput, {"episodes": {"methods": ["bm25", "cosine", "ppr"], "ppr_seed_share": 2}})
+
+
+def test_a_walk_whose_graph_is_still_loading_is_skipped_not_waited_for(two_hop: str, settings) -> None:
+    # No projection in memory and no time to wait for one: the text methods answer, as the shut gate's do, rather
+    # than the default episodes recipe answering 503; the load goes on, and a later search walks.
+    settings.MEMORIA_PROJECTION_WAIT_SECONDS = 0
+    projection_cache().forget(two_hop)
+    hybrid = search(query=QUESTION, groups=[two_hop], config=recipe("episodes_hybrid_rrf", limit=6)).episodes
+    found = search(query=QUESTION, groups=[two_hop], config=gated(6, 0.2)).episodes
+    assert [hit.id for hit in found] == [hit.id for hit in hybrid]
+    assert all("ppr" not in hit.scores for hit in found)
+    settings.MEMORIA_PROJECTION_WAIT_SECONDS = 30
+    walked = search(query=QUESTION, groups=[two_hop], config=gated(6, 0.2)).episodes
+    assert walked[0].scores["ppr"] > 0
