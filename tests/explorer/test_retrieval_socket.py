@@ -134,7 +134,7 @@ async def test_cancel_stops_the_work(daphne_url: str, group: str, small_graph: l
     ("frame", "code", "text"),
     [
         ("{not json", "invalid", "malformed JSON"),
-        ("[1, 2]", "invalid", "a message is an object with a type"),
+        ("[1, 2]", "invalid", "message: must be a JSON object"),
         ('{"type": "dance"}', "unknown_type", "unknown type 'dance'"),
         ('{"type": "retrieve", "group": "g"}', "invalid", "give seeds"),
         ('{"type": "retrieve", "group": "g", "seeds": [{"id": "x", "score": 2}]}', "invalid", "outside (0, 1]"),
