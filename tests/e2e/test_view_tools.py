@@ -72,7 +72,8 @@ def test_the_camera_fits_after_adding_nodes_not_after_a_selection(
     )
     page.evaluate("(id) => memoriaGraph.expand(id)", memory["aldana"])
     page.wait_for_function(f"{RATIO} > 0.15", timeout=10_000)
-    settle(page)
+    settle(page)  # stopping the layout fits again, animated: measure once that animation has ended
+    page.wait_for_function("!memoriaGraph.view.sigma.getCamera().isAnimated()", timeout=10_000)
     box = page.get_by_test_id("graph-canvas").bounding_box()
     for node in page.evaluate("memoriaGraph.view.nodeIds().filter((id) => !memoriaGraph.view.isNodeHidden(id))"):
         spot = page.evaluate("(id) => memoriaGraph.view.viewportPosition(id)", node)
