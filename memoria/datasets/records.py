@@ -11,7 +11,7 @@ Rules that span records (idx is the position, the two MuSiQue files agree) live 
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 from pydantic import (
     BaseModel,
@@ -19,7 +19,6 @@ from pydantic import (
     ConfigDict,
     PlainValidator,
     TypeAdapter,
-    ValidationError,
     ValidationInfo,
     WithJsonSchema,
     field_validator,
@@ -27,7 +26,7 @@ from pydantic import (
 
 from memoria.graph.rules import TIMESTAMP_FORMAT
 from memoria.interchange.jsontext import shown
-from memoria.interchange.records import AnyList, Name, PresentText, record_problems
+from memoria.interchange.records import AnyList, Name, PresentText, record_parse, record_problems  # noqa: F401 (record_parse re-exported)
 
 
 class DatasetRecord(BaseModel):
@@ -106,15 +105,3 @@ class LocomoTurn(DatasetRecord):
     blip_caption: Annotated[str | None, BeforeValidator(lambda value: value if value is None else _string(value))] = (
         None
     )
-
-
-Record = TypeVar("Record", bound=BaseModel)
-
-
-def record_parse(model: type[Record], raw: Any, where: str, problems: list[str], **context: Any) -> Record | None:
-    """`raw` as `model`, or None with its problems (`corpus.json[3].title: …`) added to `problems`."""
-    try:
-        return model.model_validate(raw, context=context)
-    except ValidationError as error:
-        problems.extend(record_problems(error, where))
-        return None

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from pydantic import BeforeValidator, Field, RootModel, ValidationError
+from pydantic import BeforeValidator, Field, RootModel
 
 from memoria.errors import InvalidInput
 from memoria.graph.rules import TIMESTAMP_FORMAT
@@ -23,7 +23,7 @@ from memoria.interchange.records import (
     RecordTimestamp,
     RequiredEpisodeSource,
     RequiredText,
-    record_problems,
+    record_parse,
 )
 
 DEFAULT_SOURCE = "message"
@@ -80,10 +80,9 @@ class EpisodeBody(RequestModel):
 
 
 def _episode_problems(raw: Any, where: str) -> tuple[EpisodeInput | None, list[str]]:
-    try:
-        return EpisodeBody.model_validate(raw).episode(), []
-    except ValidationError as error:
-        return None, record_problems(error, where)
+    problems: list[str] = []
+    body = record_parse(EpisodeBody, raw, where, problems)
+    return (body.episode() if body is not None else None), problems
 
 
 def episode_input_parse(raw: Any, *, where: str = "episode") -> EpisodeInput:

@@ -10,8 +10,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from pydantic import ValidationError
-
 from memoria.errors import InvalidGraphDocument
 from memoria.graph import kinds
 from memoria.graph.rules import derived_edge_id
@@ -22,7 +20,7 @@ from memoria.interchange.records import (
     MembershipBody,
     MentionBody,
     NodeRecordBody,
-    record_problems,
+    record_parse,
 )
 
 Body = TypeVar("Body", NodeRecordBody, EdgeRecordBody, MentionBody, MembershipBody)
@@ -115,11 +113,12 @@ def _records(check: _Problems, items: list[Any], name: str, model: type[Body]) -
     """Each record through its model; the valid ones with their index, the problems of the others in `check`."""
     valid: list[tuple[int, Body]] = []
     for index, item in enumerate(items):
-        try:
-            valid.append((index, model.model_validate(item)))
-        except ValidationError as error:
-            for problem in record_problems(error, f"{name}[{index}]"):
-                check.add(problem)
+        problems: list[str] = []
+        record = record_parse(model, item, f"{name}[{index}]", problems)
+        if record is not None:
+            valid.append((index, record))
+        for problem in problems:
+            check.add(problem)
     return valid
 
 

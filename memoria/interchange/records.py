@@ -11,9 +11,10 @@ import math
 import re
 import unicodedata
 from collections.abc import Callable
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal, TypeVar, get_args
 
 from pydantic import (
+    BaseModel,
     BeforeValidator,
     Field,
     PlainValidator,
@@ -442,3 +443,16 @@ def record_problems(error: ValidationError, where: str) -> list[str]:
         more = f" and {len(names) - 5} more" if len(names) > 5 else ""
         problems.insert(0, f"{where}: unknown key(s) {', '.join(map(shown, names[:5]))}{more}")
     return problems
+
+
+Record = TypeVar("Record", bound=BaseModel)
+
+
+def record_parse(model: type[Record], raw: Any, where: str, problems: list[str], **context: Any) -> Record | None:
+    """`raw` as `model`, or None with its problems (`corpus.json[3].title: …`) added to `problems`: the one way a
+    record of a document, an episodes body or a dataset file is read, so all of them report alike."""
+    try:
+        return model.model_validate(raw, context=context)
+    except ValidationError as error:
+        problems.extend(record_problems(error, where))
+        return None
