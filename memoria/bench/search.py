@@ -39,6 +39,7 @@ BENCH_RECIPES = (
     "entities_hybrid_rrf",
     "entities_episode_mentions",
     "episodes_hybrid_rrf",
+    "episodes_hybrid_graph_gated",  # the episodes default: the text methods and the gated walk
     "communities_hybrid_rrf",
     "combined_hybrid_rrf",
 )

@@ -30,8 +30,16 @@ from memoria.graph.schema import embedding_dimensions
 from memoria.graphindex.projection import projection_load
 from memoria.readmodel.cache import view_cache
 from memoria.readmodel.scopes import SCOPES
+from memoria.search.config import Scope
+from memoria.search.recipes import SCOPE_DEFAULT_RECIPES
 
-VIEW_RECIPES = ("facts_hybrid_rrf", "entities_hybrid_rrf", "combined_hybrid_rrf")
+# The facts and entities defaults, the episodes default (the gated walk beside the text methods), all scopes at once.
+VIEW_RECIPES = (
+    SCOPE_DEFAULT_RECIPES[Scope.FACTS],
+    SCOPE_DEFAULT_RECIPES[Scope.ENTITIES],
+    SCOPE_DEFAULT_RECIPES[Scope.EPISODES],
+    "combined_hybrid_rrf",
+)
 KNOWN = " (query vector known)"
 STATM = "/proc/self/statm"
 VECTOR_WRITE_ROWS = 1000

@@ -28,7 +28,7 @@ from typing import Any
 from django.conf import settings
 
 from memoria.errors import GraphUnavailable, MemoriaError, ProjectionLoading
-from memoria.graph.versions import COMPACT_AFTER, group_stamps_compact, group_version
+from memoria.graph.versions import COMPACT_AFTER, GroupVersion, group_stamps_compact, group_version
 from memoria.graphindex.projection import Projection, projection_load
 from memoria.graphindex.update import projection_update
 from memoria.observability import in_context
@@ -96,10 +96,13 @@ class ProjectionCache:
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, group: str, *, wait: float | None = None, fresh: bool = False) -> tuple[Projection, Freshness]:
-        """The group's projection and how fresh it is; `fresh` refuses a stale one (ProjectionLoading instead)."""
+    def get(
+        self, group: str, *, wait: float | None = None, fresh: bool = False, version: GroupVersion | None = None
+    ) -> tuple[Projection, Freshness]:
+        """The group's projection and how fresh it is; `fresh` refuses a stale one (ProjectionLoading instead).
+        `version` is the group's version as the caller read it for this request, else it is read now."""
         budget = request_wait_seconds() if wait is None else wait
-        current = group_version(group=group)
+        current = version or group_version(group=group)
         deadline = time.monotonic() + max(0.0, budget)
         failed = False  # a load this request waited for failed: do not start another in a loop
         while True:

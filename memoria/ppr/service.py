@@ -23,6 +23,7 @@ from django.conf import settings
 from memoria.errors import InvalidInput
 from memoria.graph import kinds
 from memoria.graph.asof import AsOf, AsOfInput
+from memoria.graph.versions import GroupVersion
 from memoria.graphindex.cache import STALE, Freshness, ProjectionCache, projection_cache
 from memoria.graphindex.projection import Projection
 from memoria.linking.lexicon import group_lexicon
@@ -161,17 +162,21 @@ def _query_seeds(
     return tuple(SeedWeight(node, score) for node, score in entities), SEARCH, ()
 
 
-def query_links(
-    *, group: str, query: str, max_share: float | None = None, cache: ProjectionCache | None = None
-) -> bool:
-    """Whether a `linked` request for the query would have a seed: a caller that only wants a walk from the query's
-    entities skips `ppr_run` when not, which would walk from everywhere (a PageRank that costs as much as any)."""
-    projection, _ = (cache or projection_cache()).get(group)
-    return bool(group_lexicon(projection).link(query, max_share=max_share))
-
-
 # A live view's window on the solve: iteration, error bound, and how to get the top_k nodes so far.
 TopHook = Callable[[int, float, Callable[[], tuple[ScoredNode, ...]]], None]
+
+
+@dataclass(frozen=True)
+class _Seeded:
+    """A request's projection and seeds, ready to walk."""
+
+    projection: Projection
+    freshness: Freshness
+    seeds: tuple[SeedWeight, ...]
+    source: str
+    facts: tuple[ScoredFact, ...]
+    steps: RelationSteps | None
+    moment: AsOf
 
 
 def ppr_run(
@@ -188,7 +193,6 @@ def ppr_run(
     the transitions it read. The solve stops, and its iterate so far is the answer, when the time is up or the
     next iteration would pass the row limit (the first iteration always runs).
     """
-    budget = budget or RetrievalBudget(request.budget or server_limits(ppr=True))
     cache = cache or projection_cache()
     steps = _relation_steps(request)
     moment = request.moment or AsOfInput().resolved()
@@ -203,6 +207,35 @@ def ppr_run(
             [f"seeds[{index}].id: no node {seeds[index].id!r} in group {request.group!r}" for index in missing]
         )
     seeds = tuple(seed for seed in seeds or () if projection.position(seed.id) is not None)
+    seeded = _Seeded(projection, freshness, seeds, source, facts, steps, moment)
+    return _walked(request, seeded, budget=budget, on_iteration=on_iteration)
+
+
+def linked_walk(
+    request: PprRequest, *, cache: ProjectionCache | None = None, version: GroupVersion | None = None
+) -> PprAnswer | None:
+    """A `linked` request's walk, or None when its query names no entity (ppr_run would then walk from
+    everywhere: a PageRank as costly as any, ranking by centrality). One projection serves the linking and the
+    walk; `version` is the group's version as the caller read it for this request, else it is read here."""
+    if not request.linked or request.query is None or request.seeds is not None or request.relation_aware:
+        raise ValueError("linked_walk takes a linked query without seeds")
+    moment = request.moment or AsOfInput().resolved()
+    projection, freshness = (cache or projection_cache()).get(request.group, version=version)
+    seeds, source, facts = _query_seeds(request, projection, None, moment)
+    if not seeds:
+        return None
+    return _walked(request, _Seeded(projection, freshness, seeds, source, facts, None, moment))
+
+
+def _walked(
+    request: PprRequest,
+    seeded: _Seeded,
+    *,
+    budget: RetrievalBudget | None = None,
+    on_iteration: TopHook | None = None,
+) -> PprAnswer:
+    budget = budget or RetrievalBudget(request.budget or server_limits(ppr=True))
+    projection, seeds, steps, moment = seeded.projection, seeded.seeds, seeded.steps, seeded.moment
     positions = {projection.position(seed.id): seed.weight for seed in seeds}
     betas = None
     if steps is not None:
@@ -238,20 +271,20 @@ def ppr_run(
     episodes = np.flatnonzero(projection.kinds == kinds.NODE_KINDS.index(kinds.EPISODE))
     return PprAnswer(
         group=request.group,
-        seed_source=source if used else UNIFORM,
+        seed_source=seeded.source if used else UNIFORM,
         seeds=used,
         scores=_top(projection, result.scores, request.top_k),
         passages=_top(projection, result.scores, request.top_k, among=episodes),
         result=result,
         betas=betas,
-        facts=facts,
-        fact_filter=steps.facts.source if source == FACTS else None,
+        facts=seeded.facts,
+        fact_filter=steps.facts.source if steps is not None and seeded.source == FACTS else None,
         damping=request.damping,
         directed=request.directed,
         mentions=request.mentions,
         nodes=projection.size,
         edges=projection.edge_count,
-        freshness=freshness,
+        freshness=seeded.freshness,
         seconds=seconds,
         status=BUDGET_EXHAUSTED if budget.exhausted else "completed",
         budget=budget.report(),

@@ -48,9 +48,10 @@ class ViewCache:
 
     @contextmanager
     def reading(
-        self, group: str, *scopes: str, catch_up: bool = True
+        self, group: str, *scopes: str, catch_up: bool = True, stamps: dict[str, int] | None = None
     ) -> Iterator[tuple[dict[str, ScopeView], ViewState]]:
-        """The group's scopes, current as of now; raises ViewTooLarge (and drops the view) past the budget."""
+        """The group's scopes, current as of now (or as of `stamps`, the group's stamps as the caller read them for
+        this request); raises ViewTooLarge (and drops the view) past the budget."""
         model = configured_model_id()
         with self._lock:
             view = self._views.get(group)
@@ -58,7 +59,7 @@ class ViewCache:
                 view = self._views[group] = GroupView(group, dimensions=self.dimensions)
                 self._vector_models[group] = model
             self._views.move_to_end(group)
-        with view.reading(*scopes, catch_up=catch_up) as read:
+        with view.reading(*scopes, catch_up=catch_up, stamps=stamps) as read:
             size = view.nbytes
             if size > self.max_bytes:
                 with self._lock:

@@ -72,12 +72,15 @@ class GroupView:
         return sum(self.stamps.values())
 
     @contextmanager
-    def reading(self, *scope_names: str, catch_up: bool = True) -> Iterator[tuple[dict[str, ScopeView], ViewState]]:
+    def reading(
+        self, *scope_names: str, catch_up: bool = True, stamps: dict[str, int] | None = None
+    ) -> Iterator[tuple[dict[str, ScopeView], ViewState]]:
         """The named scopes, current as of this call (or, without `catch_up`, as of the caller's last one: a
-        request that caught up once reads on without asking the server again), locked for the block."""
+        request that caught up once reads on without asking the server again), locked for the block. `stamps`
+        are the group's stamps as the caller read them for this request, else they are read now."""
         with self.lock:
             started = time.perf_counter()
-            refreshed, rebuilt = self._catch_up() if catch_up or not self.stamps else (0, False)
+            refreshed, rebuilt = self._catch_up(stamps) if catch_up or not self.stamps else (0, False)
             for name in scope_names:
                 if name not in self.scopes:
                     self._load(name)
@@ -100,9 +103,9 @@ class GroupView:
         self.scopes[name] = scope
         self.loaded_at[name] = time.time()
 
-    def _catch_up(self) -> tuple[int, bool]:
+    def _catch_up(self, read: dict[str, int] | None = None) -> tuple[int, bool]:
         """Bring loaded scopes up to the stamps on the server: (items re-read, whether the view was dropped)."""
-        current = group_stamps(group=self.group)
+        current = read if read is not None else group_stamps(group=self.group)
         if not self.scopes:
             self.stamps = current
             return 0, False

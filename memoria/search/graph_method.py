@@ -13,13 +13,14 @@ text methods alone, at their cost.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from memoria.errors import ProjectionLoading
 from memoria.graph import driver, kinds
 from memoria.graph.asof import valid_time
-from memoria.graphindex.cache import projection_cache
+from memoria.graph.versions import GroupVersion
 from memoria.ppr.request import PprRequest
-from memoria.ppr.service import UNIFORM, ppr_run, query_links
+from memoria.ppr.service import linked_walk
 from memoria.search.methods import Candidate
 
 logger = logging.getLogger(__name__)
@@ -42,18 +43,16 @@ def ppr_episodes(
     damping: float,
     valid_at: str | None = None,
     seed_share: float | None = None,
+    known_texts: Callable[[list[str]], dict[str, str]] | None = None,
+    version: GroupVersion | None = None,
 ) -> list[Candidate]:
     """Up to `limit` episodes with a PPR score above zero, best first; none when the query links no entity (a walk
-    from everywhere ranks by centrality, not the query), or none that at most `seed_share` of the episodes mention."""
-    cache = projection_cache()
-    try:
-        if not query_links(group=group, query=query, max_share=seed_share, cache=cache):
-            return []  # the gate is shut: no walk at all
-    except ProjectionLoading as error:
-        # The walk never holds a search up past the projection wait: the text methods answer meanwhile (a 503 for
-        # the default episodes recipe would refuse what the text ranking can give), and the load goes on.
-        logger.info("search of %r ranks episodes without the walk: %s", group, error)
-        return []
+    from everywhere ranks by centrality, not the query), or none that at most `seed_share` of the episodes mention.
+
+    One projection serves the linking and the walk, so the group's version is read once. `known_texts` gives the
+    texts a caller holds already (a search's views); the rest are read from the server. `version` is the group's
+    version as the caller read it for this request, else it is read here.
+    """
     request = PprRequest(
         group=group,
         query=query,
@@ -64,12 +63,18 @@ def ppr_episodes(
         moment=valid_time(valid_at) if valid_at else None,
     )
     try:
-        answer = ppr_run(request, cache=cache)
-    except ProjectionLoading as error:  # a write since the lexicon's projection, whose reload is still running
+        answer = linked_walk(request, version=version)
+    except ProjectionLoading as error:
+        # The walk never holds a search up past the projection wait: the text methods answer meanwhile (a 503 for
+        # the default episodes recipe would refuse what the text ranking can give), and the load goes on.
         logger.info("search of %r ranks episodes without the walk: %s", group, error)
         return []
-    if answer.seed_source == UNIFORM:  # a newer projection links nothing after all
-        return []
+    if answer is None:
+        return []  # the gate is shut (or the query names no entity): no walk at all
     passages = [node for node in answer.passages if node.score > 0]
-    texts = {row["id"]: row["text"] for row in driver.read(EPISODE_TEXTS, ids=[n.id for n in passages], group=group)}
+    ids = [node.id for node in passages]
+    texts = known_texts(ids) if known_texts is not None else {}
+    unknown = [item for item in ids if item not in texts]
+    if unknown:
+        texts.update((row["id"], row["text"]) for row in driver.read(EPISODE_TEXTS, ids=unknown, group=group))
     return [Candidate(id=node.id, name=node.name, text=texts.get(node.id, ""), score=node.score) for node in passages]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import concurrent.futures
 import enum
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -19,6 +19,7 @@ from memoria.embeddings import embedder
 from memoria.errors import InvalidInput
 from memoria.graph.asof import EVERY_FACT, AsOf, valid_time
 from memoria.graph.rules import normalise_timestamp
+from memoria.graph.versions import group_stamps, version_of_stamps
 from memoria.observability import in_context
 from memoria.readmodel.cache import ViewTooLarge
 from memoria.search import connectivity, methods, rerankers, view_methods
@@ -107,6 +108,7 @@ class _Request:
     views: view_methods.ViewReport = field(default_factory=view_methods.ViewReport)
     fallbacks: list[str] = field(default_factory=list)  # why a method read the server's indexes instead
     walk_at: AsOf = EVERY_FACT  # which facts BFS walks: those that count at valid_at (as its as_of), or all
+    stamps: dict[str, int] | None = None  # the group's version stamps, read once for the views and the walk
 
     @property
     def groups(self) -> tuple[str, ...]:
@@ -153,6 +155,10 @@ def _run_method(scope: Scope, method: SearchMethod, config: ScopeConfig, request
             damping=config.ppr_damping,
             valid_at=request.valid_at,
             seed_share=config.ppr_seed_share,
+            version=version_of_stamps(request.group, request.stamps) if request.stamps is not None else None,
+            known_texts=lambda ids: view_methods.shown_texts(
+                scope.value, ids=ids, groups=[request.group], report=request.views
+            ),
         )
     if request.engine is not Engine.CYPHER and not request.fallbacks:
         try:
@@ -195,7 +201,8 @@ def _views_prepare(request: _Request, scopes: list[Scope]) -> None:
     if request.engine is Engine.CYPHER or not scopes:
         return
     try:
-        request.views.prepare(request.groups, [scope.value for scope in scopes])
+        stamps = {request.group: request.stamps} if request.stamps is not None else None
+        request.views.prepare(request.groups, [scope.value for scope in scopes], stamps=stamps)
     except ViewTooLarge as error:
         if request.engine is Engine.VIEW:
             raise
@@ -475,11 +482,21 @@ def _merged(answers: list[SearchResults], scoped: dict[Scope, ScopeConfig]) -> S
 def _search_group(request: _Request, scoped: dict[Scope, ScopeConfig]) -> SearchResults:
     """One group's search: its scopes' methods run side by side on the shared pool."""
     indexed = {SearchMethod.BM25, SearchMethod.COSINE}
+    walks = any(SearchMethod.PPR in scope_config.methods for scope_config in scoped.values())
+    if walks and request.engine is not Engine.CYPHER:
+        # One read of the group's stamps serves the views' catch-up and the walk's projection (its version is
+        # their sum): the round trip the two would each make is the largest part of a walk's cost after the walk.
+        request = replace(request, stamps=group_stamps(group=request.group))
+    running: dict[Scope, dict[SearchMethod, concurrent.futures.Future]] = {scope: {} for scope in scoped}
+    # The walk reads no view and is the longest method: it starts while the views catch up (the texts of the
+    # episodes it finds come from a view only if that view is caught up by then, else from the server).
+    for scope, scope_config in scoped.items():
+        if SearchMethod.PPR in scope_config.methods:
+            running[scope][SearchMethod.PPR] = _run_on_pool(_run_method, scope, SearchMethod.PPR, scope_config, request)
     _views_prepare(request, [scope for scope, scope_config in scoped.items() if indexed & set(scope_config.methods)])
     # A task only ever waits for tasks submitted before it, so the shared pool's FIFO queue cannot deadlock.
     start = _run_here if _reads_views_only(request, scoped) else _run_on_pool
-    running: dict[Scope, dict[SearchMethod, concurrent.futures.Future]] = {scope: {} for scope in scoped}
-    for method in (SearchMethod.BM25, SearchMethod.COSINE, SearchMethod.PPR):
+    for method in (SearchMethod.BM25, SearchMethod.COSINE):
         for scope, scope_config in scoped.items():
             if method in scope_config.methods:
                 running[scope][method] = start(_run_method, scope, method, scope_config, request)

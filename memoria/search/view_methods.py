@@ -8,7 +8,7 @@ does not fit the memory budget.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from memoria.graph.asof import AsOf, valid_time
@@ -30,11 +30,14 @@ class ViewReport:
     states: dict[str, ViewState] = field(default_factory=dict)
     prepared: set[str] = field(default_factory=set)  # groups caught up for this request already
 
-    def prepare(self, groups: Sequence[str], scope_names: Sequence[str]) -> None:
+    def prepare(
+        self, groups: Sequence[str], scope_names: Sequence[str], stamps: Mapping[str, dict[str, int]] | None = None
+    ) -> None:
         """Catch each group's view up once, loading the scopes the request reads, before its methods run
-        (concurrently) without asking the server again."""
+        (concurrently) without asking the server again; `stamps` are groups' stamps the request read already."""
         for group in groups:
-            with view_cache().reading(group, *scope_names) as (_scopes, state):
+            read = (stamps or {}).get(group)
+            with view_cache().reading(group, *scope_names, stamps=read) as (_scopes, state):
                 self.note(state)
             self.prepared.add(group)
 
@@ -165,4 +168,17 @@ def stored_vectors(scope_name: str, *, ids: Sequence[str], groups: Sequence[str]
         with view_cache().reading(group, scope_name, catch_up=False) as (scopes, _state):
             vectors = scopes[scope_name].vectors
             found.update((item, vector) for item in ids if (vector := vectors.vector(item)) is not None)
+    return found
+
+
+def shown_texts(scope_name: str, *, ids: Sequence[str], groups: Sequence[str], report: ViewReport) -> dict[str, str]:
+    """The texts hits of these items show, from the views this request caught up, without asking the server;
+    items not in a view are left out (the caller reads those)."""
+    found: dict[str, str] = {}
+    for group in groups:
+        if group not in report.prepared:
+            continue
+        with view_cache().reading(group, scope_name, catch_up=False) as (scopes, _state):
+            items = scopes[scope_name].items
+            found.update((item, shown.text) for item in ids if (shown := items.get(item)) is not None)
     return found

@@ -160,3 +160,54 @@ def test_a_walk_whose_graph_is_still_loading_is_skipped_not_waited_for(two_hop: 
     settings.MEMORIA_PROJECTION_WAIT_SECONDS = 30
     walked = search(query=QUESTION, groups=[two_hop], config=gated(6, 0.2)).episodes
     assert walked[0].scores["ppr"] > 0
+
+
+def test_a_walking_search_reads_the_group_stamps_once_and_the_walks_texts_from_its_views(
+    two_hop: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The views' catch-up and the walk's projection both need the group's version: one read of the stamps serves
+    # both (each used to make its own round trip), and the passages the walk finds show the views' texts, so the
+    # server is not asked for them either.
+    from memoria.graph import driver, versions
+    from memoria.graphindex import cache as projection_module
+    from memoria.readmodel import group_view
+    from memoria.search import graph_method
+    from memoria.search import service as search_module
+
+    config = gated(6, 0.2)
+    search(query=QUESTION, groups=[two_hop], config=config)  # views and projection loaded
+    stamp_reads: list[str] = []
+    text_reads: list[object] = []
+    real_stamps, real_read = versions.group_stamps, driver.read
+
+    def counted_stamps(*, group: str) -> dict[str, int]:
+        stamp_reads.append(group)
+        return real_stamps(group=group)
+
+    def version_read(*, group: str) -> object:
+        raise AssertionError("the walk read the group's version a second time")
+
+    def watched_read(query: str, **parameters: object) -> list:
+        if query == graph_method.EPISODE_TEXTS:
+            text_reads.append(parameters["ids"])
+        return real_read(query, **parameters)
+
+    monkeypatch.setattr(search_module, "group_stamps", counted_stamps)
+    monkeypatch.setattr(group_view, "group_stamps", counted_stamps)
+    monkeypatch.setattr(projection_module, "group_version", version_read)
+    monkeypatch.setattr(graph_method.driver, "read", watched_read)
+    found = search(query=QUESTION, groups=[two_hop], config=config).episodes
+    assert found[0].scores["ppr"] > 0
+    assert stamp_reads == [two_hop]
+    assert text_reads == []
+    assert all(hit.text for hit in found)
+
+
+def test_the_cypher_engine_reads_the_walks_texts_from_the_server(two_hop: str) -> None:
+    from memoria.search.service import Engine
+
+    found = search(query=QUESTION, groups=[two_hop], config=gated(6, 0.2), engine=Engine.CYPHER).episodes
+    by_id = {hit.id.removeprefix(f"{two_hop}-"): hit for hit in found}
+    assert by_id["ep-river"].scores["ppr"] > 0 and by_id["ep-river"].text
+    viewed = {hit.id: hit.text for hit in search(query=QUESTION, groups=[two_hop], config=gated(6, 0.2)).episodes}
+    assert {hit.id: hit.text for hit in found} == viewed  # the same passages, showing the same texts
