@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 import statistics
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -43,6 +44,8 @@ BENCH_RECIPES = (
     "communities_hybrid_rrf",
     "combined_hybrid_rrf",
 )
+WALK_QUERIES = 120
+WALKING = " (naming a rare entity: the walk runs)"
 COUNT_FACTS = "MATCH (n:Memory {group_id: $group})-[r:RELATES]->() RETURN count(r) AS c"
 
 # Vocabularies, "|"-separated so multi-word names stay whole.
@@ -90,6 +93,9 @@ class SyntheticMemory:
 
     document: dict[str, Any]
     queries: tuple[str, ...]
+    # Each names one person or organisation that few episodes mention, so the episodes default's gated walk runs:
+    # the queries above name first names only, which half the group's entities share, and never open the gate.
+    walk_queries: tuple[str, ...] = ()
 
 
 def _timestamp(rng: random.Random) -> str:
@@ -202,7 +208,24 @@ def synthetic_memory(*, group: str, facts: int, seed: int = 4) -> SyntheticMemor
     return SyntheticMemory(
         document={"nodes": nodes, "edges": edges, "mentions": mentions, "memberships": memberships},
         queries=queries,
+        walk_queries=_walk_queries(rng, names, by_kind, mentions),
     )
+
+
+def _walk_queries(
+    rng: random.Random, names: dict[str, str], by_kind: dict[str, list[str]], mentions: list[dict[str, str]]
+) -> tuple[str, ...]:
+    """Questions naming a person or organisation that at most the gate's share of the episodes mention."""
+    episodes = len({mention["episode"] for mention in mentions})
+    counts = Counter(mention["entity"] for mention in mentions)
+    rare = [
+        node
+        for kind in ("person", "org")
+        for node in by_kind.get(kind, [])
+        if 0 < counts[node] <= recipes.GRAPH_GATE_SHARE * episodes
+    ]
+    chosen = rng.sample(rare, min(WALK_QUERIES, len(rare)))
+    return tuple(f"What do we know about {names[node]} and its suppliers?" for node in chosen)
 
 
 def bench_group(facts: int) -> str:
@@ -282,9 +305,10 @@ def search_benchmark(
     warmup: int,
     names: tuple[str, ...] = BENCH_RECIPES,
     embedding_threads: int | None = None,
+    walking: tuple[str, ...] = (),
 ) -> dict[str, dict[str, float]]:
     """p50 and p95 per recipe over the same queries (each search embeds its query itself), and of the query
-    embedding alone, for scale.
+    embedding alone, for scale; the `walking` recipes are timed again over the walk queries (WALKING series).
     """
     model = embedder()  # loading the model is a one-time cost, not a query's
     if embedding_threads:
@@ -301,5 +325,12 @@ def search_benchmark(
         config = recipes.recipe(name, limit=10, center_node_id=center, origin_ids=(center,))
         results[name] = _timed(
             queries, warmup, lambda query, config=config: search(query=query, groups=[group], config=config).size
+        )
+    walks = memory.walk_queries
+    walk_queries = [walks[index % len(walks)] for index in range(runs + warmup)] if walks else []
+    for name in walking if walk_queries else ():
+        config = recipes.recipe(name, limit=10)
+        results[f"{name}{WALKING}"] = _timed(
+            walk_queries, warmup, lambda query, config=config: search(query=query, groups=[group], config=config).size
         )
     return results

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from memoria.bench.activation import percentile
-from memoria.bench.search import build_memory, query_vectors_known, search_benchmark
+from memoria.bench.search import WALKING, build_memory, query_vectors_known, search_benchmark
 from memoria.bench.tenants import SET_FACT_VECTORS, SET_VECTORS_OF_NODES, unit_vectors
 from memoria.embeddings import configured_model_id, embedder
 from memoria.graph import driver
@@ -130,11 +130,14 @@ def view_benchmark(*, facts: int, runs: int, warmup: int, random_vectors: bool, 
     say(f"building the search view of {group}")
     view = _view_build(group)
     say(f"searching {runs} times per recipe")
-    search = search_benchmark(group=group, memory=memory, runs=runs, warmup=warmup, names=VIEW_RECIPES)
-    with query_vectors_known(memory.queries):
-        known = search_benchmark(group=group, memory=memory, runs=runs, warmup=warmup, names=VIEW_RECIPES)
-    for name in VIEW_RECIPES:
-        search[f"{name}{KNOWN}"] = known[name]
+    walking = (SCOPE_DEFAULT_RECIPES[Scope.EPISODES],)
+    timed = {"names": VIEW_RECIPES, "walking": walking}
+    search = search_benchmark(group=group, memory=memory, runs=runs, warmup=warmup, **timed)
+    with query_vectors_known(memory.queries + memory.walk_queries):
+        known = search_benchmark(group=group, memory=memory, runs=runs, warmup=warmup, **timed)
+    for name in (*VIEW_RECIPES, *(f"{name}{WALKING}" for name in walking)):
+        if name in known:  # a group too small for a rare entity has no walking series
+            search[f"{name}{KNOWN}"] = known[name]
     queries = [memory.queries[index % len(memory.queries)] for index in range(runs + warmup)]
     return {
         "projection_seconds": projection_seconds,

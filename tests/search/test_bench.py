@@ -8,9 +8,10 @@ from collections.abc import Iterator
 import pytest
 from django.core.management import CommandError, call_command
 
-from memoria.bench.search import BENCH_RECIPES, bench_group, synthetic_memory
+from memoria.bench.search import BENCH_RECIPES, WALK_QUERIES, bench_group, synthetic_memory
 from memoria.graph import driver
 from memoria.interchange.document import parse_graph_document
+from memoria.search.recipes import GRAPH_GATE_SHARE
 
 
 def test_the_synthetic_memory_is_deterministic_and_valid() -> None:
@@ -23,6 +24,22 @@ def test_the_synthetic_memory_is_deterministic_and_valid() -> None:
     assert document.mentions and document.memberships
     assert all(edge.fact and edge.valid_at for edge in document.edges)
     assert len(set(memory.queries)) > 50
+
+
+def test_the_walk_queries_each_name_an_entity_the_gate_lets_seed() -> None:
+    # The plain queries name first names that half the entities share: the episodes default never walks on them.
+    # The walk queries name one person or organisation mentioned by at most the gate's share of the episodes.
+    memory = synthetic_memory(group="b", facts=3000)
+    assert memory == synthetic_memory(group="b", facts=3000)
+    assert len(memory.walk_queries) == WALK_QUERIES == len(set(memory.walk_queries))
+    names = {node["name"]: node["id"] for node in memory.document["nodes"]}
+    mentions = memory.document["mentions"]
+    episodes = len({mention["episode"] for mention in mentions})
+    for query in memory.walk_queries:
+        name = query.removeprefix("What do we know about ").removesuffix(" and its suppliers?")
+        told = {mention["episode"] for mention in mentions if mention["entity"] == names[name]}
+        assert 0 < len(told) <= GRAPH_GATE_SHARE * episodes
+    assert synthetic_memory(group="b", facts=40).walk_queries == ()  # too small for any entity to be rare
 
 
 @pytest.fixture

@@ -284,12 +284,20 @@ class Command(BaseCommand):
 
     def search(self, *, facts: int, runs: int, warmup: int, embedding_threads: int | None, **_: object) -> None:
         from memoria.bench.search import build_memory, search_benchmark
+        from memoria.search.config import Scope
+        from memoria.search.recipes import SCOPE_DEFAULT_RECIPES
 
         say = self.stdout.write
         say(machine_line())
         group, memory = build_memory(facts=facts, say=say)
+        walking = (SCOPE_DEFAULT_RECIPES[Scope.EPISODES],)
         results = search_benchmark(
-            group=group, memory=memory, runs=runs, warmup=warmup, embedding_threads=embedding_threads
+            group=group,
+            memory=memory,
+            runs=runs,
+            warmup=warmup,
+            embedding_threads=embedding_threads,
+            walking=walking,
         )
         threads = f", {embedding_threads} embedding thread(s)" if embedding_threads else ""
         say(f"search, {facts} facts, limit 10, query embedding included, {runs} timed searches per recipe{threads}")
