@@ -485,7 +485,7 @@ def _search_group(request: _Request, scoped: dict[Scope, ScopeConfig]) -> Search
     walks = any(SearchMethod.PPR in scope_config.methods for scope_config in scoped.values())
     if walks and request.engine is not Engine.CYPHER:
         # One read of the group's stamps serves the views' catch-up and the walk's projection (its version is
-        # their sum): the round trip the two would each make is the largest part of a walk's cost after the walk.
+        # their sum), where each made a round trip of its own.
         request = replace(request, stamps=group_stamps(group=request.group))
     running: dict[Scope, dict[SearchMethod, concurrent.futures.Future]] = {scope: {} for scope in scoped}
     # The walk reads no view and is the longest method: it starts while the views catch up (the texts of the
