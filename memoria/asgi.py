@@ -16,6 +16,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from explorer.routing import websocket_urlpatterns  # noqa: E402
 from memoria.accounts.websocket_auth import OriginCheck, TokenAuthMiddleware  # noqa: E402
 from memoria.graph.driver import adopt_running_loop  # noqa: E402
+from memoria.heap import long_lived_frozen  # noqa: E402
 from memoria.jobs.service import jobs_recover_once  # noqa: E402
 from memoria.live import adopt_server_loop  # noqa: E402
 from memoria.mcp.server import MCP_PATH, McpHttpApp  # noqa: E402
@@ -61,3 +62,4 @@ router = ProtocolTypeRouter(
     }
 )
 application = AdoptServerLoop(router)
+long_lived_frozen()  # the modules and settings just loaded live as long as the process (memoria/heap.py)

@@ -31,6 +31,7 @@ from memoria.errors import GraphUnavailable, MemoriaError, ProjectionLoading
 from memoria.graph.versions import COMPACT_AFTER, GroupVersion, group_stamps_compact, group_version
 from memoria.graphindex.projection import Projection, projection_load
 from memoria.graphindex.update import projection_update
+from memoria.heap import long_lived_frozen
 from memoria.observability import in_context
 
 logger = logging.getLogger(__name__)
@@ -177,7 +178,10 @@ class ProjectionCache:
                     group_stamps_compact(group=group)
                 if projection is None:
                     projection = self._loader(group=group, progress=report)
-                projection.walk(directed=False, mentions=True)  # the default walk, ready before the first request
+                    projection.walk(directed=False, mentions=True)  # the default walk, ready before the first request
+                    long_lived_frozen()  # a whole load, not each write's update (memoria/heap.py)
+                else:
+                    projection.walk(directed=False, mentions=True)
             except (MemoriaError, OSError) as error:
                 logger.warning("projection of group %s failed to load: %s", group, error)
                 with self._lock:

@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from memoria.graph.versions import COMPACT_AFTER, group_stamps, group_stamps_compact, stamps_touched
+from memoria.heap import long_lived_frozen
 from memoria.readmodel.scope_view import ScopeView
 from memoria.readmodel.scopes import SCOPES, pages_touching, scope_pages
 
@@ -100,6 +101,7 @@ class GroupView:
         scope.put(scope_pages(SCOPES[name], group=self.group))
         scope.commit()
         _heap_release()
+        long_lived_frozen()
         self.scopes[name] = scope
         self.loaded_at[name] = time.time()
 
