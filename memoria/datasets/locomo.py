@@ -15,11 +15,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from memoria.datasets.records import SESSION_TIME, LocomoTurn, record_parse, session_time  # noqa: F401 (re-exported)
+from memoria.datasets.records import SESSION_TIME, LocomoTurn, session_time  # noqa: F401 (session_time re-exported)
 from memoria.errors import InvalidInput
 from memoria.ingest.episodes import EpisodeInput, episode_input_parse
 from memoria.interchange.jsontext import file_bytes, json_decode
-from memoria.interchange.records import record_problems
+from memoria.interchange.records import record_parse, record_problems
 
 SESSION_KEY = re.compile(r"^session_(\d+)$")
 # Ids carry the group and the conversation: dia_ids repeat across conversations, and ids are global.

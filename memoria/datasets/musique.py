@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memoria.datasets.records import CorpusPassage, OpenieDocument, record_parse
+from memoria.datasets.records import CorpusPassage, OpenieDocument
 from memoria.errors import InvalidGraphDocument, InvalidInput
 from memoria.graph.rules import (
     MAX_NAME_LENGTH,
@@ -25,7 +25,7 @@ from memoria.graph.rules import (
 )
 from memoria.graph.vocabulary import GroupName, RequestModel, input_parse
 from memoria.interchange.jsontext import file_bytes, json_decode, shown
-from memoria.interchange.records import relation_problem, text_problem
+from memoria.interchange.records import record_parse, relation_problem, text_problem
 
 CORPUS_FILE = "corpus.json"
 OPENIE_FILE = "openie.json"

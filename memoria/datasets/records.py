@@ -26,7 +26,7 @@ from pydantic import (
 
 from memoria.graph.rules import TIMESTAMP_FORMAT
 from memoria.interchange.jsontext import shown
-from memoria.interchange.records import AnyList, Name, PresentText, record_parse, record_problems  # noqa: F401 (record_parse re-exported)
+from memoria.interchange.records import AnyList, Name, PresentText
 
 
 class DatasetRecord(BaseModel):
