@@ -8,7 +8,7 @@ does not fit the memory budget.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from memoria.graph.asof import AsOf, valid_time
@@ -159,15 +159,20 @@ def cosine(
     )
 
 
+def _caught_up_scopes(scope_name: str, groups: Sequence[str], report: ViewReport) -> Iterator[ScopeView]:
+    """The scope in each group view this request caught up already, read without asking the server again; groups
+    it did not catch up are skipped (their items are the caller's to read)."""
+    for group in groups:
+        if group in report.prepared:
+            with view_cache().reading(group, scope_name, catch_up=False) as (scopes, _state):
+                yield scopes[scope_name]
+
+
 def stored_vectors(scope_name: str, *, ids: Sequence[str], groups: Sequence[str], report: ViewReport) -> dict:
     """The views' vectors of these items (for MMR), without asking the server; items not in a view are left out."""
     found: dict[str, list[float]] = {}
-    for group in groups:
-        if group not in report.prepared:
-            continue
-        with view_cache().reading(group, scope_name, catch_up=False) as (scopes, _state):
-            vectors = scopes[scope_name].vectors
-            found.update((item, vector) for item in ids if (vector := vectors.vector(item)) is not None)
+    for scope in _caught_up_scopes(scope_name, groups, report):
+        found.update((item, vector) for item in ids if (vector := scope.vectors.vector(item)) is not None)
     return found
 
 
@@ -175,10 +180,6 @@ def shown_texts(scope_name: str, *, ids: Sequence[str], groups: Sequence[str], r
     """The texts hits of these items show, from the views this request caught up, without asking the server;
     items not in a view are left out (the caller reads those)."""
     found: dict[str, str] = {}
-    for group in groups:
-        if group not in report.prepared:
-            continue
-        with view_cache().reading(group, scope_name, catch_up=False) as (scopes, _state):
-            items = scopes[scope_name].items
-            found.update((item, shown.text) for item in ids if (shown := items.get(item)) is not None)
+    for scope in _caught_up_scopes(scope_name, groups, report):
+        found.update((item, shown.text) for item in ids if (shown := scope.items.get(item)) is not None)
     return found
