@@ -176,12 +176,12 @@ class ProjectionCache:
                 # Folding after the update: the stamps it caught up with are then all named by the fold.
                 if compact:
                     group_stamps_compact(group=group)
-                if projection is None:
+                whole = projection is None
+                if whole:
                     projection = self._loader(group=group, progress=report)
-                    projection.walk(directed=False, mentions=True)  # the default walk, ready before the first request
-                    long_lived_frozen()  # a whole load, not each write's update (memoria/heap.py)
-                else:
-                    projection.walk(directed=False, mentions=True)
+                projection.walk(directed=False, mentions=True)  # the default walk, ready before the first request
+                if whole:
+                    long_lived_frozen()  # after a whole load, not each write's update (memoria/heap.py)
             except (MemoriaError, OSError) as error:
                 logger.warning("projection of group %s failed to load: %s", group, error)
                 with self._lock:

@@ -82,9 +82,11 @@ class GroupView:
         with self.lock:
             started = time.perf_counter()
             refreshed, rebuilt = self._catch_up(stamps) if catch_up or not self.stamps else (0, False)
-            for name in scope_names:
-                if name not in self.scopes:
-                    self._load(name)
+            built = [name for name in scope_names if name not in self.scopes]
+            for name in built:
+                self._load(name)
+            if built:
+                long_lived_frozen()  # once for the scopes this read built, each a full collection (memoria/heap.py)
             state = ViewState(
                 engine="view",
                 group=self.group,
@@ -101,7 +103,6 @@ class GroupView:
         scope.put(scope_pages(SCOPES[name], group=self.group))
         scope.commit()
         _heap_release()
-        long_lived_frozen()
         self.scopes[name] = scope
         self.loaded_at[name] = time.time()
 
