@@ -25,7 +25,7 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from neo4j import exceptions as neo4j_errors
 
@@ -52,7 +52,7 @@ from memoria.retrieval.event_types import (
 from memoria.retrieval.levels import LevelQuery, LevelRow, LevelSource
 from memoria.retrieval.params import ActivationParams
 from memoria.retrieval.selection import Candidate, Decision, select_level
-from memoria.retrieval.view_levels import ViewLevelSource
+from memoria.retrieval.view_levels import ViewLevelSource, ViewReading
 
 logger = logging.getLogger(__name__)
 Result = TypeVar("Result")
@@ -70,45 +70,36 @@ class Seed:
     score: float
 
 
-@dataclass(frozen=True)
-class Hop:
-    source: str
-    target: str
-    edge_id: str
-    direction: str  # "out" when the stored edge points source → target
-    relation: str | None
-    weight: float | None
-    degree: int
-    tag_similarity: float
-    shared_tags: tuple[str, ...]
-    transfer_energy: float
-    parent_activation: float  # R(source): every factor of T travels with it, so displays never recompute one
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "source": self.source,
-            "target": self.target,
-            "edge_id": self.edge_id,
-            "direction": self.direction,
-            "relation": self.relation,
-            "parent_activation": self.parent_activation,
-            "weight": self.weight,
-            "degree": self.degree,
-            "sqrt_degree": sqrt_degree(self.degree),
-            "tag_similarity": self.tag_similarity,
-            "shared_tags": list(self.shared_tags),
-            "transfer_energy": self.transfer_energy,
-        }
+def _hop(branch: Branch, candidate: Candidate) -> dict[str, Any]:
+    """One step of a path as its frames show it, made once when the step is taken: a path's hops are shared by
+    every longer path through it, and were made again for each (the most repeated work of a deep exploration).
+    Every factor of T travels with it (R(source) as parent_activation), so displays never recompute one."""
+    return {"source": branch.node_id, "target": candidate.neighbor_id, **_energy_terms(candidate, branch.activation)}
 
 
-@dataclass(frozen=True)
-class Branch:
-    """A frontier entry: where a path has got to, with the energy it carries."""
+def _energy_terms(candidate: Candidate, parent_activation: float) -> dict[str, Any]:
+    """The edge and every factor of its transfer energy, as hops and decided candidates both show them."""
+    return {
+        "edge_id": candidate.edge_id,
+        "direction": "out" if candidate.outgoing else "in",  # "out" when the stored edge points parent → neighbour
+        "relation": candidate.relation,
+        "parent_activation": parent_activation,
+        "weight": candidate.weight,
+        "degree": candidate.degree,
+        "sqrt_degree": sqrt_degree(candidate.degree),
+        "tag_similarity": candidate.tag_similarity,
+        "shared_tags": list(candidate.shared_tags),
+        "transfer_energy": candidate.transfer_energy,
+    }
+
+
+class Branch(NamedTuple):
+    """A frontier entry: where a path has got to, with the energy it carries (a named tuple: one per selection)."""
 
     node_id: str
     activation: float
     degree: int
-    hops: tuple[Hop, ...] = ()
+    hops: tuple[dict[str, Any], ...] = ()  # _hop's, shared with the paths that branch off later
 
     def can_pass(self, min_activation: float) -> bool:
         """Whether any edge of this node could carry more than the threshold (the pruning bound)."""
@@ -116,8 +107,8 @@ class Branch:
 
     def path(self, seed_id: str, end_reason: str) -> dict[str, Any]:
         return {
-            "nodes": [seed_id, *(hop.target for hop in self.hops)],
-            "hops": [hop.as_dict() for hop in self.hops],
+            "nodes": [seed_id, *(hop["target"] for hop in self.hops)],
+            "hops": list(self.hops),
             "depth": len(self.hops),
             "energy": self.activation,
             "end_reason": end_reason,
@@ -137,16 +128,7 @@ def _decision_dict(decision: Decision, parent_activation: float) -> dict[str, An
         "neighbor_id": candidate.neighbor_id,
         "neighbor_name": candidate.neighbor_name,
         "neighbor_labels": list(candidate.neighbor_labels),
-        "edge_id": candidate.edge_id,
-        "direction": "out" if candidate.outgoing else "in",
-        "relation": candidate.relation,
-        "parent_activation": parent_activation,
-        "weight": candidate.weight,
-        "degree": candidate.degree,
-        "sqrt_degree": sqrt_degree(candidate.degree),
-        "tag_similarity": candidate.tag_similarity,
-        "shared_tags": list(candidate.shared_tags),
-        "transfer_energy": candidate.transfer_energy,
+        **_energy_terms(candidate, parent_activation),
         "selected": decision.selected,
         "reason": decision.reason,
         "claimed_by": decision.claimed_by,
@@ -322,21 +304,8 @@ class SeedExploration:
 
     def _step(self, branch: Branch, candidate: Candidate) -> Branch:
         """The branch extended by one selected candidate; its energy becomes the new node's activation."""
-        hop = Hop(
-            source=branch.node_id,
-            target=candidate.neighbor_id,
-            edge_id=candidate.edge_id,
-            direction="out" if candidate.outgoing else "in",
-            relation=candidate.relation,
-            weight=candidate.weight,
-            degree=candidate.degree,
-            tag_similarity=candidate.tag_similarity,
-            shared_tags=candidate.shared_tags,
-            transfer_energy=candidate.transfer_energy,
-            parent_activation=branch.activation,
-        )
         degree = self.neighbour_degrees[candidate.neighbor_id]
-        return Branch(candidate.neighbor_id, candidate.transfer_energy, degree, (*branch.hops, hop))
+        return Branch(candidate.neighbor_id, candidate.transfer_energy, degree, (*branch.hops, _hop(branch, candidate)))
 
     def _decide(self, levels: dict[str, LevelRow]) -> list[Decision]:
         candidates = [candidate for level in levels.values() for candidate in level.top]
@@ -395,8 +364,8 @@ async def _level_sources(
     tags = sorted(set(query_tags))
     floor = params.tag_sim_floor
     if engine.projection is not None:
-        projection = engine.projection
-        yield lambda: nullcontext(ViewLevelSource(projection, query_tags=tags, tag_sim_floor=floor, moment=moment))
+        reading = ViewReading.of(engine.projection, query_tags=tags, tag_sim_floor=floor, moment=moment)
+        yield lambda: nullcontext(ViewLevelSource(reading))
         return
     async with async_driver_for_work() as driver:
         facts = await fact_filter(driver, group=group, moment=moment)  # once for every seed of the retrieval

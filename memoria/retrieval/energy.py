@@ -18,8 +18,13 @@ def tag_similarity(edge_tags: Collection[str], query_tags: Collection[str], floo
         return 1.0
     if not edge_tags:
         return floor
-    shared = sum(1 for tag in edge_tags if tag in query_tags)
-    return floor + (1.0 - floor) * float(shared) / (len(edge_tags) + len(query_tags) - shared)
+    return floored_jaccard(sum(1 for tag in edge_tags if tag in query_tags), len(edge_tags), len(query_tags), floor)
+
+
+def floored_jaccard(shared: int, edge_tags: int, query_tags: int, floor: float) -> float:
+    """floor + (1 − floor)·J from the counts alone (J = shared / (edge + query − shared)), for a tagged edge and a
+    query with tags: the view engine counts tag codes, not strings."""
+    return floor + (1.0 - floor) * float(shared) / (edge_tags + query_tags - shared)
 
 
 def sqrt_degree(degree: int) -> float:

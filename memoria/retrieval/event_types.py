@@ -9,6 +9,7 @@ with the optional ones that were not given left out (as the frames have always h
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from enum import StrEnum
@@ -37,6 +38,13 @@ class Algorithm(StrEnum):
     PPR = "ppr"
 
 
+@functools.cache
+def _frame_fields(event_class: type) -> tuple[tuple[str, bool], ...]:
+    """Each field's name and whether it is flattened into the frame, in order: `fields()` per frame cost a tenth
+    of an activation's event building."""
+    return tuple((item.name, bool(item.metadata.get(_FLATTEN))) for item in fields(event_class))
+
+
 @dataclass(frozen=True, kw_only=True)
 class RetrievalEvent:
     type: ClassVar[EventType]
@@ -45,12 +53,12 @@ class RetrievalEvent:
 
     def frame(self) -> dict[str, Any]:
         body: dict[str, Any] = {"type": self.type.value}
-        for item in fields(self):
-            value = getattr(self, item.name)
-            if item.metadata.get(_FLATTEN):
+        for name, flattened in _frame_fields(type(self)):
+            value = getattr(self, name)
+            if flattened:
                 body.update(value)
-            elif value is not None or item.name not in self.omitted_when_none:
-                body[item.name] = value
+            elif value is not None or name not in self.omitted_when_none:
+                body[name] = value
         return body
 
     @classmethod
