@@ -161,6 +161,8 @@ async def _read_with_retry(session: neo4j.AsyncSession, *statements: tuple[str, 
 class CypherLevelSource:
     """A seed's levels read over one Bolt session."""
 
+    in_memory = False
+
     def __init__(
         self,
         session: neo4j.AsyncSession,

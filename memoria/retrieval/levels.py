@@ -65,6 +65,7 @@ class LevelSource(Protocol):
     """
 
     round_trips: int
+    in_memory: bool  # reads never wait on I/O: nothing for a deadline to cut off, so none is armed
 
     async def seed(self, seed_id: str) -> SeedNode | None:
         """The seed's node, or None when it is not a node of the retrieval's group."""

@@ -80,6 +80,7 @@ class ViewLevelSource:
     """A seed's levels read from a projection of the retrieval's group (one per seed: it keeps the visited set)."""
 
     round_trips = 0
+    in_memory = True
 
     def __init__(self, reading: ViewReading) -> None:
         self.reading = reading
