@@ -177,8 +177,7 @@ class ViewLevelSource:
         reading = self.reading
         if not codes:
             return reading.tag_sim_floor
-        query = reading.query_codes
-        shared = sum(1 for code in codes if code in query)
+        shared = sum(map(reading.query_codes.__contains__, codes))
         return floored_jaccard(shared, len(codes), len(reading.query_tags), reading.tag_sim_floor)
 
     def _expand(
