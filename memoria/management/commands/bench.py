@@ -106,6 +106,13 @@ class Command(BaseCommand):
         tenants.add_argument("--runs", type=int, default=50, help="timed searches and activations per series")
         tenants.add_argument("--warmup", type=int, default=5)
         tenants.add_argument("--episodes", type=int, default=200, help="episodes ingested per phase")
+        tenants.add_argument(
+            "--settle",
+            type=float,
+            default=1200.0,
+            help="at most this many seconds to wait before each phase for the graph server's own work to end "
+            "(0: no wait)",
+        )
         mcp = sub.add_parser("mcp", help="an MCP tool call beside the REST call it wraps, on a daphne of its own")
         view = sub.add_parser("view", help="one big group's search view: build time, memory, search latency")
         view.add_argument("--facts", type=int, default=100_000)
@@ -368,14 +375,32 @@ class Command(BaseCommand):
             say(line)
 
     def tenants(
-        self, *, facts: int, crowd: int, crowd_groups: int, runs: int, warmup: int, episodes: int, **_: object
+        self,
+        *,
+        facts: int,
+        crowd: int,
+        crowd_groups: int,
+        runs: int,
+        warmup: int,
+        episodes: int,
+        settle: float,
+        **_: object,
     ) -> None:
         from memoria.bench.tenants import tenants_benchmark, tenants_report
 
+        if settle < 0:
+            raise CommandError(f"--settle {settle}: must be 0 (no wait) or a number of seconds")
         say = self.stdout.write
         say(machine_line())
         results = tenants_benchmark(
-            facts=facts, crowd=crowd, crowd_groups=crowd_groups, runs=runs, warmup=warmup, episodes=episodes, say=say
+            facts=facts,
+            crowd=crowd,
+            crowd_groups=crowd_groups,
+            runs=runs,
+            warmup=warmup,
+            episodes=episodes,
+            say=say,
+            settle_seconds=settle,
         )
         for line in tenants_report(results, facts=facts, crowd=crowd):
             say(line)
