@@ -10,6 +10,7 @@ import asyncio
 import os
 import platform
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -374,35 +375,16 @@ class Command(BaseCommand):
         for line in maig_report(maig_benchmark(edges=edges, runs=runs, say=say)):
             say(line)
 
-    def tenants(
-        self,
-        *,
-        facts: int,
-        crowd: int,
-        crowd_groups: int,
-        runs: int,
-        warmup: int,
-        episodes: int,
-        settle: float,
-        **_: object,
-    ) -> None:
+    def tenants(self, *, settle: float, **options: Any) -> None:
         from memoria.bench.tenants import tenants_benchmark, tenants_report
 
         if settle < 0:
             raise CommandError(f"--settle {settle}: must be 0 (no wait) or a number of seconds")
         say = self.stdout.write
         say(machine_line())
-        results = tenants_benchmark(
-            facts=facts,
-            crowd=crowd,
-            crowd_groups=crowd_groups,
-            runs=runs,
-            warmup=warmup,
-            episodes=episodes,
-            say=say,
-            settle_seconds=settle,
-        )
-        for line in tenants_report(results, facts=facts, crowd=crowd):
+        sizes = {name: options[name] for name in ("facts", "crowd", "crowd_groups", "runs", "warmup", "episodes")}
+        results = tenants_benchmark(**sizes, say=say, settle_seconds=settle)
+        for line in tenants_report(results, facts=sizes["facts"], crowd=sizes["crowd"]):
             say(line)
 
     def view(self, *, facts: int, runs: int, warmup: int, random_vectors: bool, **_: object) -> None:
