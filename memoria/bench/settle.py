@@ -28,12 +28,13 @@ DEFAULT_CAP_SECONDS = 1200.0
 @dataclass(frozen=True)
 class Settled:
     waited_seconds: float
-    last_cores: float | None  # the server's CPU over the last window; None when it cannot be seen
-    quiet: bool  # False: the cap was reached first, or the server's CPU cannot be seen
+    last_cores: float | None  # the server's CPU over the last window; None when none was measured
+    quiet: bool  # False: the cap was reached first, or nothing was measured
+    unmeasured: str = ""  # why nothing was measured
 
     def describe(self) -> str:
         if self.last_cores is None:
-            return "the graph server's CPU cannot be seen (not the embedded server): not waited for"
+            return f"{self.unmeasured}: not waited for"
         state = "settled" if self.quiet else "still busy at the cap"
         waited, cores = self.waited_seconds, self.last_cores
         return f"graph server {state} after {waited:.0f} s ({cores:.2f} cores over the last window)"
@@ -63,15 +64,17 @@ def server_settled(
     say: Callable[[str], None] | None = None,
 ) -> Settled:
     """Wait until the embedded server's CPU over one window is below `quiet_cores`, at most `cap_seconds`."""
+    if cap_seconds <= 0:
+        return Settled(0.0, None, False, "no wait asked (--settle 0)")
     pid = _server_pid()
     started = time.monotonic()
-    if pid is None or cap_seconds <= 0 or (before := _cpu_seconds(pid)) is None:
-        return Settled(0.0, None, False)
+    if pid is None or (before := _cpu_seconds(pid)) is None:
+        return Settled(0.0, None, False, "the graph server's CPU cannot be seen (not the embedded server)")
     while True:
         time.sleep(window_seconds)
         after = _cpu_seconds(pid)
         if after is None:
-            return Settled(time.monotonic() - started, None, False)
+            return Settled(time.monotonic() - started, None, False, "the graph server's process ended")
         cores = (after - before) / window_seconds
         waited = time.monotonic() - started
         if cores < quiet_cores:

@@ -35,7 +35,7 @@ def test_a_server_that_never_quietens_is_left_at_the_cap() -> None:
 def test_no_cap_means_no_wait() -> None:
     settled = server_settled(cap_seconds=0)
     assert (settled.waited_seconds, settled.last_cores, settled.quiet) == (0.0, None, False)
-    assert "not waited for" in settled.describe()
+    assert settled.describe() == "no wait asked (--settle 0): not waited for"
 
 
 def test_the_server_cpu_is_read_from_proc() -> None:
