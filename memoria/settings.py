@@ -194,7 +194,14 @@ MEMORIA_GRAPH = {
     "HTTP_PORT": env_int("MEMORIA_GRAPH_HTTP_PORT", 2480, minimum=1),
     "JAVA_OPTS": env_list("MEMORIA_GRAPH_JAVA_OPTS", []),
     "START_TIMEOUT": env_int("MEMORIA_GRAPH_START_TIMEOUT", 90, minimum=1, maximum=3600),
+    # Server-side vector indexes (docs/operations.md, "Vector indexes on the server"): auto keeps them on Neo4j and
+    # leaves them out on ArcadeDB, which rebuilds a whole index, every group's vectors, after writes.
+    "VECTOR_INDEXES": env_str("MEMORIA_GRAPH_VECTOR_INDEXES", "auto").lower(),
 }
+if MEMORIA_GRAPH["VECTOR_INDEXES"] not in ("auto", "on", "off"):
+    raise ImproperlyConfigured(
+        f"MEMORIA_GRAPH_VECTOR_INDEXES={MEMORIA_GRAPH['VECTOR_INDEXES']!r} must be auto, on or off"
+    )
 if not MEMORIA_GRAPH["PASSWORD"]:
     if _external_graph_url:
         raise ImproperlyConfigured("MEMORIA_GRAPH_URL is set but MEMORIA_GRAPH_PASSWORD is not")

@@ -63,6 +63,29 @@ def group() -> Iterator[str]:
     group_stamps_delete(group=name)
 
 
+@pytest.fixture(scope="module", params=["scan", "server index"])
+def vector_search(request: pytest.FixtureRequest, graph_server: EmbeddedServer) -> Iterator[str]:
+    """Both ways the server answers a vector search: an exact scan of the groups' own vectors (ArcadeDB's default)
+    and its vector indexes (Neo4j's default, or MEMORIA_GRAPH_VECTOR_INDEXES=on), made for the module and dropped.
+    """
+    from django.test import override_settings
+
+    from memoria.graph.dialect import graph_dialect
+    from memoria.graph.schema import VECTOR, embedding_dimensions
+
+    indexed = request.param == "server index"
+    dialect = graph_dialect()
+    with override_settings(MEMORIA_GRAPH={**settings.MEMORIA_GRAPH, "VECTOR_INDEXES": "on" if indexed else "off"}):
+        assert dialect.serves_vector_indexes() is indexed
+        try:
+            for spec in VECTOR if indexed else ():
+                dialect.vector_index(spec, embedding_dimensions())
+            yield request.param
+        finally:
+            for spec in VECTOR if indexed else ():
+                dialect.vector_index_drop(spec)
+
+
 def count_group(group: str) -> dict[str, int]:
     """Nodes and RELATES edges stored in a group: what 'nothing was written' is checked against."""
     nodes = driver.read("MATCH (n:Memory {group_id: $group}) RETURN count(n) AS c", group=group)[0]["c"]

@@ -88,6 +88,7 @@ def test_production_neo4j_and_redis(tmp_path: Path) -> None:
         ({"MEMORIA_DEBUG": "maybe"}, "is not a boolean"),
         ({"MEMORIA_EXTRA_ENTITY_LABELS": "Supplier,bad label"}, "must be a CamelCase identifier"),
         ({"MEMORIA_GRAPH_DATABASE": "x; drop"}, "MEMORIA_GRAPH_DATABASE"),
+        ({"MEMORIA_GRAPH_VECTOR_INDEXES": "sometimes"}, "must be auto, on or off"),
     ],
 )
 def test_bad_configuration_fails_with_a_message(tmp_path: Path, env: dict[str, str], message: str) -> None:

@@ -31,6 +31,7 @@ from memoria.bench.search import (
 from memoria.bench.settle import DEFAULT_CAP_SECONDS, server_settled
 from memoria.embeddings import configured_model_id
 from memoria.graph import driver
+from memoria.graph.dialect import graph_dialect
 from memoria.graph.schema import VECTOR_MODEL, VECTOR_TEXT, embedding_dimensions
 from memoria.graph.searchable import SEARCHABLE_TEXT_VERSION
 from memoria.graph.versions import group_stamps_delete
@@ -205,12 +206,20 @@ def tenants_benchmark(
     settled["crowd"] = server_settled(cap_seconds=settle_seconds, say=say)
     say(f"phase 2: group {group} beside the crowd ({settled['crowd'].describe()})")
     beside = _phase(group, memory, runs=runs, warmup=warmup, episodes=episodes)
-    return {"alone": alone, "crowd": beside, "settled": {name: item.describe() for name, item in settled.items()}}
+    return {
+        "alone": alone,
+        "crowd": beside,
+        "settled": {name: item.describe() for name, item in settled.items()},
+        # With them on, ArcadeDB rebuilds each whole index after the crowd's writes (docs/operations.md).
+        "server_vector_indexes": graph_dialect().serves_vector_indexes(),
+    }
 
 
 def tenants_report(results: dict[str, Any], *, facts: int, crowd: int) -> list[str]:
     alone, beside = results["alone"], results["crowd"]
     lines = [f"tenants: a {facts}-fact group alone, then beside {crowd} facts in other groups (ratio = crowd ÷ alone)"]
+    if "server_vector_indexes" in results:
+        lines.append(f"  server vector indexes: {'on' if results['server_vector_indexes'] else 'off'}")
     lines.extend(f"  before the {phase} phase: {settled}" for phase, settled in results.get("settled", {}).items())
     for phase, data in (("alone", alone), ("crowd", beside)):
         view = data["view"]

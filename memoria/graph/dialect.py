@@ -76,6 +76,10 @@ class GraphDialect(Protocol):
 
     def vector_index(self, spec: IndexSpec, dimensions: int) -> None: ...
 
+    def vector_index_drop(self, spec: IndexSpec) -> None: ...
+
+    def serves_vector_indexes(self) -> bool: ...
+
     def is_constraint_violation(self, error: BaseException) -> bool: ...
 
 
@@ -88,6 +92,14 @@ def _is_constraint_violation(error: BaseException) -> bool:
 
 class _CypherDdl:
     """Constraint and range-index DDL that both servers accept from Cypher."""
+
+    # Whether the server keeps vector indexes when MEMORIA_GRAPH_VECTOR_INDEXES is `auto`.
+    vector_indexes_by_default: bool
+
+    def serves_vector_indexes(self) -> bool:
+        """Whether vector search asks the server's vector indexes; without them it scans the group's own vectors."""
+        choice = settings.MEMORIA_GRAPH.get("VECTOR_INDEXES", "auto")
+        return self.vector_indexes_by_default if choice == "auto" else choice == "on"
 
     def unique_statement(self, spec: KeySpec) -> str:
         # Both servers take the parenthesised list for one property as for several.
@@ -118,6 +130,8 @@ class _CypherDdl:
 class Neo4jDialect(_CypherDdl):
     name = "neo4j"
     one_label_change_per_transaction = False
+    # Neo4j's HNSW indexes take each write as it comes.
+    vector_indexes_by_default = True
 
     def fulltext_index_name(self, spec: IndexSpec) -> str:
         return f"memoria_{spec.slug}_fulltext"
@@ -145,12 +159,19 @@ class Neo4jDialect(_CypherDdl):
     def vector_index(self, spec: IndexSpec, dimensions: int) -> None:
         driver.write(self.vector_statement(spec, dimensions))
 
+    def vector_index_drop(self, spec: IndexSpec) -> None:
+        driver.write(f"DROP INDEX {self.vector_index_name(spec)} IF EXISTS")
+
 
 class ArcadeDialect(_CypherDdl):
     """ArcadeDB refuses vector and full-text DDL in Cypher; its SQL over HTTP creates them."""
 
     name = "arcadedb"
     one_label_change_per_transaction = True
+    # Its LSM vector index (JVector) is rebuilt whole, every group's vectors on one thread, after a burst of writes
+    # or a quiet spell: 26 minutes of a core at 500k facts (docs/benchmarks.md). A cost that grows with every other
+    # group's writes, so groups scan their own vectors instead.
+    vector_indexes_by_default = False
 
     def __init__(self, http: ArcadeHttp) -> None:
         self.http = http
@@ -176,6 +197,9 @@ class ArcadeDialect(_CypherDdl):
             f"CREATE INDEX IF NOT EXISTS ON {spec.label} ({spec.prop}) LSM_VECTOR "
             f"METADATA {{dimensions: {int(dimensions)}, similarity: 'COSINE'}}"
         )
+
+    def vector_index_drop(self, spec: IndexSpec) -> None:
+        self.http.sql(f"DROP INDEX `{self.vector_index_name(spec)}` IF EXISTS")
 
 
 def dialect_for_agent(agent: str) -> GraphDialect:

@@ -101,11 +101,16 @@ def schema_install(*, dialect: GraphDialect | None = None) -> SchemaReport:
         dialect.range_index(spec)
     for spec in FULLTEXT:
         dialect.fulltext_index(spec)
-    dimensions = embedding_dimensions()
+    vector_indexes = dialect.serves_vector_indexes()
     for spec in VECTOR:
-        dialect.vector_index(spec, dimensions)
+        if vector_indexes:
+            dialect.vector_index(spec, embedding_dimensions())
+        else:  # a store made when they were on drops them, or the server goes on rebuilding them
+            dialect.vector_index_drop(spec)
     unstamped_groups_stamp()  # groups are listed from their stamps
-    return SchemaReport(dialect.name, len(UNIQUE), len(RANGE), len(FULLTEXT), len(VECTOR), tuple(retired))
+    return SchemaReport(
+        dialect.name, len(UNIQUE), len(RANGE), len(FULLTEXT), len(VECTOR) if vector_indexes else 0, tuple(retired)
+    )
 
 
 def retired_constraints() -> list[str]:

@@ -1,8 +1,8 @@
 """Step 3: decide which stored entity each extracted name means, or that it is new.
 
-Candidates come from the full-text index on Entity.name and the vector index on name_embedding
-(scores at least 0.6 on the index's [0, 1] scale), fused with reciprocal rank fusion, as Graphiti does;
-a resolver (offline rules here, an LLM's in memoria/ingest/llm_resolver.py) picks among them.
+Candidates come from the full-text index on Entity.name and the nearest name_embedding vectors (scores at least
+0.6 on the [0, 1] scale of (1 + cosine) / 2), fused with reciprocal rank fusion, as Graphiti does; a resolver
+(offline rules here, an LLM's in memoria/ingest/llm_resolver.py) picks among them.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from memoria.ingest.extract_entities import PHRASE, ExtractedEntity
 from memoria.readmodel.cache import ViewTooLarge, view_cache
 from memoria.readmodel.scopes import ENTITIES
 from memoria.readmodel.text_index import query_terms
-from memoria.search.methods import MAX_QUERY_WORDS, STOP_WORDS, lucene_query
+from memoria.search.methods import MAX_QUERY_WORDS, STOP_WORDS, cosine_similarities, lucene_query
 from memoria.search.rerankers import rrf
 
 VECTOR_MIN_SCORE = 0.6  # on the vector index's (1 + cosine) / 2 scale, Graphiti's threshold
@@ -63,6 +63,18 @@ WITH query, count(n) AS seen, min(score) AS lowest,
      collect(CASE WHEN n.group_id = $group AND score >= $min_score AND {vector_model_of("n")} = $model
                   THEN {{{ENTITY_FIELDS}, score: score}} END) AS kept
 RETURN query.key AS key, seen, lowest, kept[..$limit] AS hits
+"""
+# Without server vector indexes: each name's nearest entities of the group by an exact scan of its own vectors,
+# scored here on the index's scale (the servers' cosine functions differ in scale, not in order).
+VECTOR_SCAN = f"""
+UNWIND $queries AS query
+CALL (query) {{
+  MATCH (n:{kinds.ENTITY} {{group_id: $group}})
+  WHERE n.name_embedding IS NOT NULL AND {vector_model_of("n")} = $model
+  WITH n ORDER BY vector.similarity.cosine(n.name_embedding, query.vector) DESC LIMIT $limit
+  RETURN collect({{{ENTITY_FIELDS}, vector: n.name_embedding}}) AS nearest
+}}
+RETURN query.key AS key, query.vector AS vector, nearest
 """
 
 
@@ -217,6 +229,21 @@ def _vector_candidate_rows(
     return done
 
 
+def _scanned_candidate_rows(queries: list[dict], *, read: Callable[..., list[dict]]) -> list[dict]:
+    """One row per query, as `_vector_candidate_rows` gives them, from an exact scan of the group's vectors."""
+    rows = read(VECTOR_SCAN, queries, **vector_model_parameters(configured_model_id())) if queries else []
+    found = []
+    for row in rows:
+        nearest = [hit for hit in row["nearest"] if hit["vector"]]
+        cosines = cosine_similarities(row["vector"], [hit["vector"] for hit in nearest])
+        scored = sorted(
+            ({**hit, "score": (1.0 + cosine) / 2.0} for hit, cosine in zip(nearest, cosines, strict=True)),
+            key=lambda hit: (-hit["score"], hit["id"]),
+        )
+        found.append({"key": row["key"], "hits": [hit for hit in scored if hit["score"] >= VECTOR_MIN_SCORE]})
+    return found
+
+
 def entity_candidates(
     *, group: str, names: dict[str, str], vectors: dict[str, list[float]], limit: int = CANDIDATE_LIMIT
 ) -> dict[str, list[Candidate]]:
@@ -282,12 +309,12 @@ def _indexed_candidates(
         [{"key": key, "text": query} for key, name in names.items() if (query := lucene_query(name))],
         index=dialect.fulltext_index_name(IndexSpec(kinds.ENTITY, "name")),
     )
-    vector_rows = _vector_candidate_rows(
-        [{"key": key, "vector": vectors[key]} for key in names if key in vectors],
-        read=hits,
-        index=dialect.vector_index_name(IndexSpec(kinds.ENTITY, "name_embedding")),
-        limit=limit,
-    )
+    vector_queries = [{"key": key, "vector": vectors[key]} for key in names if key in vectors]
+    if dialect.serves_vector_indexes():
+        index = dialect.vector_index_name(IndexSpec(kinds.ENTITY, "name_embedding"))
+        vector_rows = _vector_candidate_rows(vector_queries, read=hits, index=index, limit=limit)
+    else:
+        vector_rows = _scanned_candidate_rows(vector_queries, read=hits)
     rankings: dict[str, list[list[str]]] = {key: [] for key in names}
     states: dict[str, EntityState] = {}
     vector_scores: dict[tuple[str, str], float] = {}

@@ -1,5 +1,6 @@
 """The search methods, one function per method and scope: BM25 through full-text indexes, cosine through vector
-indexes (re-scored exactly), and breadth-first search over the graph; each returns candidates best first.
+indexes (re-scored exactly) or an exact scan of the groups' own vectors, and breadth-first search over the graph;
+each returns candidates best first.
 
 Every query keeps to the caller's groups, so a search never sees another group's memories.
 """
@@ -96,6 +97,21 @@ CALL db.index.vector.queryNodes($index, $page, $vector) YIELD node
 RETURN CASE WHEN node.group_id IN $groups AND {vector_model_of("node")} = $model
             THEN {{{NODE_FIELDS}, vector: node[$vector_property]}} END AS hit
 """
+# Without server vector indexes (GraphDialect.serves_vector_indexes): the groups' own vectors, found through the
+# group_id index and ranked by the server's cosine, so the cost is the groups' size whatever else the server holds.
+# Neo4j's function answers (1 + cosine) / 2 and ArcadeDB's the cosine: the same order, re-scored exactly here.
+FACTS_COSINE_SCAN = f"""
+MATCH ()-[r:{kinds.RELATES}]->()
+WHERE {KEEP_FACT} AND r.fact_embedding IS NOT NULL AND {vector_model_of("r")} = $model
+WITH r ORDER BY vector.similarity.cosine(r.fact_embedding, $vector) DESC LIMIT $page
+RETURN {{{FACT_FIELDS}, vector: r.fact_embedding}} AS hit
+"""
+NODES_COSINE_SCAN = """
+MATCH (node:{label})
+WHERE node.group_id IN $groups AND node[$vector_property] IS NOT NULL AND {model_of} = $model
+WITH node ORDER BY vector.similarity.cosine(node[$vector_property], $vector) DESC LIMIT $page
+RETURN {{{fields}, vector: node[$vector_property]}} AS hit
+"""
 # The facts of the entities whose names matched (a fact's searchable text names its ends), in the groups and
 # holding at the moment, each with the id of the matched end; at most $max_rows, so a hub cannot ship the group.
 FACTS_OF_ENDS = f"""
@@ -167,6 +183,11 @@ class _NodeScope:
     label: str
     text_properties: tuple[str, ...]
     vector_property: str
+
+    @property
+    def cosine_scan(self) -> str:
+        # The label is one of the constant scopes below, never user text.
+        return NODES_COSINE_SCAN.format(label=self.label, model_of=vector_model_of("node"), fields=NODE_FIELDS)
 
 
 ENTITY_SCOPE = _NodeScope(kinds.ENTITY, ("name", "summary"), "name_embedding")
@@ -295,6 +316,14 @@ def facts_bm25(*, text: str, groups: Sequence[str], limit: int, valid_at: str | 
     return sorted(found.values(), key=lambda c: (-c.score, c.id))[:limit]
 
 
+def _scanned_hits(scan_query: str, *, limit: int, **parameters: Any) -> list[dict[str, Any]]:
+    """The groups' nearest vectors by an exact scan on the server: no index, so no page to deepen."""
+    rows = _read(
+        scan_query, page=vector_candidates(limit), **parameters, **vector_model_parameters(configured_model_id())
+    )
+    return [row["hit"] for row in rows]
+
+
 def facts_cosine(
     *,
     vector: Sequence[float],
@@ -304,15 +333,12 @@ def facts_cosine(
     min_similarity: float = -1.0,
 ) -> list[Candidate]:
     dialect = graph_dialect()
-    index = dialect.vector_index_name(IndexSpec(kinds.RELATES, "fact_embedding", relationship=True))
-    rows = _vector_hits(
-        FACTS_COSINE_PAGE[dialect.name],
-        limit=limit,
-        index=index,
-        vector=list(vector),
-        groups=list(groups),
-        **valid_time(valid_at).nullable_parameters(),
-    )
+    parameters = {"vector": list(vector), "groups": list(groups), **valid_time(valid_at).nullable_parameters()}
+    if dialect.serves_vector_indexes():
+        index = dialect.vector_index_name(IndexSpec(kinds.RELATES, "fact_embedding", relationship=True))
+        rows = _vector_hits(FACTS_COSINE_PAGE[dialect.name], limit=limit, index=index, **parameters)
+    else:
+        rows = _scanned_hits(FACTS_COSINE_SCAN, limit=limit, **parameters)
     return [_fact(row, similarity) for similarity, row in _exact_ranking(rows, vector, limit, min_similarity)]
 
 
@@ -343,15 +369,18 @@ def _nodes_bm25(scope: _NodeScope, *, text: str, groups: Sequence[str], limit: i
 def _nodes_cosine(
     scope: _NodeScope, *, vector: Sequence[float], groups: Sequence[str], limit: int, min_similarity: float
 ) -> list[Candidate]:
-    rows = _vector_hits(
-        NODES_COSINE_PAGE,
-        limit=limit,
-        index=graph_dialect().vector_index_name(IndexSpec(scope.label, scope.vector_property)),
-        vector=list(vector),
-        groups=list(groups),
-        text_property=scope.text_properties[-1],
-        vector_property=scope.vector_property,
-    )
+    dialect = graph_dialect()
+    parameters = {
+        "vector": list(vector),
+        "groups": list(groups),
+        "text_property": scope.text_properties[-1],
+        "vector_property": scope.vector_property,
+    }
+    if dialect.serves_vector_indexes():
+        index = dialect.vector_index_name(IndexSpec(scope.label, scope.vector_property))
+        rows = _vector_hits(NODES_COSINE_PAGE, limit=limit, index=index, **parameters)
+    else:
+        rows = _scanned_hits(scope.cosine_scan, limit=limit, **parameters)
     return [
         Candidate(row["id"], row["name"] or "", row["text"], similarity, vector=row["vector"])
         for similarity, row in _exact_ranking(rows, vector, limit, min_similarity)

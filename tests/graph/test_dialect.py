@@ -46,3 +46,14 @@ def test_unsafe_names_never_reach_ddl(label: str) -> None:
         IndexSpec(label, "name")
     with pytest.raises(ValueError, match="unsafe key target"):
         KeySpec(label, ("group_id", "id"))
+
+
+@pytest.mark.parametrize(
+    ("choice", "neo4j", "arcadedb"),
+    [("auto", True, False), ("on", True, True), ("off", False, False)],
+)
+def test_which_servers_keep_vector_indexes(settings: object, choice: str, neo4j: bool, arcadedb: bool) -> None:
+    """Neo4j's vector indexes take writes one by one; ArcadeDB's are rebuilt whole, so `auto` leaves them out."""
+    settings.MEMORIA_GRAPH = {**settings.MEMORIA_GRAPH, "VECTOR_INDEXES": choice}  # type: ignore[attr-defined]
+    assert Neo4jDialect().serves_vector_indexes() is neo4j
+    assert ArcadeDialect(http=None).serves_vector_indexes() is arcadedb  # type: ignore[arg-type]

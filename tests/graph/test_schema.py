@@ -17,20 +17,50 @@ from memoria.graph.schema import FULLTEXT, RANGE, UNIQUE, VECTOR, retired_constr
 from tests.conftest import dedicated_graph_server
 
 
+def index_names() -> set[str]:
+    return {row["name"] for row in driver.read("SHOW INDEXES")}
+
+
 def test_schema_install_twice_is_harmless() -> None:
     first = schema_install()
     second = schema_install()
     assert first == second
     assert first.dialect == "arcadedb"
-    indexes = driver.read("SHOW INDEXES")
-    names = {row["name"] for row in indexes}
+    names = index_names()
     dialect = graph_dialect()
     for spec in FULLTEXT:
         assert dialect.fulltext_index_name(spec) in names
-    for spec in VECTOR:
-        assert dialect.vector_index_name(spec) in names
     assert len(driver.read("SHOW CONSTRAINTS")) >= len(UNIQUE)
-    assert len(indexes) >= len(RANGE) + len(FULLTEXT) + len(VECTOR)
+    assert len(names) >= len(RANGE) + len(FULLTEXT)
+
+
+def test_arcadedb_keeps_no_vector_index_unless_asked(settings: Any, group: str) -> None:
+    """ArcadeDB rebuilds a vector index whole after writes, so by default there is none; `on` makes them, they
+    answer, and going back to `auto` drops them from the store again."""
+    dialect = graph_dialect()
+    vector_names = {dialect.vector_index_name(spec) for spec in VECTOR}
+    assert schema_install().vector_indexes == 0 and not vector_names & index_names()
+    settings.MEMORIA_GRAPH = {**settings.MEMORIA_GRAPH, "VECTOR_INDEXES": "on"}
+    try:
+        assert schema_install().vector_indexes == len(VECTOR)
+        assert vector_names <= index_names()
+        unit = [1.0] + [0.0] * 383
+        driver.write(
+            "CREATE (:Memory:Entity {id: $id, group_id: $g, name: 'Lyon warehouse', name_embedding: $v})",
+            id=f"{group}-w",
+            g=group,
+            v=unit,
+        )
+        near = driver.read(
+            "CALL db.index.vector.queryNodes($index, 5, $v) YIELD node, score RETURN node.id AS id, score",
+            index=dialect.vector_index_name(next(spec for spec in VECTOR if spec.label == "Entity")),
+            v=unit,
+        )
+        assert near and near[0]["id"] == f"{group}-w" and near[0]["score"] == pytest.approx(1.0, abs=1e-3)
+    finally:
+        settings.MEMORIA_GRAPH = {**settings.MEMORIA_GRAPH, "VECTOR_INDEXES": "auto"}
+        assert schema_install().vector_indexes == 0
+    assert not vector_names & index_names()
 
 
 def test_a_node_is_keyed_by_group_and_id(group: str) -> None:
@@ -72,7 +102,7 @@ def test_schema_install_migrates_a_store_of_global_ids(
         assert "retired" not in again.getvalue()
 
 
-def test_fulltext_and_vector_indexes_answer(group: str) -> None:
+def test_fulltext_indexes_answer(group: str) -> None:
     driver.write(
         "CREATE (:Memory:Entity {id: $id, group_id: $g, name: 'Lyon warehouse', name_embedding: $v})",
         id=f"{group}-w",
@@ -86,13 +116,6 @@ def test_fulltext_and_vector_indexes_answer(group: str) -> None:
         q="warehouse",
     )
     assert {"id": f"{group}-w"} in hits
-    name_embedding = next(spec for spec in VECTOR if spec.label == "Entity")
-    near = driver.read(
-        "CALL db.index.vector.queryNodes($index, 5, $v) YIELD node, score RETURN node.id AS id, score",
-        index=graph_dialect().vector_index_name(name_embedding),
-        v=[1.0] + [0.0] * 383,
-    )
-    assert near and near[0]["id"] == f"{group}-w" and near[0]["score"] == pytest.approx(1.0, abs=1e-3)
 
 
 def test_the_schema_is_what_the_models_declare() -> None:

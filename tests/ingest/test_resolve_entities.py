@@ -128,21 +128,25 @@ def crowd() -> Iterator[str]:
     driver.write("MATCH (n:Memory {group_id: $group}) DETACH DELETE n", group=name)
 
 
-def test_vector_candidates_are_found_past_other_groups_copies(group: str, crowd: str) -> None:
+def test_vector_candidates_are_found_past_other_groups_copies(
+    group: str, crowd: str, vector_search: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     own = [{"id": f"{group}-0", "name": "Northwind Freight Logistics GmbH"}]
     graph_document_import(document=parse_graph_document({"nodes": own, "edges": []}, group=group), group=group)
     group_reindex(group=group)
     names = {"northwind": "Northwind Freight Logistics"}
+    vectors = dict(zip(names, embed(list(names.values())), strict=True))
 
-    found = entity_candidates(
-        group=group, names=names, vectors=dict(zip(names, embed(list(names.values())), strict=True))
-    )
+    from_view = entity_candidates(group=group, names=names, vectors=vectors)
+    monkeypatch.setattr("memoria.readmodel.cache._cache", ViewCache(max_bytes=1))
+    from_server = entity_candidates(group=group, names=names, vectors=vectors)
 
-    assert [(c.entity.id, c.vector_score is not None) for c in found["northwind"]] == [(f"{group}-0", True)]
+    for found in (from_view, from_server):
+        assert [(c.entity.id, c.vector_score is not None) for c in found["northwind"]] == [(f"{group}-0", True)]
 
 
-def test_past_the_view_budget_the_server_indexes_give_the_same_candidates(
-    stored: str, monkeypatch: pytest.MonkeyPatch
+def test_past_the_view_budget_the_server_gives_the_same_candidates(
+    stored: str, monkeypatch: pytest.MonkeyPatch, vector_search: str
 ) -> None:
     names = {"northwind": "Northwind", "palette": "colour palette", "varga": "Ilse Varga"}
     vectors = dict(zip(names, embed(list(names.values())), strict=True))

@@ -11,14 +11,14 @@ from django.core.management import CommandError, call_command
 
 from memoria import embeddings
 from memoria.embeddings import embedder
-from memoria.graph import driver, kinds
-from memoria.graph.dialect import graph_dialect
-from memoria.graph.schema import VECTOR, vector_model_parameters
+from memoria.graph import driver
+from memoria.graph.schema import vector_model_parameters
 from memoria.graph.searchable import fact_text, node_text
 from memoria.interchange import reindex
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
 from memoria.interchange.reindex import group_reindex, reindex_after_write, reindex_backlog
+from memoria.search.methods import entities_cosine
 
 VECTORS = """
 MATCH (n:Memory {group_id: $group})
@@ -28,12 +28,6 @@ MATCH (:Memory {group_id: $group})-[r:RELATES]->()
 RETURN r.id AS id, r.fact_embedding AS vector
 """
 EDGE_FROM = "MATCH (:Memory {id: $source})-[r:RELATES]->() RETURN r.id AS id"
-NEAREST_ENTITIES = """
-CALL db.index.vector.queryNodes($index, 5, $vector) YIELD node, score
-WHERE node.group_id = $group
-RETURN node.id AS id, score
-ORDER BY score DESC
-"""
 
 
 def memory(group: str) -> dict:
@@ -108,16 +102,10 @@ def test_missing_texts_fall_back_to_names(stored: str) -> None:
         assert similarity > 0.9999, item
 
 
-def test_vector_index_finds_the_entity_by_meaning(stored: str) -> None:
+def test_the_server_finds_the_reindexed_entity_by_meaning(stored: str, vector_search: str) -> None:
     group_reindex(group=stored)
-    spec = next(spec for spec in VECTOR if spec.label == kinds.ENTITY)
-    rows = driver.read(
-        NEAREST_ENTITIES,
-        index=graph_dialect().vector_index_name(spec),
-        vector=embedder().embed_one("inventory in the depot"),
-        group=stored,
-    )
-    assert rows[0]["id"] == f"{stored}-stock"
+    found = entities_cosine(vector=embedder().embed_one("inventory in the depot"), groups=[stored], limit=5)
+    assert found[0].id == f"{stored}-stock"
 
 
 def run(*args: str) -> tuple[str, str]:

@@ -50,7 +50,7 @@ def test_facts_bm25_finds_words_best_first_and_survives_lucene_syntax(searched: 
     assert top.valid_at == "2024-03-02T00:00:00Z" and top.invalid_at is None
 
 
-def test_facts_cosine_ranks_by_exact_cosine(searched: str) -> None:
+def test_facts_cosine_ranks_by_exact_cosine(searched: str, vector_search: str) -> None:
     vector = embedder().embed_one("Lyon warehouse gloves shortage in March")
     found = methods.facts_cosine(vector=vector, groups=[searched], limit=3)
     assert set(ids(found, searched)[:2]) == {"ran-out", "stockout"}
@@ -60,7 +60,7 @@ def test_facts_cosine_ranks_by_exact_cosine(searched: str) -> None:
     assert [c.score for c in found] == sorted((c.score for c in found), reverse=True)
 
 
-def test_the_date_filter_keeps_facts_that_hold_then(searched: str) -> None:
+def test_the_date_filter_keeps_facts_that_hold_then(searched: str, vector_search: str) -> None:
     vector = embedder().embed_one("Bob Novak truck driver")
     for method, kwargs in (
         (methods.facts_bm25, {"text": "Bob Novak truck driver"}),
@@ -108,7 +108,7 @@ def test_entity_bm25_adds_the_name_and_summary_scores(searched: str) -> None:
     assert both[0].text == "Nitrile safety gloves, size L" and both[0].name == "Safety gloves"
 
 
-def test_node_scopes_by_words_and_by_meaning(searched: str) -> None:
+def test_node_scopes_by_words_and_by_meaning(searched: str, vector_search: str) -> None:
     model = embedder()
     assert ids(methods.entities_cosine(vector=model.embed_one("a harbour"), groups=[searched], limit=1), searched) == [
         "rotterdam"
@@ -122,7 +122,7 @@ def test_node_scopes_by_words_and_by_meaning(searched: str) -> None:
     assert ids(metal, searched) == ["metal"]
 
 
-def test_cosine_drops_candidates_at_or_below_the_minimum(searched: str) -> None:
+def test_cosine_drops_candidates_at_or_below_the_minimum(searched: str, vector_search: str) -> None:
     vector = embedder().embed_one("a harbour")
     everything = methods.entities_cosine(vector=vector, groups=[searched], limit=20, min_similarity=-1.0)
     assert len(everything) == 8
@@ -205,7 +205,7 @@ def test_mentions_and_vectors_are_read_for_candidates(searched: str) -> None:
     assert len(nodes[node_id(searched, "ep1")]) == 384
 
 
-def test_no_method_ever_returns_another_group(searched: str, other: str) -> None:
+def test_no_method_ever_returns_another_group(searched: str, other: str, vector_search: str) -> None:
     model = embedder()
     text = "Lyon warehouse safety gloves Rotterdam port Nordbalt bolts Alice Bob party"
     vector = model.embed_one(text)
@@ -250,7 +250,7 @@ def crowd(group: str) -> str:
     return group
 
 
-def test_a_crowded_index_still_yields_the_group_s_matches(searched: str, crowd: str) -> None:
+def test_a_crowded_index_still_yields_the_group_s_matches(searched: str, crowd: str, vector_search: str) -> None:
     words = methods.facts_bm25(text="gloves", groups=[searched], limit=5)
     assert set(ids(words, searched)) == {"stocks", "ran-out", "stockout", "arrive"}
     assert len(methods.facts_bm25(text="gloves", groups=[crowd], limit=100)) == 100

@@ -24,5 +24,10 @@ class Command(BaseCommand):
             f"{report.range_indexes} range, {report.fulltext_indexes} full-text and "
             f"{report.vector_indexes} vector index(es)"
         )
+        if not report.vector_indexes:
+            self.stdout.write(
+                "no vector indexes on the server (MEMORIA_GRAPH_VECTOR_INDEXES): a group past the view budget "
+                "ranks its own vectors by an exact scan"
+            )
         for name in report.retired:
             self.stdout.write(f"retired {name}: ids are unique per group now, keyed by (group_id, id)")
