@@ -218,8 +218,7 @@ def tenants_benchmark(
 def tenants_report(results: dict[str, Any], *, facts: int, crowd: int) -> list[str]:
     alone, beside = results["alone"], results["crowd"]
     lines = [f"tenants: a {facts}-fact group alone, then beside {crowd} facts in other groups (ratio = crowd ÷ alone)"]
-    if "server_vector_indexes" in results:
-        lines.append(f"  server vector indexes: {'on' if results['server_vector_indexes'] else 'off'}")
+    lines.append(f"  server vector indexes: {'on' if results['server_vector_indexes'] else 'off'}")
     lines.extend(f"  before the {phase} phase: {settled}" for phase, settled in results.get("settled", {}).items())
     for phase, data in (("alone", alone), ("crowd", beside)):
         view = data["view"]

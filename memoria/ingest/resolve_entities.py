@@ -25,7 +25,7 @@ from memoria.ingest.extract_entities import PHRASE, ExtractedEntity
 from memoria.readmodel.cache import ViewTooLarge, view_cache
 from memoria.readmodel.scopes import ENTITIES
 from memoria.readmodel.text_index import query_terms
-from memoria.search.methods import MAX_QUERY_WORDS, STOP_WORDS, cosine_similarities, lucene_query
+from memoria.search.methods import MAX_QUERY_WORDS, STOP_WORDS, exact_ranking, lucene_query
 from memoria.search.rerankers import rrf
 
 VECTOR_MIN_SCORE = 0.6  # on the vector index's (1 + cosine) / 2 scale, Graphiti's threshold
@@ -234,12 +234,8 @@ def _scanned_candidate_rows(queries: list[dict], *, read: Callable[..., list[dic
     rows = read(VECTOR_SCAN, queries, **vector_model_parameters(configured_model_id())) if queries else []
     found = []
     for row in rows:
-        nearest = [hit for hit in row["nearest"] if hit["vector"]]
-        cosines = cosine_similarities(row["vector"], [hit["vector"] for hit in nearest])
-        scored = sorted(
-            ({**hit, "score": (1.0 + cosine) / 2.0} for hit, cosine in zip(nearest, cosines, strict=True)),
-            key=lambda hit: (-hit["score"], hit["id"]),
-        )
+        ranked = exact_ranking(row["nearest"], row["vector"], len(row["nearest"]), -1.0)
+        scored = ({**hit, "score": (1.0 + cosine) / 2.0} for cosine, hit in ranked)
         found.append({"key": row["key"], "hits": [hit for hit in scored if hit["score"] >= VECTOR_MIN_SCORE]})
     return found
 

@@ -242,7 +242,8 @@ def _fact(row: dict, score: float) -> Candidate:
     )
 
 
-def _exact_ranking(rows: list[dict], vector: Sequence[float], limit: int, min_similarity: float) -> list[tuple]:
+def exact_ranking(rows: list[dict], vector: Sequence[float], limit: int, min_similarity: float) -> list[tuple]:
+    """(cosine, row) of the rows with a vector, best first then by id, above `min_similarity`, at most `limit`."""
     rows = [row for row in rows if row["vector"]]
     scored = zip(cosine_similarities(vector, [row["vector"] for row in rows]), rows, strict=True)
     kept = sorted(((s, row) for s, row in scored if s > min_similarity), key=lambda pair: (-pair[0], pair[1]["id"]))
@@ -316,12 +317,16 @@ def facts_bm25(*, text: str, groups: Sequence[str], limit: int, valid_at: str | 
     return sorted(found.values(), key=lambda c: (-c.score, c.id))[:limit]
 
 
-def _scanned_hits(scan_query: str, *, limit: int, **parameters: Any) -> list[dict[str, Any]]:
-    """The groups' nearest vectors by an exact scan on the server: no index, so no page to deepen."""
-    rows = _read(
-        scan_query, page=vector_candidates(limit), **parameters, **vector_model_parameters(configured_model_id())
-    )
-    return [row["hit"] for row in rows]
+def _nearest_hits(
+    spec: IndexSpec, *, page_query: str, scan_query: str, limit: int, **parameters: Any
+) -> list[dict[str, Any]]:
+    """The groups' candidates by vector: from the server's index where it keeps one, else by an exact scan of the
+    groups' own vectors (no index, so no page to deepen)."""
+    dialect = graph_dialect()
+    if dialect.serves_vector_indexes():
+        return _vector_hits(page_query, limit=limit, index=dialect.vector_index_name(spec), **parameters)
+    model = vector_model_parameters(configured_model_id())
+    return [row["hit"] for row in _read(scan_query, page=vector_candidates(limit), **parameters, **model)]
 
 
 def facts_cosine(
@@ -332,14 +337,16 @@ def facts_cosine(
     valid_at: str | None = None,
     min_similarity: float = -1.0,
 ) -> list[Candidate]:
-    dialect = graph_dialect()
-    parameters = {"vector": list(vector), "groups": list(groups), **valid_time(valid_at).nullable_parameters()}
-    if dialect.serves_vector_indexes():
-        index = dialect.vector_index_name(IndexSpec(kinds.RELATES, "fact_embedding", relationship=True))
-        rows = _vector_hits(FACTS_COSINE_PAGE[dialect.name], limit=limit, index=index, **parameters)
-    else:
-        rows = _scanned_hits(FACTS_COSINE_SCAN, limit=limit, **parameters)
-    return [_fact(row, similarity) for similarity, row in _exact_ranking(rows, vector, limit, min_similarity)]
+    rows = _nearest_hits(
+        IndexSpec(kinds.RELATES, "fact_embedding", relationship=True),
+        page_query=FACTS_COSINE_PAGE[graph_dialect().name],
+        scan_query=FACTS_COSINE_SCAN,
+        limit=limit,
+        vector=list(vector),
+        groups=list(groups),
+        **valid_time(valid_at).nullable_parameters(),
+    )
+    return [_fact(row, similarity) for similarity, row in exact_ranking(rows, vector, limit, min_similarity)]
 
 
 def _nodes_bm25(scope: _NodeScope, *, text: str, groups: Sequence[str], limit: int) -> list[Candidate]:
@@ -369,21 +376,19 @@ def _nodes_bm25(scope: _NodeScope, *, text: str, groups: Sequence[str], limit: i
 def _nodes_cosine(
     scope: _NodeScope, *, vector: Sequence[float], groups: Sequence[str], limit: int, min_similarity: float
 ) -> list[Candidate]:
-    dialect = graph_dialect()
-    parameters = {
-        "vector": list(vector),
-        "groups": list(groups),
-        "text_property": scope.text_properties[-1],
-        "vector_property": scope.vector_property,
-    }
-    if dialect.serves_vector_indexes():
-        index = dialect.vector_index_name(IndexSpec(scope.label, scope.vector_property))
-        rows = _vector_hits(NODES_COSINE_PAGE, limit=limit, index=index, **parameters)
-    else:
-        rows = _scanned_hits(scope.cosine_scan, limit=limit, **parameters)
+    rows = _nearest_hits(
+        IndexSpec(scope.label, scope.vector_property),
+        page_query=NODES_COSINE_PAGE,
+        scan_query=scope.cosine_scan,
+        limit=limit,
+        vector=list(vector),
+        groups=list(groups),
+        text_property=scope.text_properties[-1],
+        vector_property=scope.vector_property,
+    )
     return [
         Candidate(row["id"], row["name"] or "", row["text"], similarity, vector=row["vector"])
-        for similarity, row in _exact_ranking(rows, vector, limit, min_similarity)
+        for similarity, row in exact_ranking(rows, vector, limit, min_similarity)
     ]
 
 
