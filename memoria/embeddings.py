@@ -1,9 +1,9 @@
-"""Text embeddings for vector search: the configured model on one backend (torch, ONNX Runtime fp32 or int8),
-loaded once, its weights pinned, its id recorded beside every stored vector.
+"""Text embeddings for vector search: the configured model on one backend (torch, ONNX Runtime fp32 or int8,
+OpenVINO), loaded once, its weights pinned, its id recorded beside every stored vector.
 
 Importing sentence-transformers takes seconds, so nothing heavy is imported until the first embedding is asked for.
 The ONNX graphs are made from the pinned weights on first use (torch.onnx.export, then onnxruntime's dynamic int8
-quantization) and cached under var/embeddings, named by the weights' digest.
+quantization) and cached under var/embeddings, named by the weights' digest; OpenVINO compiles the fp32 graph.
 """
 
 from __future__ import annotations
@@ -37,10 +37,13 @@ DEFAULT_BATCH_SIZE = 64
 DEFAULT_MAX_SEQUENCE = 256
 _SHA256_PATTERN = re.compile(r"^[0-9a-f]{64}$")
 
-TORCH, ONNX, ONNX_INT8 = "torch", "onnx", "onnx-int8"
-BACKENDS = (TORCH, ONNX, ONNX_INT8)
-# Chosen by measurement (docs/search.md, "Why this default"): torch's vectors (the same recall), as fast or faster.
-DEFAULT_BACKEND = ONNX
+TORCH, ONNX, ONNX_INT8, OPENVINO = "torch", "onnx", "onnx-int8", "openvino"
+BACKENDS = (TORCH, ONNX, ONNX_INT8, OPENVINO)
+# Chosen by measurement (docs/search.md, "Why this default"): the same recall as torch's vectors, the fastest.
+DEFAULT_BACKEND = OPENVINO
+# Padded tokens in one run of the model, chosen by measurement (docs/benchmarks.md, "Embedding runs bounded by
+# tokens"): 256 to 1,024 were equally fast on ingest's texts, 2,048 slower, 64 texts of 130 tokens twice as slow.
+TOKENS_PER_RUN = 1024
 INT8_SUFFIX = "+int8"
 ONNX_OPSET = 17
 
@@ -56,7 +59,8 @@ class ModelSource:
 
 def model_id_for(source: ModelSource, backend: str) -> str:
     """What a vector records as its model. fp32 on torch and on ONNX Runtime make the same vectors (cosine 1.0 to
-    five places, tests/test_embeddings.py), so they share an id; int8 weights make other vectors: another id."""
+    five places, tests/test_embeddings.py), and OpenVINO's bfloat16 vectors within 0.9999 of them with the same
+    recall, so they share an id; int8 weights make other vectors (cosine down to 0.95, recall lost): another id."""
     return source.name + (INT8_SUFFIX if backend == ONNX_INT8 else "")
 
 
@@ -114,12 +118,21 @@ class _TorchEncoder:
     """sentence-transformers on torch: the reference the ONNX backends are checked against."""
 
     def __init__(self, folder: Path) -> None:
+        import torch
         from sentence_transformers import SentenceTransformer
 
         self._model = SentenceTransformer(str(folder), device="cpu")
         self.dimensions = int(self._model.get_embedding_dimension() or 0)
+        self._threads = torch.get_num_threads()
 
     def encode(self, texts: list[str], batch_size: int) -> Any:
+        import torch
+
+        # torch's threads are OpenMP's, which any OpenMP library called from this thread may have changed:
+        # SimSIMD's single-threaded scoring in the retrieval views set them to one, so an ingest that resolved
+        # entities through a view embedded on one core (docs/benchmarks.md, "Embedding runs bounded by tokens").
+        if torch.get_num_threads() != self._threads:
+            torch.set_num_threads(self._threads)
         return self._model.encode(
             texts, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
         )
@@ -131,14 +144,16 @@ class _TorchEncoder:
     def threads_set(self, threads: int) -> None:
         import torch
 
+        self._threads = threads
         torch.set_num_threads(threads)  # process-wide: torch has no per-model setting
 
 
-class _OnnxEncoder:
-    """The transformer as an ONNX graph on onnxruntime and the folder's own tokenizer (tokenizers), then what the
-    sentence-transformers modules of these models do: mean pooling over the attention mask, L2 normalisation."""
+class _TokenizedEncoder:
+    """What the ONNX Runtime and OpenVINO backends share: the folder's own tokenizer (tokenizers), texts run in
+    batches of similar token counts, then what the sentence-transformers modules of these models do: mean pooling
+    over the attention mask, L2 normalisation. Subclasses run one padded batch through the transformer."""
 
-    def __init__(self, folder: Path, graph: Path) -> None:
+    def __init__(self, folder: Path) -> None:
         from tokenizers import Tokenizer
 
         self._counter = Tokenizer.from_file(str(folder / "tokenizer.json"))
@@ -146,7 +161,56 @@ class _OnnxEncoder:
         self._counter.no_padding()
         self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self._tokenizer.enable_truncation(max_length=_max_sequence(folder))
-        self._tokenizer.enable_padding(pad_id=self._tokenizer.token_to_id("[PAD]") or 0)
+        self._tokenizer.no_padding()  # each batch is padded to its own longest text, below
+        self.dimensions = 0
+
+    def _hidden(self, feed: dict[str, Any]) -> Any:
+        raise NotImplementedError
+
+    def encode(self, texts: list[str], batch_size: int) -> Any:
+        import numpy as np
+
+        encodings = self._tokenizer.encode_batch(texts)
+        result = np.zeros((len(texts), self.dimensions), dtype=np.float32)
+        for chosen in token_batches([len(encoding.ids) for encoding in encodings], max_texts=batch_size):
+            width = len(encodings[chosen[0]].ids)
+            ids = np.zeros((len(chosen), width), dtype=np.int64)
+            mask = np.zeros((len(chosen), width), dtype=np.int64)
+            for row, index in enumerate(chosen):
+                length = len(encodings[index].ids)
+                ids[row, :length] = encodings[index].ids
+                mask[row, :length] = 1
+            hidden = self._hidden({"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)})
+            weights = mask[:, :, None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+            result[chosen] = pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+        return result
+
+    def token_counts(self, texts: list[str]) -> list[int]:
+        return [len(encoding.ids) for encoding in self._counter.encode_batch(texts, add_special_tokens=False)]
+
+
+def token_batches(lengths: list[int], *, max_texts: int, max_tokens: int = TOKENS_PER_RUN) -> list[list[int]]:
+    """Indices of texts in runs of the model: longest first, so a run pads little, and each run at most
+    `max_texts` texts and `max_tokens` padded tokens (one text alone may exceed it). Bounding the tokens, not
+    only the texts, is what made ingest's embedding twice as fast: a run of 64 long texts is far slower per
+    token than four runs of 16 (docs/benchmarks.md, "Embedding runs bounded by tokens")."""
+    order = sorted(range(len(lengths)), key=lambda index: -lengths[index])
+    batches: list[list[int]] = []
+    start = 0
+    while start < len(order):
+        width = max(lengths[order[start]], 1)
+        size = max(1, min(max_texts, max_tokens // width))
+        batches.append(order[start : start + size])
+        start += size
+    return batches
+
+
+class _OnnxEncoder(_TokenizedEncoder):
+    """The transformer as an ONNX graph on onnxruntime."""
+
+    def __init__(self, folder: Path, graph: Path) -> None:
+        super().__init__(folder)
         self._graph = graph
         self._session = self._session_made(threads=0)
         self._inputs = {item.name for item in self._session.get_inputs()}
@@ -167,29 +231,39 @@ class _OnnxEncoder:
     def threads_set(self, threads: int) -> None:
         self._session = self._session_made(threads=threads)  # a session's thread pool is fixed when it is made
 
-    def encode(self, texts: list[str], batch_size: int) -> Any:
-        import numpy as np
+    def _hidden(self, feed: dict[str, Any]) -> Any:
+        return self._session.run(None, {name: value for name, value in feed.items() if name in self._inputs})[0]
 
-        # As sentence-transformers does: batches of similar lengths, so less padding is computed.
-        order = sorted(range(len(texts)), key=lambda index: -len(texts[index]))
-        result = np.zeros((len(texts), self.dimensions), dtype=np.float32)
-        for start in range(0, len(order), batch_size):
-            chosen = order[start : start + batch_size]
-            encodings = self._tokenizer.encode_batch([texts[index] for index in chosen])
-            mask = np.asarray([encoding.attention_mask for encoding in encodings], dtype=np.int64)
-            feed = {
-                "input_ids": np.asarray([encoding.ids for encoding in encodings], dtype=np.int64),
-                "attention_mask": mask,
-                "token_type_ids": np.asarray([encoding.type_ids for encoding in encodings], dtype=np.int64),
-            }
-            hidden = self._session.run(None, {name: value for name, value in feed.items() if name in self._inputs})[0]
-            weights = mask[:, :, None].astype(np.float32)
-            pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
-            result[chosen] = pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
-        return result
 
-    def token_counts(self, texts: list[str]) -> list[int]:
-        return [len(encoding.ids) for encoding in self._counter.encode_batch(texts, add_special_tokens=False)]
+class _OpenVinoEncoder(_TokenizedEncoder):
+    """The same ONNX graph compiled by OpenVINO, in bfloat16 where the CPU computes it natively (AVX512_BF16 or
+    AMX), else in fp32. bfloat16 keeps each vector within cosine 0.9999 of fp32's and the same recall on the
+    shared questions, at about twice the speed (docs/search.md, "Why this default"); so its vectors keep the
+    fp32 model id. OpenVINO's telemetry lives in its model converter, which is never imported here."""
+
+    def __init__(self, folder: Path, graph: Path) -> None:
+        import openvino
+
+        super().__init__(folder)
+        self._core = openvino.Core()
+        self._model = self._core.read_model(str(graph))
+        self._inputs = {item.get_any_name() for item in self._model.inputs}
+        capabilities = self._core.get_property("CPU", "OPTIMIZATION_CAPABILITIES")
+        self.precision = "bf16" if "BF16" in capabilities else "f32"
+        self._request = self._request_made(threads=0)
+        self.dimensions = int(self._model.outputs[0].get_partial_shape()[-1].get_length())
+
+    def _request_made(self, *, threads: int) -> Any:
+        configuration: dict[str, Any] = {"INFERENCE_PRECISION_HINT": self.precision, "PERFORMANCE_HINT": "LATENCY"}
+        if threads:
+            configuration["INFERENCE_NUM_THREADS"] = threads  # else OpenVINO's default, one a core
+        return self._core.compile_model(self._model, "CPU", configuration).create_infer_request()
+
+    def threads_set(self, threads: int) -> None:
+        self._request = self._request_made(threads=threads)  # a compiled model's threads are fixed
+
+    def _hidden(self, feed: dict[str, Any]) -> Any:
+        return self._request.infer({name: value for name, value in feed.items() if name in self._inputs})[0]
 
 
 def _max_sequence(folder: Path) -> int:
@@ -351,6 +425,8 @@ def embedder_load(
     try:
         if backend == TORCH:
             encoder: _Encoder = _TorchEncoder(source.folder)
+        elif backend == OPENVINO:
+            encoder = _OpenVinoEncoder(source.folder, onnx_graph(source, quantized=False, digest=digest))
         else:
             encoder = _OnnxEncoder(source.folder, onnx_graph(source, quantized=backend == ONNX_INT8, digest=digest))
     except EmbeddingModelError:

@@ -221,12 +221,11 @@ for _label in MEMORIA_EXTRA_ENTITY_LABELS:
 # otherwise a local sentence-transformers folder, pinned when MEMORIA_EMBEDDING_SHA256 gives its weights' digest.
 MEMORIA_EMBEDDING_MODEL = env_str("MEMORIA_EMBEDDING_MODEL", "")
 MEMORIA_EMBEDDING_SHA256 = env_str("MEMORIA_EMBEDDING_SHA256", "").lower()
-# How the model runs: torch, onnx (ONNX Runtime, the same vectors) or onnx-int8 (int8 weights: other vectors, so
-# another model id); empty: memoria.embeddings.DEFAULT_BACKEND. Changing it (or the model) calls for `reindex --all`.
+# How the model runs: torch, onnx (ONNX Runtime: the same vectors), openvino (bfloat16 where the CPU has it: within
+# cosine 0.9999, the same recall, the same model id) or onnx-int8 (int8 weights: other vectors, so another model
+# id); empty: memoria.embeddings.DEFAULT_BACKEND. Changing it to or from onnx-int8, or the model, calls for `reindex`.
 MEMORIA_EMBEDDING_BACKEND = env_str("MEMORIA_EMBEDDING_BACKEND", "")
-# How the model runs: torch, onnx (ONNX Runtime: the same vectors) or onnx-int8 (int8 weights: other vectors, so
-# another model id); empty: memoria.embeddings.DEFAULT_BACKEND. Changing it, or the model, calls for `reindex`.
-MEMORIA_EMBEDDING_BACKEND = env_str("MEMORIA_EMBEDDING_BACKEND", "")
+# Texts in one run of the model at most; a run also stops at memoria.embeddings.TOKENS_PER_RUN padded tokens.
 MEMORIA_EMBEDDING_BATCH = env_int("MEMORIA_EMBEDDING_BATCH", 64, minimum=1, maximum=4096)
 # Optional: a local sentence-transformers cross-encoder folder for the search reranker `cross_encoder`.
 MEMORIA_CROSS_ENCODER_MODEL = env_str("MEMORIA_CROSS_ENCODER_MODEL", "")

@@ -130,6 +130,49 @@ def test_onnx_fp32_makes_the_torch_vectors(backends: dict[str, Embedder]) -> Non
     assert backends[embeddings.ONNX].model_id == backends[embeddings.TORCH].model_id == embeddings.PACKAGED_MODEL_NAME
 
 
+def test_openvino_vectors_are_the_torch_vectors_to_four_places(backends: dict[str, Embedder]) -> None:
+    reference, openvino = backends[embeddings.TORCH].embed(TEXTS), backends[embeddings.OPENVINO].embed(TEXTS)
+    assert min(cosine(a, b) for a, b in zip(reference, openvino, strict=True)) > 0.9999
+    assert backends[embeddings.OPENVINO].model_id == embeddings.PACKAGED_MODEL_NAME
+    assert backends[embeddings.OPENVINO]._encoder.precision in {"bf16", "f32"}
+
+
+def test_runs_of_many_or_long_texts_make_the_vectors_of_one_text_alone(backends: dict[str, Embedder]) -> None:
+    texts = [
+        f"{index} " + "a sentence about stock levels at the Porto depot " * (1 + index % 9) for index in range(150)
+    ]
+    for name in (embeddings.ONNX, embeddings.OPENVINO):
+        together = backends[name].embed(texts)
+        for index in (0, 7, 75, 149):
+            assert cosine(together[index], backends[name].embed_one(texts[index])) > 0.9999, (name, index)
+
+
+def test_runs_are_bounded_by_texts_and_padded_tokens() -> None:
+    lengths = [3, 300, 40, 40, 41, 2, 600]
+    batches = embeddings.token_batches(lengths, max_texts=2, max_tokens=100)
+    assert batches == [[6], [1], [4, 2], [3, 0], [5]]  # longest first; a run of two 41s fits in 100, three would not
+    assert embeddings.token_batches(lengths, max_texts=64, max_tokens=200) == [[6], [1], [4, 2, 3, 0], [5]]
+    assert sorted(index for batch in batches for index in batch) == list(range(len(lengths)))
+    assert embeddings.token_batches([], max_texts=64) == []
+
+
+def test_torch_embeds_on_its_own_threads_whatever_openmp_was_set_to(backends: dict[str, Embedder]) -> None:
+    """SimSIMD's single-threaded scoring calls omp_set_num_threads(1) in the calling thread, which is torch's
+    count too when both load the same OpenMP runtime (they did in `load_locomo`; which runtime loads first
+    depends on import order, so the test sets the count itself)."""
+    import torch
+
+    model, before = backends[embeddings.TORCH], torch.get_num_threads()
+    model.threads_set(2)
+    torch.set_num_threads(1)
+    model.embed(["stock"])
+    assert torch.get_num_threads() == 2
+    model.threads_set(1)
+    model.embed(["stock"])
+    assert torch.get_num_threads() == 1
+    model.threads_set(before)
+
+
 def test_onnx_int8_is_close_to_torch_under_another_model_id(backends: dict[str, Embedder]) -> None:
     reference, int8 = backends[embeddings.TORCH].embed(TEXTS), backends[embeddings.ONNX_INT8].embed(TEXTS)
     similarities = [cosine(a, b) for a, b in zip(reference, int8, strict=True)]
@@ -139,7 +182,12 @@ def test_onnx_int8_is_close_to_torch_under_another_model_id(backends: dict[str, 
 
 def test_every_backend_counts_the_same_tokens(backends: dict[str, Embedder]) -> None:
     counts = {name: model.token_counts(TEXTS) for name, model in backends.items()}
-    assert counts[embeddings.ONNX] == counts[embeddings.ONNX_INT8] == counts[embeddings.TORCH]
+    assert (
+        counts[embeddings.ONNX]
+        == counts[embeddings.ONNX_INT8]
+        == counts[embeddings.OPENVINO]
+        == counts[embeddings.TORCH]
+    )
     assert counts[embeddings.TORCH][2] == 0 and counts[embeddings.TORCH][4] > 256  # counting never truncates
 
 
@@ -156,12 +204,13 @@ def test_onnx_graphs_are_made_once_under_the_weights_digest(backends: dict[str, 
 
 def test_an_unknown_backend_is_a_typed_error(settings) -> None:
     settings.MEMORIA_EMBEDDING_BACKEND = "tensorflow"
-    with pytest.raises(EmbeddingModelError, match="is not one of torch, onnx, onnx-int8"):
+    with pytest.raises(EmbeddingModelError, match="is not one of torch, onnx, onnx-int8, openvino"):
         embedder_load()
 
 
-def test_one_thread_makes_the_same_vectors(backends: dict[str, Embedder]) -> None:
-    model = embedder_load(backend=embeddings.ONNX)
+@pytest.mark.parametrize("backend", [embeddings.ONNX, embeddings.OPENVINO])
+def test_one_thread_makes_the_same_vectors(backend: str) -> None:
+    model = embedder_load(backend=backend)
     before = model.embed(TEXTS)
     model.threads_set(1)
-    assert [round(cosine(a, b), 6) for a, b in zip(before, model.embed(TEXTS), strict=True)] == [1.0] * len(TEXTS)
+    assert [round(cosine(a, b), 4) for a, b in zip(before, model.embed(TEXTS), strict=True)] == [1.0] * len(TEXTS)

@@ -20,12 +20,15 @@ def test_every_backend_is_timed_beside_torch(tmp_path: Path) -> None:
     rows = {line.split()[0]: line.split() for line in lines[4:] if line.strip()}
     assert rows["torch"][1] == "all-MiniLM-L6-v2" and rows["torch"][4] == "1.00"
     assert rows["onnx"][1] == "all-MiniLM-L6-v2" and rows["onnx-int8"][1] == "all-MiniLM-L6-v2+int8"
-    assert all(float(rows[name][3]) > 0 and float(rows[name][5]) > 0 for name in ("torch", "onnx", "onnx-int8"))
+    assert rows["openvino"][1] == "all-MiniLM-L6-v2"
+    assert all(
+        float(rows[name][3]) > 0 and float(rows[name][5]) > 0 for name in ("torch", "onnx", "onnx-int8", "openvino")
+    )
     assert rows["torch"][6] == "1.00"
 
 
 def test_bad_options_are_command_errors(tmp_path: Path) -> None:
-    with pytest.raises(CommandError, match="--backends: tensorflow not among torch, onnx, onnx-int8"):
+    with pytest.raises(CommandError, match="--backends: tensorflow not among torch, onnx, onnx-int8, openvino"):
         call_command("bench", "embeddings", "--backends", "tensorflow")
     with pytest.raises(CommandError, match="no such folder"):
         call_command("bench", "embeddings", "--data-dir", str(tmp_path / "missing"))

@@ -130,7 +130,9 @@ class Command(BaseCommand):
         explorer.add_argument("--runs", type=int, default=30, help="timed home pages")
         explorer.add_argument("--names", type=int, default=25, help="entity names typed, prefix by prefix")
         embeddings = sub.add_parser("embeddings", help="texts/s of each embedding backend beside torch, and recall")
-        embeddings.add_argument("--backends", default="torch,onnx,onnx-int8", help="comma-separated; torch always")
+        embeddings.add_argument(
+            "--backends", default="torch,onnx,onnx-int8,openvino", help="comma-separated; torch always"
+        )
         embeddings.add_argument("--texts", type=int, default=1000, help="texts per timed round (LoCoMo turns)")
         embeddings.add_argument("--runs", type=int, default=5, help="timed rounds per backend, interleaved")
         embeddings.add_argument(
