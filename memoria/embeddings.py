@@ -16,6 +16,7 @@ import re
 import threading
 import time
 import warnings
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -148,7 +149,7 @@ class _TorchEncoder:
         torch.set_num_threads(threads)  # process-wide: torch has no per-model setting
 
 
-class _TokenizedEncoder:
+class _TokenizedEncoder(ABC):
     """What the ONNX Runtime and OpenVINO backends share: the folder's own tokenizer (tokenizers), texts run in
     batches of similar token counts, then what the sentence-transformers modules of these models do: mean pooling
     over the attention mask, L2 normalisation. Subclasses run one padded batch through the transformer."""
@@ -164,8 +165,9 @@ class _TokenizedEncoder:
         self._tokenizer.no_padding()  # each batch is padded to its own longest text, below
         self.dimensions = 0
 
+    @abstractmethod
     def _hidden(self, feed: dict[str, Any]) -> Any:
-        raise NotImplementedError
+        """The transformer's last hidden state for one padded run."""
 
     def encode(self, texts: list[str], batch_size: int) -> Any:
         import numpy as np
