@@ -164,10 +164,11 @@ class _TokenizedEncoder(ABC):
         self._tokenizer.enable_truncation(max_length=_max_sequence(folder))
         self._tokenizer.no_padding()  # each batch is padded to its own longest text, below
         self.dimensions = 0
+        self._inputs: set[str] = set()  # the graph's input names: a graph may take no token_type_ids
 
     @abstractmethod
     def _hidden(self, feed: dict[str, Any]) -> Any:
-        """The transformer's last hidden state for one padded run."""
+        """The transformer's last hidden state for one padded run, fed only the graph's own inputs."""
 
     def encode(self, texts: list[str], batch_size: int) -> Any:
         import numpy as np
@@ -182,7 +183,8 @@ class _TokenizedEncoder(ABC):
                 length = len(encodings[index].ids)
                 ids[row, :length] = encodings[index].ids
                 mask[row, :length] = 1
-            hidden = self._hidden({"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)})
+            feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+            hidden = self._hidden({name: value for name, value in feed.items() if name in self._inputs})
             weights = mask[:, :, None].astype(np.float32)
             pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
             result[chosen] = pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
@@ -234,7 +236,7 @@ class _OnnxEncoder(_TokenizedEncoder):
         self._session = self._session_made(threads=threads)  # a session's thread pool is fixed when it is made
 
     def _hidden(self, feed: dict[str, Any]) -> Any:
-        return self._session.run(None, {name: value for name, value in feed.items() if name in self._inputs})[0]
+        return self._session.run(None, feed)[0]
 
 
 class _OpenVinoEncoder(_TokenizedEncoder):
@@ -265,7 +267,7 @@ class _OpenVinoEncoder(_TokenizedEncoder):
         self._request = self._request_made(threads=threads)  # a compiled model's threads are fixed
 
     def _hidden(self, feed: dict[str, Any]) -> Any:
-        return self._request.infer({name: value for name, value in feed.items() if name in self._inputs})[0]
+        return self._request.infer(feed)[0]
 
 
 def _max_sequence(folder: Path) -> int:

@@ -208,9 +208,10 @@ def test_an_unknown_backend_is_a_typed_error(settings) -> None:
         embedder_load()
 
 
-@pytest.mark.parametrize("backend", [embeddings.ONNX, embeddings.OPENVINO])
-def test_one_thread_makes_the_same_vectors(backend: str) -> None:
+# fp32 agrees to six places across thread counts; bfloat16 rounds at the fourth
+@pytest.mark.parametrize(("backend", "places"), [(embeddings.ONNX, 6), (embeddings.OPENVINO, 4)])
+def test_one_thread_makes_the_same_vectors(backend: str, places: int) -> None:
     model = embedder_load(backend=backend)
     before = model.embed(TEXTS)
     model.threads_set(1)
-    assert [round(cosine(a, b), 4) for a, b in zip(before, model.embed(TEXTS), strict=True)] == [1.0] * len(TEXTS)
+    assert [round(cosine(a, b), places) for a, b in zip(before, model.embed(TEXTS), strict=True)] == [1.0] * len(TEXTS)
