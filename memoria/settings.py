@@ -12,7 +12,12 @@ from django.core.exceptions import ImproperlyConfigured
 
 from memoria.config import env_bool, env_int, env_list, env_str, graph_url, local_secret
 from memoria.graph.driver import DEFAULT_CONNECTION_TIMEOUT_SECONDS
-from memoria.graph.retry import DEFAULT_ATTEMPTS, DEFAULT_BACKOFF_MS, DEFAULT_READ_DEADLINE_SECONDS
+from memoria.graph.retry import (
+    DEFAULT_ATTEMPTS,
+    DEFAULT_BACKOFF_MS,
+    DEFAULT_CONFLICT_ATTEMPTS,
+    DEFAULT_READ_DEADLINE_SECONDS,
+)
 from memoria.interchange.jsontext import DEFAULT_MAX_FILE_BYTES
 from memoria.observability import DEFAULT_SLOW_CYPHER_MS
 from memoria.readmodel import DEFAULT_VIEW_MAX_BYTES
@@ -183,6 +188,7 @@ MEMORIA_GRAPH = {
     # Transient failures are tried again, waiting BACKOFF_MS × 2^n between tries (memoria/graph/retry.py).
     "RETRY_ATTEMPTS": env_int("MEMORIA_GRAPH_RETRY_ATTEMPTS", DEFAULT_ATTEMPTS, minimum=1, maximum=20),
     "RETRY_BACKOFF_MS": env_int("MEMORIA_GRAPH_RETRY_BACKOFF_MS", DEFAULT_BACKOFF_MS, minimum=0, maximum=60_000),
+    "CONFLICT_ATTEMPTS": env_int("MEMORIA_GRAPH_CONFLICT_ATTEMPTS", DEFAULT_CONFLICT_ATTEMPTS, minimum=1, maximum=50),
     # Seconds a retrieval's read may take, every try and wait included (docs/operations.md, "How fast an outage shows").
     "READ_DEADLINE": float(
         env_int("MEMORIA_GRAPH_READ_DEADLINE", DEFAULT_READ_DEADLINE_SECONDS, minimum=1, maximum=3600)

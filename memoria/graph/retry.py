@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 import re
 import time
 from collections.abc import Awaitable, Callable
@@ -34,6 +35,21 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_ATTEMPTS = 4  # waits 0.05 + 0.1 + 0.2 s: an outage still answers 503 in well under a second
 DEFAULT_BACKOFF_MS = 50
+# Concurrent writers of the same records: the server answers, so more tries delay no outage's report. Each wait is
+# drawn at random below the exponential backoff (capped), so writers that failed together do not meet again
+# together: ten tries wait about 2.4 s at most in all.
+DEFAULT_CONFLICT_ATTEMPTS = 10
+CONFLICT_MAX_DELAY_SECONDS = 0.5
+# The server's ways of saying another transaction changed, or deleted, what this one touched. ArcadeDB answers a
+# commit that lost a race with DeadlockDetected, and a read that met a record deleted meanwhile with EntityNotFound.
+CONFLICT_CODES = frozenset(
+    {
+        "Neo.TransientError.Transaction.DeadlockDetected",
+        "Neo.TransientError.Transaction.LockAcquisitionTimeout",
+        "Neo.TransientError.Transaction.Outdated",
+        "Neo.ClientError.Statement.EntityNotFound",
+    }
+)
 # The promise (docs/operations.md): a client hears of an outage within this many seconds of the graph server going
 # away. The defaults below make it up; tests/graph/test_retry.py adds them up against it.
 OUTAGE_BOUND_SECONDS = 10
@@ -99,6 +115,12 @@ def login_lost(error: BaseException) -> bool:
     return any(error.code == code and pattern.search(error.message or "") for code, pattern in ARCADEDB_LOST_LOGINS)
 
 
+def write_conflict(error: BaseException) -> bool:
+    """Whether the server refused the work because another transaction changed what it touched (CONFLICT_CODES):
+    the same work may succeed once that one is done, and failing in the end is a conflict (409), not an outage."""
+    return isinstance(error, neo4j_errors.Neo4jError) and error.code in CONFLICT_CODES
+
+
 def is_transient(error: BaseException, *, read: bool = False) -> bool:
     """Whether the same work may succeed if tried again unchanged: the server was away, or failed by itself.
 
@@ -112,7 +134,7 @@ def is_transient(error: BaseException, *, read: bool = False) -> bool:
         return read
     if query_too_large(error) is not None:
         return False
-    if login_lost(error):
+    if login_lost(error) or write_conflict(error):
         return True
     if isinstance(error, neo4j_errors.ServiceUnavailable | neo4j_errors.SessionExpired):
         return True
@@ -130,10 +152,15 @@ class RetryPolicy:
     attempts: int  # tries in all, the first included
     backoff: float  # seconds before the second try; doubled before each later one
     deadline: float | None = None  # seconds async work may take, tries and waits together; None: no bound
+    conflict_attempts: int = DEFAULT_CONFLICT_ATTEMPTS  # tries in all while every failure is a write conflict
 
     def delay(self, failed_attempt: int) -> float:
         """The wait after the given attempt (1-based) failed: backoff × 2^(attempt − 1)."""
         return self.backoff * 2 ** (failed_attempt - 1)
+
+    def conflict_delay(self, failed_attempt: int) -> float:
+        """The wait after a conflict: at random below the backoff's (at most CONFLICT_MAX_DELAY_SECONDS)."""
+        return random.uniform(0.0, min(CONFLICT_MAX_DELAY_SECONDS, self.delay(failed_attempt)))
 
     @property
     def window(self) -> float:
@@ -147,7 +174,13 @@ def retry_policy() -> RetryPolicy:
     attempts = int(graph.get("RETRY_ATTEMPTS", DEFAULT_ATTEMPTS))
     backoff_ms = float(graph.get("RETRY_BACKOFF_MS", DEFAULT_BACKOFF_MS))
     deadline = float(graph.get("READ_DEADLINE", DEFAULT_READ_DEADLINE_SECONDS))
-    return RetryPolicy(attempts=max(1, attempts), backoff=max(0.0, backoff_ms) / 1000, deadline=max(0.1, deadline))
+    conflict_attempts = int(graph.get("CONFLICT_ATTEMPTS", DEFAULT_CONFLICT_ATTEMPTS))
+    return RetryPolicy(
+        attempts=max(1, attempts),
+        backoff=max(0.0, backoff_ms) / 1000,
+        deadline=max(0.1, deadline),
+        conflict_attempts=max(1, conflict_attempts),
+    )
 
 
 class _Tries:
@@ -180,10 +213,12 @@ class _Tries:
             if refusal is not None:
                 raise refusal from error
             raise error
-        if self.attempt >= self.policy.attempts:
+        conflict = write_conflict(error)
+        limit = self.policy.conflict_attempts if conflict else self.policy.attempts
+        if self.attempt >= limit:
             message = "%s failed %d times in a row; giving up: %s"
             self._log(logging.ERROR, GAVE_UP, message, self.what, self.attempt, error)
-            if isinstance(error, neo4j_errors.TransientError):
+            if conflict or isinstance(error, neo4j_errors.TransientError):
                 # The server answered every time: concurrent writers (a deadlock, a conflicting page), not an outage.
                 raise WriteConflict(
                     f"{self.what} met concurrent writes {self.attempt} times in a row; nothing was written, try again"
@@ -191,14 +226,14 @@ class _Tries:
             raise GraphUnavailable(
                 f"{self.what} failed {self.attempt} times in a row ({type(error).__name__})"
             ) from error
-        delay = self.policy.delay(self.attempt)
+        delay = self.policy.conflict_delay(self.attempt) if conflict else self.policy.delay(self.attempt)
         self._log(
             logging.WARNING,
             RETRYING,
             "%s failed (attempt %d of %d), retrying in %.2f s: %s",
             self.what,
             self.attempt,
-            self.policy.attempts,
+            limit,
             delay,
             error,
         )

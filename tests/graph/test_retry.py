@@ -17,6 +17,7 @@ from memoria.graph import driver
 from memoria.graph.driver import DEFAULT_CONNECTION_TIMEOUT_SECONDS, async_driver_for_work, database_name
 from memoria.graph.embedded import EmbeddedServer
 from memoria.graph.retry import (
+    CONFLICT_MAX_DELAY_SECONDS,
     DEFAULT_READ_DEADLINE_SECONDS,
     GAVE_UP,
     OUTAGE_BOUND_SECONDS,
@@ -28,6 +29,7 @@ from memoria.graph.retry import (
     query_too_large,
     retry_policy,
     with_retry_async,
+    write_conflict,
 )
 from memoria.retrieval.activation import Seed, activation_events
 from tests.retrieval.test_activation import load
@@ -71,11 +73,23 @@ def start_soon(server: EmbeddedServer) -> threading.Thread:
 
 
 def test_policy_follows_the_seed_backoff_and_the_settings(retry_settings) -> None:
-    assert retry_policy() == RetryPolicy(attempts=4, backoff=0.05, deadline=DEFAULT_READ_DEADLINE_SECONDS)
+    assert retry_policy() == RetryPolicy(
+        attempts=4, backoff=0.05, deadline=DEFAULT_READ_DEADLINE_SECONDS, conflict_attempts=10
+    )
     assert [RetryPolicy(4, 0.05).delay(n) for n in (1, 2, 3)] == [0.05, 0.1, 0.2]
-    retry_settings(RETRY_ATTEMPTS=6, RETRY_BACKOFF_MS=10, READ_DEADLINE=3.0)
+    retry_settings(RETRY_ATTEMPTS=6, RETRY_BACKOFF_MS=10, READ_DEADLINE=3.0, CONFLICT_ATTEMPTS=7)
     policy = retry_policy()
-    assert policy == RetryPolicy(attempts=6, backoff=0.01, deadline=3.0) and policy.window == pytest.approx(0.31)
+    assert policy == RetryPolicy(attempts=6, backoff=0.01, deadline=3.0, conflict_attempts=7)
+    assert policy.window == pytest.approx(0.31)
+
+
+def test_a_conflict_waits_a_random_share_of_the_backoff_capped() -> None:
+    """Writers that lost the same race wait different times, so they do not collide again together."""
+    policy = RetryPolicy(4, 0.05)
+    for attempt in (1, 2, 5, 9):
+        waits = {policy.conflict_delay(attempt) for _ in range(50)}
+        assert len(waits) > 40
+        assert all(0.0 <= wait <= min(CONFLICT_MAX_DELAY_SECONDS, policy.delay(attempt)) for wait in waits)
 
 
 def test_the_defaults_add_up_to_the_outage_bound(settings) -> None:
@@ -97,6 +111,12 @@ def test_classification() -> None:
     # A read's COMMIT lost with its connection wrote nothing: the server went away (seen as a server stopped).
     assert is_transient(neo4j_errors.IncompleteCommit("Failed to read from defunct connection"), read=True)
     assert not is_transient(ValueError("not a graph failure"))
+    # A record deleted under a read by a concurrent writer (ArcadeDB) is a conflict: the next try reads without it.
+    gone = neo4j_errors.Neo4jError._hydrate_neo4j(
+        code="Neo.ClientError.Statement.EntityNotFound", message="Record #33:4117 not found"
+    )
+    assert is_transient(gone) and write_conflict(gone)
+    assert not write_conflict(neo4j_errors.ServiceUnavailable("gone"))
 
 
 def test_a_connection_that_lost_its_log_in_is_tried_again() -> None:
@@ -283,7 +303,7 @@ async def test_an_activation_retrieval_rides_out_a_restart(
 
 def test_writers_that_conflict_on_every_attempt_end_in_write_conflict(group: str, retry_settings, caplog) -> None:
     """A write whose node another writer commits under it on every try is a conflict (409, try again), not an outage."""
-    retry_settings(RETRY_ATTEMPTS=3, RETRY_BACKOFF_MS=1)
+    retry_settings(RETRY_ATTEMPTS=2, CONFLICT_ATTEMPTS=3, RETRY_BACKOFF_MS=1)
     node_id = f"{group}:contested"
     driver.write("CREATE (:Entity {id: $id, group_id: $group, name: 'contested', hits: 0})", id=node_id, group=group)
     bump = "MATCH (n:Entity {id: $id}) SET n.hits = n.hits + 1"
