@@ -73,11 +73,16 @@ FOLD = f"""
 UNWIND $stamps AS stamp
 MATCH (s:{GROUP_STAMP} {{group_id: $group}}) WHERE elementId(s) = stamp
 DELETE s
+RETURN count(*) AS deleted
 """
 FOLDED = f"CREATE (:{GROUP_STAMP} {{group_id: $group, count: $count, at: $at, folded: $folded}})"
 FOLDED_TOUCHED = f"""
 CREATE (:{GROUP_STAMP} {{group_id: $group, count: $count, at: $at, folded: $folded, touched: $touched}})
 """
+
+
+class _FoldedMeanwhile(Exception):
+    """Another fold deleted stamps this one had read: it rolls back."""
 
 
 @dataclass(frozen=True)
@@ -209,7 +214,11 @@ def group_stamps_compact(*, group: str, after: int = COMPACT_AFTER) -> int:
         rows = tx.run(STAMPS, group=group).data()
         if len(rows) <= after:
             return 0
-        tx.run(FOLD, group=group, stamps=[row["stamp"] for row in rows]).consume()
+        deleted = tx.run(FOLD, group=group, stamps=[row["stamp"] for row in rows]).single(strict=True)["deleted"]
+        if deleted != len(rows):
+            # Another fold took some of them first (committed after this one read them): writing this sum would
+            # count those writes twice. That fold does the work; this one changes nothing.
+            raise _FoldedMeanwhile
         count = sum(int(row["count"] or 0) for row in rows)
         folded = [row["stamp"] for row in rows]
         touched = None if any(row["touched"] is None for row in rows) else set().union(*(r["touched"] for r in rows))
@@ -220,7 +229,10 @@ def group_stamps_compact(*, group: str, after: int = COMPACT_AFTER) -> int:
             tx.run(FOLDED_TOUCHED, group=group, count=count, at=_now(), folded=folded, touched=named).consume()
         return len(rows)
 
-    return driver.write_transaction(fold)
+    try:
+        return driver.write_transaction(fold)
+    except _FoldedMeanwhile:
+        return 0
 
 
 def stamped_groups() -> list[str]:
