@@ -200,6 +200,14 @@ def read(query: str, **parameters: Any) -> list[dict[str, Any]]:
     return [record_row(record) for record in _records(query, parameters, neo4j.RoutingControl.READ)]
 
 
+def rows(runner: neo4j.ManagedTransaction | None, query: str, **parameters: Any) -> list[dict[str, Any]]:
+    """One query's rows as dicts: inside `runner`'s transaction when given (a write that reads what it is about to
+    change), else as a read transaction of its own."""
+    if runner is None:
+        return read(query, **parameters)
+    return [record.data() for record in runner.run(query, parameters)]
+
+
 def model_read(work: Callable[[], T]) -> T:
     """Run a read made through the models (memoria.graph.models) as our Cypher reads run: retried on transient
     failures, timed and logged under the function's name, and an unreachable server raised as GraphUnavailable

@@ -24,6 +24,7 @@ BOLT_PLUGIN = "Bolt:com.arcadedb.bolt.BoltProtocolPlugin"
 JVM_FLAGS = ("--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED")
 STOP_GRACE_SECONDS = 30.0
 KILL_WAIT_SECONDS = 10.0
+PORT_WAIT_SECONDS = 5.0
 LOG_TAIL_LINES = 15
 
 
@@ -135,18 +136,31 @@ class EmbeddedServer:
             return "(the log file is empty)"
         return "\n".join(lines[-LOG_TAIL_LINES:])
 
-    def _check_port_free(self, port: int, purpose: str) -> None:
+    def _bind_error(self, port: int) -> OSError | None:
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             try:
                 probe.bind((self.host, port))
             except OSError as error:
-                reason = "is already in use" if error.errno == errno.EADDRINUSE else f"cannot be bound ({error})"
-                raise EmbeddedServerError(
-                    f"cannot start the graph server: {purpose} port {self.host}:{port} {reason} by another "
-                    f"process. Stop that process or choose another port (MEMORIA_GRAPH_BOLT_PORT / "
-                    f"MEMORIA_GRAPH_HTTP_PORT). Server log: {self.log_file}"
-                ) from error
+                return error
+        return None
+
+    def _check_port_free(self, port: int, purpose: str) -> None:
+        """Refuse a port another process holds. A port in use is asked again for a few seconds first: right after
+        a server dies, a client reconnecting to it can hold the port for a moment (a connection to itself)."""
+        deadline = time.monotonic() + PORT_WAIT_SECONDS
+        error = self._bind_error(port)
+        while error is not None and error.errno == errno.EADDRINUSE and time.monotonic() < deadline:
+            time.sleep(0.1)
+            error = self._bind_error(port)
+        if error is None:
+            return
+        reason = "is already in use" if error.errno == errno.EADDRINUSE else f"cannot be bound ({error})"
+        raise EmbeddedServerError(
+            f"cannot start the graph server: {purpose} port {self.host}:{port} {reason} by another "
+            f"process. Stop that process or choose another port (MEMORIA_GRAPH_BOLT_PORT / "
+            f"MEMORIA_GRAPH_HTTP_PORT). Server log: {self.log_file}"
+        ) from error
 
     # -- lifecycle ------------------------------------------------------------
 
@@ -208,15 +222,19 @@ class EmbeddedServer:
                 break
             time.sleep(0.1)
         else:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(pid, signal.SIGKILL)
-            # A killed JVM takes a moment to exit and close its sockets: return only once it has, so "stopped"
-            # means its ports are free (a start right after would otherwise find them taken).
-            deadline = time.monotonic() + KILL_WAIT_SECONDS
-            while self._alive(pid) and time.monotonic() < deadline:
-                time.sleep(0.05)
+            self._kill(pid)
         with contextlib.suppress(ChildProcessError):  # reap it when we are its parent, so no zombie keeps the pid
             os.waitpid(pid, os.WNOHANG)
+
+    def _kill(self, pid: int) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pid, signal.SIGKILL)
+        # A killed JVM takes a moment to exit and close its sockets: return only once it has, so "stopped"
+        # means its ports are free (a start right after would otherwise find them taken). Its command line is
+        # gone before its sockets are, so `_alive` cannot tell; the process's state can.
+        deadline = time.monotonic() + KILL_WAIT_SECONDS
+        while not _exited(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
 
     def stop(self) -> str:
         """Stop the process named by our pid file, and nothing else."""
@@ -230,12 +248,33 @@ class EmbeddedServer:
         self.pid_file.unlink(missing_ok=True)
         return f"stopped (pid {pid})"
 
+    def kill(self) -> str:
+        """Kill the server at once (SIGKILL), as a crash or the OOM killer would: for crash tests. Its data is
+        whatever it had written; the next start recovers from its journal."""
+        pid = self.recorded_pid()
+        if pid is None or not self._alive(pid):
+            return "not running"
+        self._kill(pid)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+        self.pid_file.unlink(missing_ok=True)
+        return f"killed (pid {pid})"
+
     def reset(self) -> str:
         """Empty the database (drop and create); the server must be running."""
         if not self.status().answering:
             raise EmbeddedServerError(f"graph server is not running; start it first (log: {self.log_file})")
         self.http.recreate_database()
         return f"database {self.database!r} emptied"
+
+
+def _exited(pid: int) -> bool:
+    """Whether the process is gone or a zombie (it has closed every file and socket)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rpartition(")")[2].split()[0] in ("Z", "X")
 
 
 def embedded_server_from_settings() -> EmbeddedServer:
