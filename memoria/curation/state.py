@@ -16,12 +16,15 @@ from datetime import UTC, datetime
 from typing import Any
 
 from memoria.graph import kinds
+from memoria.graph.claims import REVISION
 from memoria.graph.rules import TIMESTAMP_FORMAT
 from memoria.graph.schema import VECTOR_PROPERTIES
 
-# VECTOR_PROPERTIES hold embeddings, their model and their text version: never audited, never compared.
 # Links a change may move: (type, source kind, target kind).
 LINK_TYPES: tuple[str, ...] = (kinds.MENTIONS, kinds.HAS_MEMBER)
+# VECTOR_PROPERTIES hold embeddings, their model and their text version, and REVISION a writer's claim
+# (memoria.graph.claims): never audited, never compared.
+UNAUDITED = VECTOR_PROPERTIES | {REVISION}
 
 
 def timestamp_now() -> str:
@@ -31,7 +34,7 @@ def timestamp_now() -> str:
 
 def _plain(props: Mapping[str, Any]) -> dict[str, Any]:
     """Stored properties as compared and audited: no vectors, and no nulls (Cypher stores a null as absence)."""
-    return {key: value for key, value in props.items() if key not in VECTOR_PROPERTIES and value is not None}
+    return {key: value for key, value in props.items() if key not in UNAUDITED and value is not None}
 
 
 def _digest(value: Any) -> str:

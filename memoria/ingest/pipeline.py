@@ -8,8 +8,9 @@ once per committed batch for all the entities the batch touched (memoria/ingest/
 from __future__ import annotations
 
 import logging
+import random
 import time
-from collections import OrderedDict
+from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -40,8 +41,10 @@ from memoria.ingest.llm_resolver import LlmEntityResolver
 from memoria.ingest.persist import (
     STORED_IDS,
     EntityRow,
+    EntityUpdate,
     EpisodeRow,
     FactRow,
+    FactUpdate,
     PlanConflict,
     WritePlan,
     attributes_json,
@@ -64,7 +67,7 @@ from memoria.ingest.resolve_facts import (
     facts_fetch,
     facts_resolve,
 )
-from memoria.ingest.summaries import SummaryInput, sentences_about, summary_update
+from memoria.ingest.summaries import sentences_about, summary_fold
 from memoria.ingest.temporal import format_timestamp
 from memoria.llm.client import ChatClient, chat_client, chat_client_or_none
 from memoria.llm.modes import STEP_MODES, StepMode
@@ -72,7 +75,10 @@ from memoria.llm.modes import STEP_MODES, StepMode
 logger = logging.getLogger(__name__)
 
 DEFAULT_BATCH_SIZE = 32
-MAX_ATTEMPTS = 3  # a batch is planned again when a concurrent writer stored one of its episodes or names first
+# A batch is planned again when a concurrent writer changed what its plan rests on (an episode or name stored
+# first, the facts between its entities changed, an entity merged away); rivals wait a random while before.
+MAX_ATTEMPTS = 5
+REPLAN_PAUSE_SECONDS = 0.1
 NAME_CACHE_SIZE = 20_000
 
 
@@ -295,17 +301,19 @@ def _batch_add(run: _Run, batch: list[Episode]) -> list[EpisodeResult]:
         fresh = [episode for episode in batch if episode.id not in stored]
         added: dict[str, EpisodeResult] = {}
         if fresh:
+            if attempt:
+                time.sleep(random.uniform(0, REPLAN_PAUSE_SECONDS * attempt))
             plan, planned = _batch_plan(run, fresh)
             try:
-                plan_persist(plan=plan)
-            except PlanConflict:
+                plan_persist(plan=plan, embed=run.vectors.embed)
+            except PlanConflict as conflict:
+                logger.info("group %s: batch planned again (attempt %d): %s", group, attempt + 1, conflict)
                 continue
             except neo4j_errors.Neo4jError as error:
                 # Two writers created the same new name at once: the loser plans again and finds it stored;
                 # past the last attempt it is the PlanConflict below (409, try again), not a server error.
                 if not graph_dialect().is_constraint_violation(error):
                     raise
-                time.sleep(0.05 * (attempt + 1))
                 continue
             added = {result.episode_id: result for result in planned}
         return [added.get(episode.id) or EpisodeResult(episode.id, episode.name, added=False) for episode in batch]
@@ -428,18 +436,27 @@ def _batch_plan(run: _Run, batch: list[Episode]) -> tuple[WritePlan, list[Episod
         facts = resolved.facts
         item.created, item.merged, item.invalidated = resolved.created, resolved.merged, resolved.invalidated
     # 6. summaries, then the vectors of the entities whose searchable text (name and summary) they made or changed
-    entities = _summarised(work, resolution, facts)
+    sentences = _summary_sentences(work, resolution, facts)
+    entities = _summarised(resolution, sentences)
     entity_vectors = _entity_vectors(work, resolution, entities, vectors)
     plan = _write_plan(
-        group, now, work, episode_vectors, resolution, entities, entity_vectors, facts, model=vectors.model_id
+        group,
+        now,
+        work,
+        episode_vectors,
+        resolution,
+        _Summaries(entities, entity_vectors, sentences),
+        facts,
+        model=vectors.model_id,
     )
     return plan, _results(work, resolution, facts)
 
 
-def _summarised(
+def _summary_sentences(
     work: list[_EpisodeWork], resolution: EntityResolution, facts: FactWorkingSet
-) -> dict[str, EntityState]:
-    entities = dict(resolution.entities.by_id)
+) -> dict[str, list[tuple[str, ...]]]:
+    """What the batch says of each entity it mentions: the sentences of each mention, in the batch's order."""
+    found: dict[str, list[tuple[str, ...]]] = defaultdict(list)
     for item in work:
         fact_texts: dict[str, list[str]] = {}
         for fact_id in (*item.created, *item.merged):
@@ -448,12 +465,20 @@ def _summarised(
                 fact_texts.setdefault(end, []).append(fact.fact)
         for mention in item.extraction.entities:
             entity_id = resolution.resolved[mention.key]
-            sentences = sentences_about(
-                sentences=item.extraction.sentences, spans=mention.spans, fact_texts=fact_texts.get(entity_id, [])
+            found[entity_id].append(
+                sentences_about(
+                    sentences=item.extraction.sentences, spans=mention.spans, fact_texts=fact_texts.get(entity_id, [])
+                )
             )
-            updated = summary_update(request=SummaryInput(entities[entity_id].summary, sentences))
-            if updated.changed:
-                entities[entity_id] = replace(entities[entity_id], summary=updated.summary)
+    return found
+
+
+def _summarised(resolution: EntityResolution, sentences: dict[str, list[tuple[str, ...]]]) -> dict[str, EntityState]:
+    entities = dict(resolution.entities.by_id)
+    for entity_id, groups in sentences.items():
+        summary = summary_fold(entities[entity_id].summary, groups)
+        if summary != entities[entity_id].summary:
+            entities[entity_id] = replace(entities[entity_id], summary=summary)
     return entities
 
 
@@ -472,28 +497,76 @@ def _entity_vectors(
     return dict(zip(changed, vectors.embed(texts), strict=True))
 
 
-def _fact_props(fact: FactState, group: str, model: str) -> dict:
+def _new_fact_props(fact: FactState, group: str, model: str) -> dict:
     props = {
+        "id": fact.id,
+        "group_id": group,
+        "relation": fact.relation,
+        "relation_category": fact.category,
+        "fact": fact.fact,
+        "fact_embedding": fact.vector,
+        "valid_at": fact.valid_at,
         "episodes": list(fact.episodes),
         "weight": fact.weight,
         "tags": list(fact.tags),
         "invalid_at": fact.invalid_at,
         "expired_at": fact.expired_at,
     }
-    if fact.is_new:
-        props.update(
-            id=fact.id,
-            group_id=group,
-            relation=fact.relation,
-            relation_category=fact.category,
-            fact=fact.fact,
-            fact_embedding=fact.vector,
-            valid_at=fact.valid_at,
-        )
-        if fact.vector is not None:
-            props[VECTOR_MODEL] = model
-            props[VECTOR_TEXT] = SEARCHABLE_TEXT_VERSION
+    if fact.vector is not None:
+        props[VECTOR_MODEL] = model
+        props[VECTOR_TEXT] = SEARCHABLE_TEXT_VERSION
     return props
+
+
+@dataclass(frozen=True)
+class _Summaries:
+    """The entities after step 6, the vectors of those whose text changed, and what the batch said of each."""
+
+    entities: dict[str, EntityState]
+    vectors: dict[str, list[float]]
+    sentences: dict[str, list[tuple[str, ...]]]
+
+
+def _entity_writes(
+    group: str, now: str, touched: set[str], resolution: EntityResolution, summaries: _Summaries, model: str
+) -> tuple[tuple[EntityRow, ...], tuple[EntityUpdate, ...]]:
+    """New entities, written whole, and what the batch adds to stored ones (a longer summary, new aliases)."""
+    created: list[EntityRow] = []
+    extended: list[EntityUpdate] = []
+    for entity_id in sorted(touched):
+        entity = summaries.entities[entity_id]
+        before = resolution.entities.by_id[entity_id]
+        vector = summaries.vectors.get(entity_id)
+        if entity.is_new:
+            attributes = {**entity.attributes, "aliases": list(entity.aliases)} if entity.aliases else entity.attributes
+            props = {
+                "id": entity.id,
+                "group_id": group,
+                "name": entity.name,
+                "created_at": now,
+                "summary": entity.summary,
+                "name_embedding": vector,
+                VECTOR_MODEL: model if vector is not None else None,
+                VECTOR_TEXT: SEARCHABLE_TEXT_VERSION if vector is not None else None,
+                "attributes": attributes_json(attributes),
+            }
+            created.append(EntityRow(entity.id, entity.labels, props))
+            continue
+        stored_aliases = tuple(entity.attributes.get("aliases", ()))
+        learned = tuple(alias for alias in entity.aliases if alias not in stored_aliases)
+        if entity.summary != before.summary or learned:
+            extended.append(
+                EntityUpdate(
+                    id=entity.id,
+                    name=entity.name,
+                    summary_read=before.summary,
+                    summary=entity.summary,
+                    sentences=tuple(summaries.sentences.get(entity_id, ())),
+                    vector=vector,
+                    aliases=learned,
+                )
+            )
+    return tuple(created), tuple(extended)
 
 
 def _write_plan(
@@ -502,8 +575,7 @@ def _write_plan(
     work: list[_EpisodeWork],
     episode_vectors: list[list[float] | None],
     resolution: EntityResolution,
-    entities: dict[str, EntityState],
-    entity_vectors: dict[str, list[float]],
+    summaries: _Summaries,
     facts: FactWorkingSet,
     *,
     model: str,
@@ -528,43 +600,37 @@ def _write_plan(
         )
         for item, vector in zip(work, episode_vectors, strict=True)
     )
-    entity_rows = []
     touched = {resolution.resolved[m.key] for item in work for m in item.extraction.entities}
-    for entity_id in sorted(touched):
-        entity = entities[entity_id]
-        before = resolution.entities.by_id[entity_id]
-        attributes = {**entity.attributes, "aliases": list(entity.aliases)} if entity.aliases else entity.attributes
-        update: dict = {}
-        if entity.summary != before.summary or entity.is_new:
-            update["summary"] = entity.summary
-            vector = entity_vectors.get(entity_id)
-            update |= {
-                "name_embedding": vector,
-                VECTOR_MODEL: model if vector is not None else None,
-                VECTOR_TEXT: SEARCHABLE_TEXT_VERSION if vector is not None else None,
-            }
-        if entity.is_new or entity.aliases != tuple(entity.attributes.get("aliases", ())):
-            update["attributes"] = attributes_json(attributes)
-        create = {}
-        if entity.is_new:
-            create = {
-                "id": entity.id,
-                "group_id": group,
-                "name": entity.name,
-                "created_at": now,
-            }
-        if entity.is_new or update:
-            entity_rows.append(EntityRow(entity.id, entity.labels, create, update, entity.is_new))
-    fact_rows = tuple(
-        FactRow(fact.id, fact.source, fact.target, _fact_props(fact, group, model), fact.is_new)
-        for fact in (facts.by_id[fact_id] for fact_id in sorted(facts.changed))
+    entities, entity_updates = _entity_writes(group, now, touched, resolution, summaries, model)
+    changed = [facts.by_id[fact_id] for fact_id in sorted(facts.changed)]
+    new_facts = tuple(
+        FactRow(fact.id, fact.source, fact.target, _new_fact_props(fact, group, model))
+        for fact in changed
+        if fact.is_new
+    )
+    # A stored fact the batch changed was current when read: it gained sightings, or the batch ended it.
+    fact_updates = tuple(
+        FactUpdate(fact.id, fact.source, fact.target, fact.sightings, fact.invalid_at, fact.expired_at)
+        for fact in changed
+        if not fact.is_new
     )
     mentions = tuple(
         dict.fromkeys(
             (item.episode.id, resolution.resolved[mention.key]) for item in work for mention in item.extraction.entities
         )
     )
-    return WritePlan(group, now, episodes, tuple(entity_rows), fact_rows, mentions)
+    return WritePlan(
+        group,
+        now,
+        episodes,
+        entities=entities,
+        entity_updates=entity_updates,
+        facts=new_facts,
+        fact_updates=fact_updates,
+        mentions=mentions,
+        reads=facts.reads,
+        model=model,
+    )
 
 
 def _results(work: list[_EpisodeWork], resolution: EntityResolution, facts: FactWorkingSet) -> list[EpisodeResult]:

@@ -418,11 +418,20 @@ def batch_candidates(vector: Sequence[float] | None, known: EntityWorkingSet) ->
 
 def with_alias(entity: EntityState, mention: ExtractedEntity) -> EntityState:
     """Remember another name the entity went by, so the next mention of it resolves at once."""
-    if mention.key == entity.key or mention.key in {text.name_key(alias) for alias in entity.aliases}:
-        return entity
-    if len(entity.aliases) >= MAX_ALIASES:
-        return entity
-    return replace(entity, aliases=(*entity.aliases, mention.name))
+    return replace(entity, aliases=aliases_fold(entity, [mention.name]))
+
+
+def aliases_fold(entity: EntityState, added: Sequence[str]) -> tuple[str, ...]:
+    """The entity's aliases with `added` after them (each new name once, up to MAX_ALIASES): the aliases a batch
+    learned, folded into those stored when it writes, as with_alias adds them while it plans."""
+    aliases = list(entity.aliases)
+    keys = {entity.key, *(text.name_key(alias) for alias in aliases)}
+    for alias in added:
+        key = text.name_key(alias)
+        if key not in keys and len(aliases) < MAX_ALIASES:
+            aliases.append(alias)
+            keys.add(key)
+    return tuple(aliases)
 
 
 def entities_resolve(*, request: ResolveEntitiesInput, resolver: EntityResolver | None = None) -> EntityResolution:

@@ -3,6 +3,11 @@
 A duplicate joins the same two entities and says the same (same relation, or fact texts that mean
 the same): the stored fact gains the episode. A contradiction ends a stored fact: its invalid_at
 becomes the new fact's valid_at and expired_at the time we learned it, so history stays queryable.
+
+Resolution reads the stored facts before the write, so other writers may change them meanwhile. What it
+decided holds as long as the same questions get the same answers: the reads are kept (`FactReads`) and
+asked again inside the write's transaction (facts_read_again), and a sighting of a known fact is kept as
+a `Sighting`, folded into the fact as it is stored at that moment rather than written over it.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 
+import neo4j
 import numpy as np
 
 from memoria.embeddings import configured_model_id
@@ -57,6 +63,33 @@ RETURN {FACT_COLUMNS}, null AS vector
 
 
 @dataclass(frozen=True)
+class Sighting:
+    """One more episode saying a known fact: what merging it adds (sightings_fold)."""
+
+    episode: str
+    tags: tuple[str, ...]
+    weight: float
+
+
+# What a decision about a stored fact rests on: its id, relation, text and start.
+FactSignature = tuple[str, str, str, str | None]
+
+
+@dataclass(frozen=True)
+class FactReads:
+    """The questions fact resolution asked of the stored facts, and the current facts they answered."""
+
+    pairs: tuple[tuple[str, str], ...] = ()  # (source, target): the current facts between them
+    subjects: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (source, relations): its current facts under those
+    found: frozenset[FactSignature] = frozenset()
+
+    @property
+    def entities(self) -> set[str]:
+        """The stored entities whose facts were read: a writer claims them before asking again."""
+        return {end for pair in self.pairs for end in pair} | {subject for subject, _ in self.subjects}
+
+
+@dataclass(frozen=True)
 class FactState:
     """A fact as stored, or as it will be stored once the batch is written."""
 
@@ -74,6 +107,8 @@ class FactState:
     expired_at: str | None = None
     vector: list[float] | None = field(default=None, compare=False, repr=False)
     is_new: bool = False
+    # A stored fact seen again by this batch: each sighting, in order, to fold into the fact as stored when written.
+    sightings: tuple[Sighting, ...] = field(default=(), compare=False)
 
     @property
     def negated(self) -> bool:
@@ -90,6 +125,7 @@ class FactWorkingSet:
 
     by_id: dict[str, FactState] = field(default_factory=dict)
     changed: set[str] = field(default_factory=set)
+    reads: FactReads = field(default_factory=FactReads)  # what was read of the stored facts to start with
 
     def put(self, fact: FactState, *, changed: bool = True) -> None:
         self.by_id[fact.id] = fact
@@ -100,7 +136,7 @@ class FactWorkingSet:
         return [fact for fact in self.by_id.values() if fact.invalid_at is None]
 
     def copy(self) -> FactWorkingSet:
-        return FactWorkingSet(dict(self.by_id), set(self.changed))
+        return FactWorkingSet(dict(self.by_id), set(self.changed), self.reads)
 
 
 @dataclass(frozen=True)
@@ -175,6 +211,22 @@ def _state(row: dict) -> FactState:
     )
 
 
+def _signature(row: dict) -> FactSignature:
+    return (row["id"], row["relation"], row["fact"], row["valid_at"])
+
+
+def _facts_read(reads: FactReads, *, group: str, model: str, runner: neo4j.ManagedTransaction | None) -> list[dict]:
+    """The current facts answering `reads`' questions, with the vectors of `model` ('' for none)."""
+    rows: list[dict] = []
+    if reads.pairs:
+        pairs = [{"source": source, "target": target} for source, target in reads.pairs]
+        rows += driver.rows(runner, FACTS_BETWEEN, group=group, pairs=pairs, **vector_model_parameters(model))
+    if reads.subjects:
+        subjects = [{"source": source, "relations": list(relations)} for source, relations in reads.subjects]
+        rows += driver.rows(runner, FACTS_OF_SUBJECTS, group=group, subjects=subjects)
+    return rows
+
+
 def facts_fetch(*, group: str, facts: Sequence[NewFact], new_entities: Collection[str] = ()) -> FactWorkingSet:
     """The stored current facts that new facts may duplicate or contradict: two reads for a whole batch.
 
@@ -187,26 +239,25 @@ def facts_fetch(*, group: str, facts: Sequence[NewFact], new_entities: Collectio
     for fact in facts:
         if fact.source not in new_entities:
             subjects.setdefault(fact.source, set()).update(contradiction_relations(fact.relation))
-    found = FactWorkingSet()
-    if pairs:
-        rows = driver.read(
-            FACTS_BETWEEN,
-            group=group,
-            pairs=[{"source": s, "target": t} for s, t in sorted(pairs)],
-            **vector_model_parameters(configured_model_id()),
-        )
-        for row in rows:
+    questions = FactReads(
+        pairs=tuple(sorted(pairs)),
+        subjects=tuple((source, tuple(sorted(relations))) for source, relations in sorted(subjects.items())),
+    )
+    rows = _facts_read(questions, group=group, model=configured_model_id(), runner=None)
+    found = FactWorkingSet(reads=replace(questions, found=frozenset(_signature(row) for row in rows)))
+    for row in rows:
+        if row["id"] not in found.by_id:
             found.put(_state(row), changed=False)
-    if subjects:
-        rows = driver.read(
-            FACTS_OF_SUBJECTS,
-            group=group,
-            subjects=[{"source": source, "relations": sorted(relations)} for source, relations in subjects.items()],
-        )
-        for row in rows:
-            if row["id"] not in found.by_id:
-                found.put(_state(row), changed=False)
     return found
+
+
+def facts_read_again(tx: neo4j.ManagedTransaction, *, group: str, reads: FactReads) -> bool:
+    """Inside a write: whether the same questions still get the same current facts (ids, relations, texts and
+    starts). Weights, tags and episodes may have changed: sightings fold into them as stored."""
+    if not reads.pairs and not reads.subjects:
+        return True
+    rows = _facts_read(reads, group=group, model="", runner=tx)
+    return frozenset(_signature(row) for row in rows) == reads.found
 
 
 def noisy_or(first: float, second: float) -> float:
@@ -284,7 +335,8 @@ def facts_resolve(*, request: ResolveFactsInput) -> FactResolution:
             episodes, tags, weight = sightings_fold(
                 (duplicate.episodes, duplicate.tags, duplicate.weight), ((request.episode_id,), fact.tags, fact.weight)
             )
-            known.put(replace(duplicate, episodes=episodes, tags=tags, weight=weight))
+            seen = (*duplicate.sightings, Sighting(request.episode_id, fact.tags, fact.weight))
+            known.put(replace(duplicate, episodes=episodes, tags=tags, weight=weight, sightings=seen))
             merged.append(duplicate.id)
             continue
         new = FactState(

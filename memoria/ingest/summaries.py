@@ -47,6 +47,16 @@ def summary_update(*, request: SummaryInput, max_chars: int = MAX_SUMMARY_CHARS)
     return SummaryOutput(summary, summary != request.summary)
 
 
+def summary_fold(summary: str, sentence_groups: Sequence[Sequence[str]]) -> str:
+    """The summary after each episode's sentences about the entity, in order: what a batch makes of `summary`.
+
+    Planning folds the summary it read; the write folds the summary stored by then, which differs when another
+    writer changed it meanwhile, so neither writer's sentences are lost."""
+    for sentences in sentence_groups:
+        summary = summary_update(request=SummaryInput(summary, tuple(sentences))).summary
+    return summary
+
+
 def sentences_about(
     *, sentences: Sequence[text.Sentence], spans: Sequence[tuple[int, int]], fact_texts: Sequence[str]
 ) -> tuple[str, ...]:

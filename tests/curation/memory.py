@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from memoria.curation.state import UNAUDITED
 from memoria.graph import driver, kinds
-from memoria.graph.schema import VECTOR_MODEL, VECTOR_TEXT
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
 
@@ -129,7 +129,7 @@ VECTORS = ("fact_embedding", "name_embedding", "embedding")
 
 def graph_snapshot(group: str) -> dict[str, Any]:
     """Every node, edge and link of the group with every stored property except vectors and their model ids (see
-    vectors_of)."""
+    vectors_of) and writers' claims (memoria.graph.claims): what curation audits."""
     nodes = driver.read(
         "MATCH (n:Memory {group_id: $group}) RETURN n.id AS id, labels(n) AS labels, properties(n) AS props",
         group=group,
@@ -151,7 +151,7 @@ def graph_snapshot(group: str) -> dict[str, Any]:
     }
 
     def plain(props: dict[str, Any]) -> dict[str, Any]:  # a vector's model id and text version go with it
-        return {key: value for key, value in props.items() if key not in (*VECTORS, VECTOR_MODEL, VECTOR_TEXT)}
+        return {key: value for key, value in props.items() if key not in UNAUDITED}
 
     return {
         "nodes": {row["id"]: (sorted(row["labels"]), plain(row["props"])) for row in nodes},

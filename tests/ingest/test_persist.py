@@ -7,8 +7,19 @@ from neo4j import exceptions as neo4j_errors
 
 from memoria.errors import InvalidInput
 from memoria.graph import driver
+from memoria.graph.searchable import node_text
 from memoria.ingest import persist
-from memoria.ingest.persist import EntityRow, EpisodeRow, FactRow, PlanConflict, WritePlan, plan_persist
+from memoria.ingest.persist import (
+    EntityRow,
+    EntityUpdate,
+    EpisodeRow,
+    FactRow,
+    FactUpdate,
+    PlanConflict,
+    WritePlan,
+    plan_persist,
+)
+from memoria.ingest.resolve_facts import FactReads, Sighting, noisy_or
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
 from tests.conftest import count_group
@@ -23,8 +34,8 @@ def plan(group: str, *, labels: tuple[str, ...] = ("Event",), entity: str | None
         now=NOW,
         episodes=(EpisodeRow(f"{group}-ep", {"id": f"{group}-ep", "group_id": group, "name": "e", "content": "c"}),),
         entities=(
-            EntityRow(first, labels, {"id": first, "group_id": group, "name": "regatta"}, {"summary": "s"}, True),
-            EntityRow(second, (), {"id": second, "group_id": group, "name": "Maren"}, {"summary": "t"}, True),
+            EntityRow(first, labels, {"id": first, "group_id": group, "name": "regatta", "summary": "s"}),
+            EntityRow(second, (), {"id": second, "group_id": group, "name": "Maren", "summary": "t"}),
         ),
         facts=(
             FactRow(
@@ -32,7 +43,6 @@ def plan(group: str, *, labels: tuple[str, ...] = ("Event",), entity: str | None
                 second,
                 first,
                 {"id": f"{group}-f", "group_id": group, "relation": "win", "weight": 0.5, "episodes": [f"{group}-ep"]},
-                True,
             ),
         ),
         mentions=((f"{group}-ep", first), (f"{group}-ep", second)),
@@ -90,3 +100,129 @@ def test_a_failure_in_the_last_statement_rolls_back_the_rest(group: str, monkeyp
     with pytest.raises(neo4j_errors.Neo4jError):
         plan_persist(plan=plan(group))
     assert count_group(group) == {"nodes": 0, "edges": 0}
+
+
+def stored(group: str) -> dict:
+    """The two entities and the fact a first plan stored, for plans that extend them."""
+    plan_persist(plan=plan(group))
+    return {"regatta": f"{group}-regatta", "maren": f"{group}-maren", "fact": f"{group}-f"}
+
+
+def episode(group: str, name: str) -> EpisodeRow:
+    return EpisodeRow(f"{group}-{name}", {"id": f"{group}-{name}", "group_id": group, "name": name, "content": "c"})
+
+
+def fact_of(group: str) -> dict:
+    return driver.read(
+        "MATCH ()-[r:RELATES {group_id: $g}]->() RETURN r.episodes AS episodes, r.weight AS weight, r.tags AS tags",
+        g=group,
+    )[0]
+
+
+def test_a_sighting_folds_into_the_fact_as_stored_when_written_not_as_planned(group: str) -> None:
+    ids = stored(group)
+    sighting = FactUpdate(ids["fact"], ids["maren"], ids["regatta"], (Sighting(f"{group}-ep2", ("sail",), 0.6),))
+    extend = WritePlan(group=group, now=NOW, episodes=(episode(group, "ep2"),), fact_updates=(sighting,))
+    # Another writer merges its own episode into the fact between this plan and its write.
+    driver.write(
+        "MATCH ()-[r:RELATES {group_id: $g}]->() SET r.episodes = r.episodes + [$other], r.weight = 0.7",
+        g=group,
+        other=f"{group}-other",
+    )
+    report = plan_persist(plan=extend)
+    assert report.facts_updated == 1
+    assert fact_of(group) == {
+        "episodes": [f"{group}-ep", f"{group}-other", f"{group}-ep2"],
+        "weight": noisy_or(0.7, 0.6),
+        "tags": ["sail"],
+    }
+
+
+def test_an_episode_sighted_twice_is_listed_once(group: str) -> None:
+    ids = stored(group)
+    again = (Sighting(f"{group}-ep", (), 0.5), Sighting(f"{group}-ep2", (), 0.5), Sighting(f"{group}-ep2", (), 0.5))
+    update = FactUpdate(ids["fact"], ids["maren"], ids["regatta"], again)
+    plan_persist(plan=WritePlan(group=group, now=NOW, episodes=(episode(group, "ep2"),), fact_updates=(update,)))
+    assert fact_of(group)["episodes"] == [f"{group}-ep", f"{group}-ep2"]
+
+
+def test_a_summary_folds_into_the_summary_stored_meanwhile_and_is_embedded_as_stored(group: str) -> None:
+    ids = stored(group)
+    update = EntityUpdate(
+        id=ids["maren"],
+        name="Maren",
+        summary_read="t",
+        summary="t Maren sails.",
+        sentences=(("Maren sails.",),),
+        vector=[1.0] * 4,
+        aliases=("Marenka",),
+    )
+    extend = WritePlan(group=group, now=NOW, episodes=(episode(group, "ep2"),), entity_updates=(update,), model="m")
+    driver.write(  # another writer's sentence lands first
+        "MATCH (n:Entity {group_id: $g, id: $id}) SET n.summary = 't Maren races.'", g=group, id=ids["maren"]
+    )
+    embedded: list[list[str]] = []
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        embedded.append(texts)
+        return [[float(len(text))] * 4 for text in texts]
+
+    plan_persist(plan=extend, embed=embed)
+    row = driver.read(
+        "MATCH (n:Entity {group_id: $g, id: $id}) RETURN n.summary AS summary, n.name_embedding AS vector,"
+        " n.attributes AS attributes",
+        g=group,
+        id=ids["maren"],
+    )[0]
+    summary = "t Maren races. Maren sails."
+    assert row["summary"] == summary
+    assert embedded == [[node_text(is_episode=False, name="Maren", summary=summary)]]
+    assert row["vector"] == [float(len(embedded[0][0]))] * 4
+    assert '"aliases": ["Marenka"]' in row["attributes"]
+
+
+def test_a_summary_nobody_changed_keeps_the_planned_vector(group: str) -> None:
+    ids = stored(group)
+    update = EntityUpdate(ids["maren"], "Maren", "t", "t Maren sails.", (("Maren sails.",),), [0.5] * 4)
+    extend = WritePlan(group=group, now=NOW, episodes=(episode(group, "ep2"),), entity_updates=(update,), model="m")
+    plan_persist(plan=extend, embed=lambda texts: pytest.fail(f"embedded {texts}"))
+    row = driver.read(
+        "MATCH (n:Entity {group_id: $g, id: $id}) RETURN n.summary AS s, n.name_embedding AS v, n.embedding_model AS m",
+        g=group,
+        id=ids["maren"],
+    )[0]
+    assert row == {"s": "t Maren sails.", "v": [0.5] * 4, "m": "m"}
+
+
+def test_an_entity_merged_away_meanwhile_makes_the_plan_stale(group: str) -> None:
+    ids = stored(group)
+    extend = WritePlan(
+        group=group,
+        now=NOW,
+        episodes=(episode(group, "ep2"),),
+        mentions=((f"{group}-ep2", ids["maren"]),),
+    )
+    driver.write("MATCH (n:Entity {group_id: $g, id: $id}) DETACH DELETE n", g=group, id=ids["maren"])
+    before = count_group(group)
+    with pytest.raises(PlanConflict, match="merged or deleted meanwhile"):
+        plan_persist(plan=extend)
+    assert count_group(group) == before
+
+
+def test_a_fact_created_between_the_same_entities_meanwhile_makes_the_plan_stale(group: str) -> None:
+    ids = stored(group)
+    reads = FactReads(pairs=((ids["maren"], ids["regatta"]),), found=frozenset({(ids["fact"], "win", "", None)}))
+    new = FactRow(f"{group}-f2", ids["maren"], ids["regatta"], {"id": f"{group}-f2", "group_id": group, "weight": 0.5})
+    extend = WritePlan(group=group, now=NOW, episodes=(episode(group, "ep2"),), facts=(new,), reads=reads)
+    driver.write(
+        "MATCH (a:Entity {group_id: $g, id: $a}), (b:Entity {group_id: $g, id: $b})"
+        " CREATE (a)-[:RELATES {id: $id, group_id: $g, relation: 'win', fact: '', weight: 0.5}]->(b)",
+        g=group,
+        a=ids["maren"],
+        b=ids["regatta"],
+        id=f"{group}-meanwhile",
+    )
+    before = count_group(group)
+    with pytest.raises(PlanConflict, match="changed meanwhile"):
+        plan_persist(plan=extend)
+    assert count_group(group) == before

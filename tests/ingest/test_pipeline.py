@@ -172,3 +172,42 @@ def test_an_episode_id_of_another_group_is_this_groups_own_episode(group: str) -
         assert driver.read("MATCH (n:Episode {group_id: $g}) RETURN n.id AS id, properties(n) AS p", g=other) == theirs
     finally:
         driver.write("MATCH (n:Memory {group_id: $g}) DETACH DELETE n", g=other)
+
+
+def test_a_writer_merging_into_the_same_fact_meanwhile_keeps_its_episode(
+    group: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lost update of issue 35: two writers merge into one fact at once. The second folds its episode into
+    the fact as stored when it writes, not into the list it read when it planned."""
+    episode_add(group=group, episode=CONVERSATION[0])  # Maren lives in Tallinn
+    real_persist = pipeline.plan_persist
+    calls: list[int] = []
+
+    def another_writer_first(**kwargs: object) -> object:
+        if not calls:
+            calls.append(1)
+            # Says the same fact: merges into it between this batch's plan and its write.
+            episode_add(group=group, episode=replace(CONVERSATION[2], id="meanwhile"))
+        return real_persist(**kwargs)
+
+    monkeypatch.setattr(pipeline, "plan_persist", another_writer_first)
+    [result] = episodes_add(group=group, episodes=[CONVERSATION[2]])
+    tallinn = facts_of(group)[("Maren", "live_in", "Tallinn")]
+    assert tallinn["episodes"] == ["c1", "meanwhile", "c3"]
+    assert result.facts_merged and calls == [1]
+
+
+def test_a_curators_weight_set_meanwhile_is_folded_into_not_overwritten(
+    group: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    episode_add(group=group, episode=CONVERSATION[0])
+    real_persist = pipeline.plan_persist
+
+    def curator_first(**kwargs: object) -> object:
+        driver.write("MATCH ()-[r:RELATES {group_id: $g, relation: 'live_in'}]->() SET r.weight = 0.9", g=group)
+        return real_persist(**kwargs)
+
+    monkeypatch.setattr(pipeline, "plan_persist", curator_first)
+    episodes_add(group=group, episodes=[CONVERSATION[2]])
+    weight = driver.read("MATCH ()-[r:RELATES {group_id: $g, relation: 'live_in'}]->() RETURN r.weight AS w", g=group)
+    assert weight[0]["w"] > 0.9  # 0.9 seen again: noisy-or of the curator's weight, not the plan's
