@@ -102,7 +102,13 @@ class InvalidGraphDocument(InvalidInput):
 
 
 class WriteConflict(MemoriaError):
-    """Concurrent writers kept changing what this write depends on; nothing was written and retrying is safe."""
+    """Concurrent writers kept changing what this write depends on; nothing was written and retrying is safe.
+
+    `retry_after`: the seconds after which the same request may well succeed (answered as `retry_after` and
+    `Retry-After`), or None for a conflict the same request can never get past (it was made on a state that is
+    gone: the caller reads again first)."""
+
+    retry_after: int | None = 1
 
 
 class GroupNotFound(MemoriaError):

@@ -66,7 +66,10 @@ def problem(error: Exception) -> tuple[int, dict[str, Any], dict[str, str]] | No
     if isinstance(error, InvalidInput):
         return 400, {"detail": str(error), "code": "invalid", "errors": error.problems}, {}
     if isinstance(error, WriteConflict):
-        return 409, {"detail": str(error), "code": "conflict"}, {"Retry-After": "1"}
+        if error.retry_after is None:  # the same request cannot succeed: no hint to send it again
+            return 409, {"detail": str(error), "code": "conflict", "retry_after": None}, {}
+        body = {"detail": str(error), "code": "conflict", "retry_after": error.retry_after}
+        return 409, body, {"Retry-After": str(error.retry_after)}
     if isinstance(error, RoleRequired):  # raised before any group is looked at: it says nothing of one
         return 403, {"detail": str(error), "code": "permission_denied"}, {}
     if isinstance(error, GroupNotFound):

@@ -20,13 +20,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
+from neo4j import exceptions as neo4j_errors
 
 from memoria.curation.audit import audit_entry_as_dict, undo_refusal
-from memoria.curation.errors import CurationConflict
+from memoria.curation.errors import StaleEdit
 from memoria.curation.models import EDGE, ENTITY, UNDO, AuditEntry, AuditItem
 from memoria.curation.notify import change_announce
 from memoria.curation.state import EdgeState, GraphState, NodeState
 from memoria.curation.store import AppliedChange, state_apply
+from memoria.errors import GraphUnavailable
 from memoria.graph import driver
 
 logger = logging.getLogger(__name__)
@@ -70,7 +72,7 @@ def edge_change(*, group: str, action: str, edge_id: str, before: EdgeState | No
 def version_check(*, what: str, state: EdgeState | NodeState, version: str | None) -> None:
     """Optimistic concurrency: an edit names the version it was made on, and a newer one refuses it."""
     if version is not None and state.version() != version:
-        raise CurationConflict(
+        raise StaleEdit(
             f"{what} changed since you read it (you sent version {version}, it is {state.version()} now); "
             "reload it and make your change again"
         )
@@ -78,6 +80,11 @@ def version_check(*, what: str, state: EdgeState | NodeState, version: str | Non
 
 def _items(change: Change) -> list[tuple[str, str]]:
     return [(ENTITY, key) for key in sorted(change.after.nodes)] + [(EDGE, key) for key in sorted(change.after.edges)]
+
+
+def _commit_unknown(error: BaseException) -> bool:
+    """Whether the graph write failed with its connection lost during COMMIT: it may have landed."""
+    return isinstance(error, GraphUnavailable) and isinstance(error.__cause__, neo4j_errors.IncompleteCommit)
 
 
 def change_commit(*, change: Change, actor: str, undoes: AuditEntry | None = None) -> ChangeOutcome:
@@ -105,17 +112,18 @@ def change_commit(*, change: Change, actor: str, undoes: AuditEntry | None = Non
                 undoes.refresh_from_db(fields=["undone_by"])  # under the write lock now: another undo may have won
                 refusal = undo_refusal(entry=undoes, exclude=[entry.pk])
                 if refusal is not None:
-                    raise CurationConflict(refusal)
+                    raise StaleEdit(refusal)
                 AuditEntry.objects.filter(pk=undoes.pk).update(undone_by=entry)
                 if undoes.action == UNDO:  # a redo: the change that undo had undone is in force again
                     AuditEntry.objects.filter(pk=undoes.undoes_id).update(undone_by=None)
             applied = driver.write_transaction(
                 lambda tx: state_apply(tx, group=change.group, expected=change.before, target=change.after)
             )
-    except Exception:
-        if applied is not None:
+    except Exception as error:
+        if applied is not None or _commit_unknown(error):
             logger.error(
-                "curation change written to the graph but its audit entry was not saved: %s",
+                "curation change %s the graph but its audit entry was not saved: %s",
+                "written to" if applied is not None else "perhaps written to (the connection was lost at commit)",
                 json.dumps(
                     {
                         "group": change.group,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from memoria.curation.commit import ChangeOutcome, change_commit, edge_change, version_check
-from memoria.curation.errors import CurationConflict
+from memoria.curation.errors import StaleEdit
 from memoria.curation.inputs import EdgeInvalidation
 from memoria.curation.models import EDGE_INVALIDATE
 from memoria.curation.selectors import edge_state_get
@@ -17,7 +17,7 @@ def edge_invalidate(*, group: str, edge_id: str, invalidation: EdgeInvalidation,
     version_check(what=f"edge {edge_id!r}", state=current, version=invalidation.version)
     ended = current.props.get("invalid_at")
     if ended is not None:
-        raise CurationConflict(f"edge {edge_id!r} is already invalid since {ended}; undo that change to move it")
+        raise StaleEdit(f"edge {edge_id!r} is already invalid since {ended}; undo that change to move it")
     now = timestamp_now()
     invalid_at = invalidation.invalid_at or now
     valid_at = current.props.get("valid_at")

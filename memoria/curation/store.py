@@ -18,6 +18,7 @@ import neo4j
 from memoria.curation.errors import CurationConflict
 from memoria.curation.state import EdgeState, GraphState, Link, NodeState
 from memoria.graph import driver, kinds
+from memoria.graph.claims import REVISION, nodes_claim
 from memoria.graph.schema import VECTOR_MODEL, VECTOR_TEXT
 from memoria.graph.versions import group_version_bump
 from memoria.ingest.persist import CREATE_ENTITIES as CREATE_NODES
@@ -56,14 +57,16 @@ RETURN n.id AS node, type(r) AS type, r.id AS edge_id, startNode(r).id AS source
 """
 # Vectors stay, with their model and text version, when the embedded text stays (the reindex contract,
 # memoria.interchange.reindex); otherwise they go, and reindex makes new ones after the commit.
+# The claim's revision (memoria.graph.claims) stays: it is not part of a node's audited state.
 UPDATE_NODES = f"""
 UNWIND $rows AS row
 MATCH (n:{kinds.MEMORY_LABEL} {{group_id: $group, id: row.id}})
 WITH n, row, {NODE_TEXT} AS old_text, n.name_embedding AS name_vector, n.embedding AS content_vector,
-     n.{VECTOR_MODEL} AS model, n.{VECTOR_TEXT} AS text_version
+     n.{VECTOR_MODEL} AS model, n.{VECTOR_TEXT} AS text_version, n.{REVISION} AS revision
 SET n = row.props
-WITH n, {NODE_TEXT} = old_text AS kept, name_vector, content_vector, model, text_version
-SET n.name_embedding = CASE WHEN kept THEN name_vector ELSE null END,
+WITH n, {NODE_TEXT} = old_text AS kept, name_vector, content_vector, model, text_version, revision
+SET n.{REVISION} = revision,
+    n.name_embedding = CASE WHEN kept THEN name_vector ELSE null END,
     n.embedding = CASE WHEN kept THEN content_vector ELSE null END,
     n.{VECTOR_MODEL} = CASE WHEN kept THEN model ELSE null END,
     n.{VECTOR_TEXT} = CASE WHEN kept THEN text_version ELSE null END
@@ -151,22 +154,16 @@ class AppliedChange:
     unembedded: tuple[str, ...]
 
 
-def _rows(runner: Runner | None, query: str, **parameters: Any) -> list[dict[str, Any]]:
-    if runner is None:
-        return driver.read(query, **parameters)
-    return [record.data() for record in runner.run(query, parameters)]
-
-
 def state_read(*, group: str, scope: Scope, runner: Runner | None = None) -> GraphState:
     """The graph's current state over `scope` (inside `runner`'s transaction when given), read under the group's
     keys: another group's node of the same id is another node."""
     nodes: dict[str, NodeState | None] = dict.fromkeys(scope.nodes)
     if scope.nodes:
-        for row in _rows(runner, NODES, ids=sorted(scope.nodes), group=group):
+        for row in driver.rows(runner, NODES, ids=sorted(scope.nodes), group=group):
             nodes[row["id"]] = NodeState.of(row["labels"], row["props"])
     edges: dict[str, EdgeState | None] = dict.fromkeys(scope.edges)
     if scope.edges:
-        for row in _rows(runner, EDGES, ids=sorted(scope.edges), group=group):
+        for row in driver.rows(runner, EDGES, ids=sorted(scope.edges), group=group):
             if edges.get(row["id"]) is not None:
                 raise CurationConflict(f"edge id {row['id']!r} is held by two edges; it cannot be curated")
             edges[row["id"]] = EdgeState.of(row["source"], row["target"], row["props"])
@@ -176,7 +173,7 @@ def state_read(*, group: str, scope: Scope, runner: Runner | None = None) -> Gra
         by_type[link.type].append(link)
     for link_type, wanted in sorted(by_type.items()):
         pairs = [{"source": link.source, "target": link.target} for link in wanted]
-        for row in _rows(runner, LINKS.format(type=link_type), pairs=pairs, group=group):
+        for row in driver.rows(runner, LINKS.format(type=link_type), pairs=pairs, group=group):
             links[Link(link_type, row["source"], row["target"])] = True
     return GraphState(nodes, edges, links)
 
@@ -277,11 +274,21 @@ def _link_statements(expected: GraphState, target: GraphState) -> list[tuple[str
     return statements
 
 
+def _claimed(expected: GraphState, target: GraphState) -> set[str]:
+    """Every node the change reads or writes: its nodes, the ends of its edges and of its links."""
+    nodes = set(expected.nodes) | set(target.nodes)
+    for edges in (expected.edges, target.edges):
+        nodes.update(end for edge in edges.values() if edge for end in (edge.source, edge.target))
+    nodes.update(end for link in expected.links for end in (link.source, link.target))
+    return nodes
+
+
 def state_apply(runner: Runner, *, group: str, expected: GraphState, target: GraphState) -> AppliedChange:
     """Inside one transaction: raise CurationConflict unless the graph holds `expected`, then write `target`."""
     if not expected.same_scope(target):
         raise ValueError("before and after of a change must cover the same items")
     scope = Scope.of(expected)
+    nodes_claim(runner, group=group, ids=_claimed(expected, target))  # before reading: concurrent writers take turns
     current = state_read(group=group, scope=scope, runner=runner)
     if current != expected:
         raise CurationConflict(_describe_difference(expected, current))

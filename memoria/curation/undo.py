@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from memoria.curation.audit import audit_entry_get
 from memoria.curation.commit import Change, ChangeOutcome, change_commit
+from memoria.curation.errors import CurationConflict, StaleEdit
 from memoria.curation.models import UNDO
 from memoria.curation.state import GraphState
 
@@ -23,4 +24,9 @@ def audit_entry_undo(*, group: str, entry_id: int, actor: str) -> ChangeOutcome:
         before=GraphState.from_json(entry.after),
         after=GraphState.from_json(entry.before),
     )
-    return change_commit(change=change, actor=actor, undoes=entry)
+    try:
+        return change_commit(change=change, actor=actor, undoes=entry)
+    except StaleEdit:
+        raise
+    except CurationConflict as conflict:  # the items are no longer as the entry left them: no retry changes that
+        raise StaleEdit(str(conflict)) from conflict

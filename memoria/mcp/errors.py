@@ -42,7 +42,7 @@ def problem(error: Exception) -> dict[str, Any]:
     if isinstance(error, GroupNotFound):
         return {"code": "not_found", "detail": str(error)}
     if isinstance(error, WriteConflict):
-        return {"code": "conflict", "detail": str(error), "retry_after": 1}
+        return {"code": "conflict", "detail": str(error), "retry_after": error.retry_after}
     if isinstance(error, ProjectionLoading):
         return {"code": "projection_loading", "detail": str(error), "retry_after": 5}
     if isinstance(error, GraphUnavailable):

@@ -7,6 +7,7 @@ import logging
 import pytest
 
 from memoria.api.errors import exception_handler
+from memoria.curation.errors import StaleEdit
 from memoria.graph.embedded import EmbeddedServer
 from memoria.graph.retry import PERMANENT
 from memoria.ingest.communities import CommunityConflict
@@ -21,8 +22,18 @@ def test_write_conflicts_answer_409_with_a_retry_hint(error: Exception) -> None:
 
     assert response is not None
     assert response.status_code == 409
-    assert response.data == {"detail": str(error), "code": "conflict"}
+    assert response.data == {"detail": str(error), "code": "conflict", "retry_after": 1}
     assert response.headers["Retry-After"] == "1"
+
+
+def test_a_stale_edit_answers_409_without_a_retry_hint() -> None:
+    """Sent again unchanged it fails the same way: the caller must read the item first."""
+    error = StaleEdit("edge 'f1' changed since you read it")
+    response = exception_handler(error, {})
+
+    assert response is not None and response.status_code == 409
+    assert response.data == {"detail": str(error), "code": "conflict", "retry_after": None}
+    assert "Retry-After" not in response.headers
 
 
 # A seed whose edges the activation engine sorts by transfer energy: thousands of rows for the in-heap ORDER BY.
