@@ -6,13 +6,9 @@ load (memoria.loadtest.run), checks the graph (memoria.loadtest.verify) and prin
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import contextlib
 import json
 import os
-import signal
-from collections.abc import Iterator
 from typing import Any
 
 from django.conf import settings
@@ -20,33 +16,17 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from memoria.accounts.roles import check_group_name
-from memoria.errors import EmbeddedServerError, GraphUnavailable
-from memoria.graph.embedded import embedded_server_from_settings
-from memoria.graph.schema import schema_install
+from memoria.errors import GraphUnavailable
 from memoria.graph.selectors import group_summary
 from memoria.loadtest.report import LoadReport, WatchCheck, operation_stats, percentile
 from memoria.loadtest.run import LoadPlan, LoadRunError, load_run, new_run_label
 from memoria.loadtest.servers import DAPHNE_OVERRIDES, ServerStartError, daphne_environment, server_set
 from memoria.loadtest.verify import episode_check
 from memoria.loadtest.workload import group_queries, loadtest_access_revoke, loadtest_token
+from memoria.management.commands._harness import bounded, graph_server_for_run, sigterm_as_interrupt
 
 LAYERS = ("memory", "redis")
 DEFAULT_GROUP = "loadtest"  # kept between runs: seeding and embedding the demo memory takes minutes on 2 busy cores
-
-
-def bounded(kind: type, low: float, high: float) -> Any:
-    """An argparse type: a number of `kind` within [low, high], with a message naming the bounds."""
-
-    def parse(raw: str) -> int | float:
-        try:
-            value = kind(raw)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{raw!r} is not {'a whole' if kind is int else 'a'} number") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"{raw} is outside [{low:g}, {high:g}]")
-        return value
-
-    return parse
 
 
 class Command(BaseCommand):
@@ -86,7 +66,7 @@ class Command(BaseCommand):
         except ValueError as error:
             raise CommandError(f"--group: {error}") from error
         label = new_run_label()
-        with _sigterm_as_interrupt(), _graph_server(self) as stop_notes:
+        with sigterm_as_interrupt(), graph_server_for_run(self) as stop_notes:
             try:
                 report = self.run_load(options, layer=layer, servers=servers, label=label, group=group)
             except KeyboardInterrupt:
@@ -178,44 +158,3 @@ class Command(BaseCommand):
             episodes=episodes,
             watch=watch,
         )
-
-
-@contextlib.contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """A SIGTERM stops the run like Ctrl-C does, so the servers it started are stopped too."""
-
-    def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    try:
-        previous = signal.signal(signal.SIGTERM, interrupt)
-    except ValueError:  # not the main thread: leave signals alone
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-@contextlib.contextmanager
-def _graph_server(command: BaseCommand) -> Iterator[list[str]]:
-    """The embedded graph server, started if it was not running and then stopped again; the schema installed."""
-    notes: list[str] = []
-    server = None
-    try:
-        if settings.MEMORIA_GRAPH["EMBEDDED"]:
-            server = embedded_server_from_settings()
-            if server.status().answering:
-                server = None  # someone else's: leave it running
-            else:
-                command.stderr.write(f"graph server: {server.start()}")
-        schema_install()
-        call_command("migrate", "--noinput", verbosity=0)
-    except (EmbeddedServerError, GraphUnavailable) as error:
-        raise CommandError(str(error)) from error
-    try:
-        yield notes
-    finally:
-        if server is not None:
-            notes.append(f"graph server: {server.stop()}")
