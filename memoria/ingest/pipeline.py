@@ -148,6 +148,9 @@ class _Vectors:
         self.load = load
         self.names = names  # keyed by (model id, name): a vector of another model is never reused
         self._loaded: TextEmbedder | None = None
+        # The texts of the batch being planned: a batch planned again (a concurrent writer changed what it rested
+        # on) embeds the same fact texts and contents, so they are kept until the batch is written.
+        self._batch: dict[str, list[float]] = {}
 
     @property
     def model_id(self) -> str:
@@ -162,9 +165,13 @@ class _Vectors:
         return self._loaded.embed(texts)
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        unique = list(dict.fromkeys(texts))
-        vectors = dict(zip(unique, self._embed(unique), strict=True))
-        return [vectors[item] for item in texts]
+        missing = [text for text in dict.fromkeys(texts) if text not in self._batch]
+        self._batch.update(zip(missing, self._embed(missing), strict=True))
+        return [self._batch[item] for item in texts]
+
+    def batch_done(self) -> None:
+        """The batch is stored (or given up on): its texts will not be asked for again."""
+        self._batch.clear()
 
     def embed_names(self, names: list[str]) -> list[list[float]]:
         model = self.model_id
@@ -316,8 +323,13 @@ def _batch_add(run: _Run, batch: list[Episode]) -> list[EpisodeResult]:
                     raise
                 continue
             added = {result.episode_id: result for result in planned}
+        run.vectors.batch_done()
         return [added.get(episode.id) or EpisodeResult(episode.id, episode.name, added=False) for episode in batch]
-    raise PlanConflict(f"episodes of group {group!r} kept being stored concurrently; try again")
+    run.vectors.batch_done()
+    raise PlanConflict(
+        f"group {group!r} kept changing under this batch for {MAX_ATTEMPTS} plans (other writers stored its"
+        " episodes or names, or changed the facts and entities it extends); nothing was written, send it again"
+    )
 
 
 def _communities_refresh(run: _Run, results: list[EpisodeResult]) -> list[EpisodeResult]:
