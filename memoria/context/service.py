@@ -136,7 +136,7 @@ def _ranked(hits: tuple[SearchHit, ...]) -> list[SearchHit]:
     return sorted(hits, key=lambda hit: (-hit.score, hit.id))
 
 
-def _header(as_of: str | None) -> str:
+def header_for(as_of: str | None) -> str:
     """Short and bounded (no query, no group name): the smallest budget always leaves room for items."""
     return f"Memory as of {lines.day(as_of)} (what held then):" if as_of else "Memory (what holds now):"
 
@@ -295,7 +295,7 @@ def context_build(*, group: str, query: str, budget_tokens: int, as_of: str | No
         assembly.chain([walk_facts[edge] for edge in chain])
     for card, _ in walked.facts:  # what the walk found that no episode shown above carries
         assembly.fact(walk_facts[card.id])
-    header = _header(as_of)
+    header = header_for(as_of)
     packed = pack(header=header, sections=SECTIONS, pieces=assembly.pieces, budget=budget_tokens)
     summarised = [hit for hit in entities[:ENTITY_CANDIDATES] if hit.text.strip()]
     if summarised and budget_tokens - packed.used_tokens >= MIN_CUT_TOKENS:
