@@ -18,7 +18,7 @@ from typing import Any
 from memoria.browse.records import EdgeCard
 from memoria.context import lines
 from memoria.context.packing import MIN_CUT_TOKENS, Packed, Piece, pack
-from memoria.context.sources import EpisodeRow, Mention, entity_mentions, episode_rows, fact_episodes, walk
+from memoria.context.sources import EpisodeRow, Mention, entity_mentions, episode_rows, fact_cards, walk
 from memoria.graph.rules import TIMESTAMP_FORMAT
 from memoria.search.config import MAX_LIMIT, Scope, SearchConfig
 from memoria.search.recipes import SCOPE_DEFAULT_RECIPES, recipe
@@ -259,12 +259,13 @@ def context_build(*, group: str, query: str, budget_tokens: int, as_of: str | No
     found = search(query=query, groups=[group], config=search_config(search_limit(budget_tokens)), valid_at=moment)
     hits = _ranked(found.facts)
     entities = _ranked(found.entities)
-    sources = fact_episodes(group, hits)
     walked = walk(group=group, entities=entities, moment=moment)
-    facts = {hit.id: _fact_of_hit(hit, sources.get(hit.id, ())) for hit in hits}
-    walk_facts = {card.id: _fact_of_card(card) for card, _ in walked.facts}
+    cards = fact_cards(group, {**walked.ends, **{hit.id: (hit.source or "", hit.target or "") for hit in hits}}, moment)
+    facts = {hit.id: _fact_of_hit(hit, cards[hit.id].episodes if hit.id in cards else ()) for hit in hits}
+    strongest = sorted(walked.energy, key=lambda edge: (-walked.energy[edge], edge))
+    walk_facts = {edge: _fact_of_card(cards[edge]) for edge in strongest if edge in cards}
     wanted = [hit.id for hit in found.episodes] + [
-        e for fact in [*facts.values(), *walk_facts.values()] for e in fact.episodes
+        episode for fact in [*facts.values(), *walk_facts.values()] for episode in fact.episodes
     ]
     rows = episode_rows(group, list(dict.fromkeys(wanted)))
     # An episode of a later time than as_of was not there yet; without as_of every stored episode is.
@@ -292,9 +293,10 @@ def context_build(*, group: str, query: str, budget_tokens: int, as_of: str | No
         else:
             assembly.fact(facts[item_id])
     for chain in walked.chains:
-        assembly.chain([walk_facts[edge] for edge in chain])
-    for card, _ in walked.facts:  # what the walk found that no episode shown above carries
-        assembly.fact(walk_facts[card.id])
+        if all(edge in walk_facts for edge in chain):  # every fact of it holds at the moment
+            assembly.chain([walk_facts[edge] for edge in chain])
+    for fact in walk_facts.values():  # what the walk found that no episode shown above carries
+        assembly.fact(fact)
     header = header_for(as_of)
     packed = pack(header=header, sections=SECTIONS, pieces=assembly.pieces, budget=budget_tokens)
     summarised = [hit for hit in entities[:ENTITY_CANDIDATES] if hit.text.strip()]

@@ -1,5 +1,6 @@
-"""What a context block is made of, read from the group: the search's hits, the episodes facts came from, the
-graph walk's chains of facts, and who mentions an entity (so a summary written after `as_of` is not shown).
+"""What a context block is made of, read from the group: the facts found (with the episodes they came from), the
+graph walk's chains of facts, the episodes, and who mentions an entity (so a summary written after `as_of` is not
+shown).
 
 Reads are by (group, id) under the `Memory` label, so the key's index finds them; one query per kind of read.
 """
@@ -7,7 +8,7 @@ Reads are by (group, id) under the `Memory` label, so the key's index finds them
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from asgiref.sync import async_to_sync
 
@@ -22,12 +23,14 @@ from memoria.search.methods import FACT_HOLDS
 from memoria.search.service import SearchHit
 
 ACTIVATION_SEEDS = 5  # the best entities found, as the retriever's own seed search takes
-# The episodes each fact came from, read through its source node so the id index finds it.
-FACT_EPISODES = f"""
-UNWIND $facts AS fact
-MATCH (:{kinds.MEMORY_LABEL} {{group_id: $group, id: fact.source}})-[r:{kinds.RELATES}]->()
-WHERE r.id = fact.id
-RETURN r.id AS id, coalesce(r.episodes, []) AS episodes
+# The facts asked for that hold at the moment, with their source episodes: read from each source node once (a
+# speaker may be the source of hundreds of facts, and matching fact by fact walked them once per fact). The rule of
+# holding is search's own (FACT_HOLDS), not a copy.
+FACT_ROWS = f"""
+UNWIND $sources AS source_id
+MATCH (:{kinds.MEMORY_LABEL} {{group_id: $group, id: source_id}})-[r:{kinds.RELATES}]->(:{kinds.MEMORY_LABEL})
+WHERE r.id IN $ids AND r.group_id = $group AND {FACT_HOLDS}
+RETURN {FACT_COLUMNS}
 """
 EPISODE_ROWS = f"""
 UNWIND $ids AS episode_id
@@ -40,14 +43,6 @@ ENTITY_MENTIONS = f"""
 UNWIND $ids AS entity_id
 MATCH (n:{kinds.MEMORY_LABEL} {{group_id: $group, id: entity_id}})<-[:{kinds.MENTIONS}]-(e:{kinds.EPISODE})
 RETURN n.id AS entity, e.id AS id, e.name AS name, coalesce(e.valid_at, e.created_at) AS at
-"""
-# The facts met on activation paths that hold at the moment, by (id, stored source, stored target) so the id index
-# is used; the rule of holding is search's own (FACT_HOLDS), not a copy.
-HOLDING_FACTS = f"""
-UNWIND $rows AS row
-MATCH (:Memory {{group_id: $group, id: row.source}})-[r:RELATES]->(:Memory {{group_id: $group, id: row.target}})
-WHERE r.id = row.id AND r.group_id = $group AND {FACT_HOLDS}
-RETURN {FACT_COLUMNS}
 """
 
 
@@ -68,19 +63,23 @@ class Mention:
 
 @dataclass(frozen=True)
 class Walk:
-    """The facts on activation's paths that hold at the moment, with their best transfer energy, and the paths of
-    two hops or more as chains of fact ids in hop order, strongest first."""
+    """The facts on activation's paths (the walk ran at the moment) with their best transfer energy and stored ends,
+    and the paths of two hops or more as chains of fact ids in hop order, strongest first, none a prefix of another."""
 
-    facts: tuple[tuple[EdgeCard, float], ...] = ()
+    energy: dict[str, float] = field(default_factory=dict)
+    ends: dict[str, tuple[str, str]] = field(default_factory=dict)
     chains: tuple[tuple[str, ...], ...] = ()
 
 
-def fact_episodes(group: str, facts: Sequence[SearchHit]) -> dict[str, tuple[str, ...]]:
-    """Each fact's source episodes, in stored order."""
-    if not facts:
+def fact_cards(group: str, ends: dict[str, tuple[str, str]], moment: str | None) -> dict[str, EdgeCard]:
+    """The facts named by id (with their stored source and target) that hold at `moment` (None: every one), each
+    with its episodes."""
+    if not ends:
         return {}
-    rows = driver.read(FACT_EPISODES, facts=[{"id": hit.id, "source": hit.source} for hit in facts], group=group)
-    return {row["id"]: tuple(row["episodes"]) for row in rows}
+    sources = sorted({source for source, _ in ends.values()})
+    at = valid_time(moment).nullable_parameters()
+    rows = driver.read(FACT_ROWS, sources=sources, ids=list(ends), group=group, **at)
+    return {card.id: card for card in map(EdgeCard.from_fact_row, rows)}
 
 
 def episode_rows(group: str, ids: Sequence[str]) -> dict[str, EpisodeRow]:
@@ -108,17 +107,16 @@ async def _finished(request: ActivationRequest) -> list[dict]:
 
 def walk(*, group: str, entities: Sequence[SearchHit], moment: str) -> Walk:
     """Activation Energy from the best entities found, at `moment`: a fact that ended before it (or began after)
-    neither carries energy nor counts in a degree, and HOLDING_FACTS keeps the facts exact."""
+    neither carries energy nor counts in a degree."""
     best = entities[0].score if entities else 0.0
     if best <= 0:
         return Walk()
     seeds = tuple(Seed(hit.id, hit.score / best) for hit in entities[:ACTIVATION_SEEDS])
-    at = valid_time(moment)
-    finished = async_to_sync(_finished)(ActivationRequest(group=group, seeds=seeds, query_tags=(), moment=at))
+    request = ActivationRequest(group=group, seeds=seeds, query_tags=(), moment=valid_time(moment))
     energy: dict[str, float] = {}
     ends: dict[str, tuple[str, str]] = {}
     paths: list[tuple[float, tuple[str, ...]]] = []
-    for event in finished:
+    for event in async_to_sync(_finished)(request):
         for path in event["paths"]:
             hops = path["hops"]
             for hop in hops:
@@ -127,19 +125,10 @@ def walk(*, group: str, entities: Sequence[SearchHit], moment: str) -> Walk:
                 energy[hop["edge_id"]] = max(energy.get(hop["edge_id"], 0.0), hop["transfer_energy"])
             if len(hops) > 1:
                 paths.append((float(path["energy"]), tuple(hop["edge_id"] for hop in hops)))
-    if not ends:
-        return Walk()
-    rows = [{"id": edge_id, "source": source, "target": target} for edge_id, (source, target) in ends.items()]
-    holding = driver.read(HOLDING_FACTS, rows=rows, group=group, **at.nullable_parameters())
-    cards = {card.id: card for card in map(EdgeCard.from_fact_row, holding)}
-    facts = sorted(((card, energy[card.id]) for card in cards.values()), key=lambda pair: (-pair[1], pair[0].id))
-    chains: dict[tuple[str, ...], float] = {}
-    for strength, chain in sorted(paths, key=lambda pair: (-pair[0], pair[1])):
-        if all(edge in cards for edge in chain) and chain not in chains:
-            chains[chain] = strength
-    longest = [
+    chains = list(dict.fromkeys(chain for _, chain in sorted(paths, key=lambda pair: (-pair[0], pair[1]))))
+    longest = tuple(
         chain
         for chain in chains
         if not any(len(other) > len(chain) and other[: len(chain)] == chain for other in chains)
-    ]
-    return Walk(facts=tuple(facts), chains=tuple(longest))
+    )
+    return Walk(energy=energy, ends=ends, chains=longest)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
-from memoria.context.sources import fact_episodes
+from memoria.context.sources import fact_cards
 from memoria.evaluation.recall import distinct
 from memoria.evaluation.runner import Retriever
 from memoria.search.config import MAX_LIMIT, Scope
@@ -43,8 +43,8 @@ def recipe_described(name: str, *, limit: int) -> dict[str, Any]:
 
 def episodes_of_facts(group: str, facts: Sequence[SearchHit]) -> list[str]:
     """The episodes the facts came from, in the facts' rank order (within a fact, as stored), each once."""
-    stored = fact_episodes(group, facts)
-    return distinct(episode for hit in facts for episode in stored.get(hit.id, ()))
+    cards = fact_cards(group, {hit.id: (hit.source or "", hit.target or "") for hit in facts}, None)
+    return distinct(episode for hit in facts if hit.id in cards for episode in cards[hit.id].episodes)
 
 
 def hybrid_episodes(episodes: Sequence[str], fact_episodes: Sequence[str], *, limit: int) -> list[str]:

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from memoria.context.service import CHAIN, ENTITY, EPISODE, FACT, context_build
-from memoria.context.sources import walk
+from memoria.context.sources import fact_cards, walk
 from memoria.context.tokens import token_count
 from memoria.graph import driver
 from memoria.interchange.document import parse_graph_document
@@ -183,8 +183,9 @@ def test_the_walk_keeps_what_holds_at_the_moment_and_its_chains_in_hop_order(mem
     drove, drives = node_id(memory, "drove"), node_id(memory, "drives")
     now = walk(group=memory, entities=bob, moment="2026-01-01T00:00:00Z")
     then = walk(group=memory, entities=bob, moment="2021-01-01T00:00:00Z")
-    held_now = {card.id: energy for card, energy in now.facts}
-    assert drives in held_now and drove not in held_now and all(energy > 0 for energy in held_now.values())
-    assert drove in {card.id for card, _ in then.facts} and drives not in {card.id for card, _ in then.facts}
+    assert drives in now.energy and drove not in now.energy and all(energy > 0 for energy in now.energy.values())
+    assert drove in then.energy and drives not in then.energy
     assert now.chains and all(chain[0] == drives for chain in now.chains)  # from Bob, the first hop is his fact
-    assert all(drove not in chain for chain in now.chains)
+    held = fact_cards(memory, {**now.ends, **then.ends}, "2026-01-01T00:00:00Z")
+    assert drives in held and drove not in held  # read back, a fact is kept only when it holds
+    assert held[drives].fact == "Bob Novak drives trucks to the Rotterdam port"
