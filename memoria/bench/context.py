@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from memoria.bench.search import SyntheticMemory, _timed
-from memoria.context.service import context_build, search_config, search_limit
+from memoria.context.service import SEARCH_LIMIT, context_build, search_config
 from memoria.search.service import search
 
 BUDGETS = (250, 1000, 2000)
@@ -22,15 +22,14 @@ def context_benchmark(
     the search benchmark's questions, then over its questions naming a rare entity (the walk of the episodes
     default runs)."""
     results: dict[str, dict[str, Any]] = {}
+    config = search_config(SEARCH_LIMIT)
     for series, texts in (("", memory.queries), (" (naming a rare entity)", memory.walk_queries)):
         if not texts:
             continue
         queries = [texts[index % len(texts)] for index in range(runs + warmup)]
+        reference = _timed(queries, warmup, lambda query: search(query=query, groups=[group], config=config).size)
+        results[f"the block's search alone{series}"] = reference
         for budget in budgets:
-            config = search_config(search_limit(budget))
-            results[f"search at budget {budget}'s depth{series}"] = _timed(
-                queries, warmup, lambda query, config=config: search(query=query, groups=[group], config=config).size
-            )
             used: list[int] = []
 
             def block(query: str, budget: int = budget, used: list[int] = used) -> int:
@@ -40,6 +39,6 @@ def context_benchmark(
 
             timed = _timed(queries, warmup, block)
             timed["tokens"] = sum(used[warmup:]) / max(1, len(used) - warmup)
-            timed["ratio_p95"] = timed["p95_ms"] / results[f"search at budget {budget}'s depth{series}"]["p95_ms"]
+            timed["ratio_p95"] = timed["p95_ms"] / reference["p95_ms"]
             results[f"get_context at budget {budget}{series}"] = timed
     return results

@@ -20,14 +20,14 @@ from memoria.context import lines
 from memoria.context.packing import MIN_CUT_TOKENS, Packed, Piece, pack
 from memoria.context.sources import EpisodeRow, Mention, entity_mentions, episode_rows, fact_cards, walk
 from memoria.graph.rules import TIMESTAMP_FORMAT
-from memoria.search.config import MAX_LIMIT, Scope, SearchConfig
+from memoria.search.config import Scope, SearchConfig
 from memoria.search.recipes import SCOPE_DEFAULT_RECIPES, recipe
 from memoria.search.rerankers import rrf
 from memoria.search.service import SearchHit, search
 
-# Candidates per scope grow with the budget: a line costs about 25 tokens, and the budget, not the search, decides.
-TOKENS_PER_CANDIDATE = 25
-MIN_SEARCH_LIMIT = 10
+# Candidates per scope: more than a budget of 2,000 tokens holds of LoCoMo's turns (about 40 tokens a line), so the
+# budget, not the search, decides what is left out; fixed, so blocks of every budget share one candidate set.
+SEARCH_LIMIT = 40
 ENTITY_CANDIDATES = 5  # entity summaries come last: only the best few can add anything
 ENTITY_EPISODES = 3  # an entity names the newest episodes that mention it
 FACT, CHAIN, EPISODE, ENTITY = "fact", "chain", "episode", "entity"
@@ -117,10 +117,6 @@ class _Fact:
     valid_at: str | None
     invalid_at: str | None
     episodes: tuple[str, ...]
-
-
-def search_limit(budget_tokens: int) -> int:
-    return max(MIN_SEARCH_LIMIT, min(MAX_LIMIT, budget_tokens // TOKENS_PER_CANDIDATE))
 
 
 def search_config(limit: int) -> SearchConfig:
@@ -252,11 +248,39 @@ def _items(packed: Packed, sources: dict[str, _Source]) -> tuple[ContextItem, ..
     return tuple(items)
 
 
-def context_build(*, group: str, query: str, budget_tokens: int, as_of: str | None = None) -> ContextBlock:
-    """The context block for `query` within `budget_tokens` o200k_base tokens; what held at `as_of` (a stored
-    timestamp), or now."""
+@dataclass
+class ContextCandidates:
+    """Everything a block of any budget is packed from: the pieces in rank order, and the entities whose summaries
+    may come last (read only when a budget leaves room for them, then kept for the next budget)."""
+
+    group: str
+    query: str
+    as_of: str | None
+    moment: str
+    assembly: _Assembly
+    summarised: list[SearchHit]
+    base: int = 0  # how many of the assembly's pieces are not entities
+    entities_read: bool = False
+
+    def entity_pieces(self) -> None:
+        if self.entities_read:
+            return
+        self.entities_read = True
+        mentions = entity_mentions(self.group, [hit.id for hit in self.summarised])
+        for hit in self.summarised:
+            known = mentions.get(hit.id, [])
+            # A summary is written from the episodes that mention the entity: one of them after as_of means the
+            # summary says what was not known then, and no earlier version of it is stored.
+            if self.as_of is not None and any((mention.at or "") > self.moment for mention in known):
+                continue
+            self.assembly.entity(hit, known)
+
+
+def context_candidates(*, group: str, query: str, as_of: str | None = None) -> ContextCandidates:
+    """Search, walk and read what a block about `query` is made of; what held at `as_of` (a stored timestamp), or
+    now. The search depth does not depend on the budget, so blocks of several budgets share one candidate set."""
     moment = as_of or datetime.now(UTC).strftime(TIMESTAMP_FORMAT)
-    found = search(query=query, groups=[group], config=search_config(search_limit(budget_tokens)), valid_at=moment)
+    found = search(query=query, groups=[group], config=search_config(SEARCH_LIMIT), valid_at=moment)
     hits = _ranked(found.facts)
     entities = _ranked(found.entities)
     walked = walk(group=group, entities=entities, moment=moment)
@@ -297,26 +321,31 @@ def context_build(*, group: str, query: str, budget_tokens: int, as_of: str | No
             assembly.chain([walk_facts[edge] for edge in chain])
     for fact in walk_facts.values():  # what the walk found that no episode shown above carries
         assembly.fact(fact)
-    header = header_for(as_of)
-    packed = pack(header=header, sections=SECTIONS, pieces=assembly.pieces, budget=budget_tokens)
     summarised = [hit for hit in entities[:ENTITY_CANDIDATES] if hit.text.strip()]
-    if summarised and budget_tokens - packed.used_tokens >= MIN_CUT_TOKENS:
-        mentions = entity_mentions(group, [hit.id for hit in summarised])
-        for hit in summarised:
-            known = mentions.get(hit.id, [])
-            # A summary is written from the episodes that mention the entity: one of them after as_of means the
-            # summary says what was not known then, and no earlier version of it is stored.
-            if as_of is not None and any((mention.at or "") > moment for mention in known):
-                continue
-            assembly.entity(hit, known)
-        packed = pack(header=header, sections=SECTIONS, pieces=assembly.pieces, budget=budget_tokens)
+    return ContextCandidates(group, query, as_of, moment, assembly, summarised, base=len(assembly.pieces))
+
+
+def context_pack(candidates: ContextCandidates, budget_tokens: int) -> ContextBlock:
+    """The best pieces within `budget_tokens` o200k_base tokens; entity summaries only in room the rest left."""
+    header = header_for(candidates.as_of)
+    assembly = candidates.assembly
+    packed = pack(header=header, sections=SECTIONS, pieces=assembly.pieces[: candidates.base], budget=budget_tokens)
+    if candidates.summarised and budget_tokens - packed.used_tokens >= MIN_CUT_TOKENS:
+        candidates.entity_pieces()
+        if len(assembly.pieces) > candidates.base:
+            packed = pack(header=header, sections=SECTIONS, pieces=assembly.pieces, budget=budget_tokens)
     return ContextBlock(
-        group=group,
-        query=query,
-        as_of=as_of,
+        group=candidates.group,
+        query=candidates.query,
+        as_of=candidates.as_of,
         budget_tokens=budget_tokens,
         used_tokens=packed.used_tokens,
         text=packed.text,
         items=_items(packed, assembly.sources),
         left_out=packed.left_out,
     )
+
+
+def context_build(*, group: str, query: str, budget_tokens: int, as_of: str | None = None) -> ContextBlock:
+    """The context block for `query` within `budget_tokens` o200k_base tokens; what held at `as_of`, or now."""
+    return context_pack(context_candidates(group=group, query=query, as_of=as_of), budget_tokens)

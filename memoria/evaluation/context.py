@@ -17,7 +17,7 @@ import numpy as np
 
 from memoria.context.lines import episode_line
 from memoria.context.packing import Piece, pack
-from memoria.context.service import EPISODES, context_build, header_for
+from memoria.context.service import EPISODES, context_candidates, context_pack, header_for
 from memoria.evaluation.crossval import DEFAULT_FOLDS, SEED, Difference, fold_indexes, paired_bootstrap
 from memoria.evaluation.dense import DenseIndex, Embed
 from memoria.evaluation.memory import episode_search, hybrid_search
@@ -127,10 +127,13 @@ def context_evaluate(
             bm25_ranked = [key for key, _ in bm25.search(terms, limit=BASELINE_DEPTH)] if terms else []
             fused = [key for key, _ in rrf([bm25_ranked, dense_ranked])][:BASELINE_DEPTH]
             baseline_seconds = time.perf_counter() - started
+            started = time.perf_counter()
+            candidates = context_candidates(group=corpus.group, query=question.text)
+            searched = time.perf_counter() - started
             for budget in budgets:
                 started = time.perf_counter()
-                block = context_build(group=corpus.group, query=question.text, budget_tokens=budget)
-                seconds = time.perf_counter() - started
+                block = context_pack(candidates, budget)  # what context_build(budget) answers, candidates shared
+                seconds = searched + time.perf_counter() - started
                 scores.add(scores.evidence, (BLOCK, budget), _share(block.episode_ids, question.relevant))
                 scores.add(scores.tokens, (BLOCK, budget), block.used_tokens)
                 scores.add(scores.seconds, (BLOCK, budget), seconds)
