@@ -305,10 +305,8 @@ def context_candidates(*, group: str, query: str, as_of: str | None = None) -> C
     episode_rank = [f"{EPISODE}:{hit.id}" for hit in _ranked(found.episodes) if hit.id in visible]
     fact_rank = list(dict.fromkeys(home(fact) for fact in facts.values()))
     order = [key for key, _ in rrf([episode_rank, fact_rank])]
-    every = [*facts.values(), *walk_facts.values()]
-    days = lines.timed_days(
-        [row.at for row in visible.values()] + [t for f in every for t in (f.valid_at, f.invalid_at)]
-    )
+    # A time of day tells apart the episodes of one day (a conversation's turns); facts read by their day.
+    days = lines.timed_days([row.at for row in visible.values()])
     assembly = _Assembly(days, visible)
     for key in order:
         kind, _, item_id = key.partition(":")
