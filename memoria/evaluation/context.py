@@ -294,3 +294,19 @@ def report_json(scores: Scores) -> dict:
         "seconds": {f"{method}@{budget}": values for (method, budget), values in scores.seconds.items()},
         "rankings": scores.rankings,
     }
+
+
+def scores_read(figures: Sequence[dict]) -> Scores:
+    """Scores from one or more `report_json` answers, their questions one after the other: runs of each dataset
+    apart can be reported, and the ranking chosen, together."""
+    merged = Scores()
+    for answer in figures:
+        merged.dataset += answer["datasets"]
+        merged.labels += answer["labels"]
+        for name, table in (("evidence", merged.evidence), ("tokens", merged.tokens), ("seconds", merged.seconds)):
+            for key, values in answer[name].items():
+                method, _, budget = key.rpartition("@")
+                table.setdefault((method, int(budget)), []).extend(values)
+        for ranking, values in answer["rankings"].items():
+            merged.rankings.setdefault(ranking, []).extend(values)
+    return merged

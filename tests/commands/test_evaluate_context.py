@@ -54,6 +54,8 @@ def test_the_blocks_carry_the_evidence_their_words_point_to(prefix: str, tmp_pat
     assert set(figures["rankings"]) == {DENSE, *RANKINGS}
     assert figures["rankings"]["episodes_hybrid_rrf"][0] == 1.0
     assert "| 250 | context block (get_context) |" in out and "episodes rankings, recall@10" in out
+    again = run("--report", str(figures_path), str(figures_path), "--budgets", "100,250")
+    assert "locomo: 8 questions" in again  # two runs' figures reported together
 
 
 def test_bad_options_are_refused_before_anything_is_written(prefix: str, tmp_path: Path) -> None:
@@ -62,6 +64,7 @@ def test_bad_options_are_refused_before_anything_is_written(prefix: str, tmp_pat
         (("--datasets", "locomo,squad"), "name locomo, musique or both"),
         (("--datasets", "locomo", "--budgets", "50"), r"each in \[100, 32000\]"),
         (("--datasets", "locomo", "--budgets", "a,b"), "whole numbers"),
+        (("--report", str(tmp_path / "conversation-91.json")), "not the figures evaluate context writes"),
     ):
         with pytest.raises(CommandError, match=message):
             run(*args, "--locomo-dir", str(tmp_path), "--group-prefix", prefix, "--quiet")

@@ -127,6 +127,13 @@ class Command(BaseCommand):
         )
         context.add_argument("--limit-questions", type=int, help="only the first N questions of each file")
         context.add_argument("--skip-ingest", action="store_true", help="load nothing: every group must be loaded")
+        context.add_argument(
+            "--report",
+            nargs="+",
+            type=Path,
+            metavar="JSON",
+            help="instead: report the figures of earlier runs' --json files together (e.g. one per dataset)",
+        )
         _add_run_arguments(context)
 
     def handle(self, *args: object, dataset: str, **options: Any) -> None:
@@ -353,12 +360,16 @@ class Command(BaseCommand):
         markdown: bool,
         json_path: Path | None,
         quiet: bool,
+        report: list[Path] | None = None,
         **_: object,
     ) -> None:
         """Reads and checks every file first, loads what a group lacks (as evaluate locomo and musique do), then
         builds the block for every question at every budget."""
         started = time.perf_counter()
         _check_options(limit_questions, embedding_threads, json_path)
+        if report:
+            self._context_report(report, _budgets(budgets))
+            return
         wanted = [name.strip() for name in datasets.split(",") if name.strip()]
         if not wanted or set(wanted) - {"locomo", "musique"}:
             raise CommandError(f"--datasets {datasets!r}: name locomo, musique or both")
@@ -402,6 +413,15 @@ class Command(BaseCommand):
         if json_path is not None:
             json_path.write_text(json.dumps(context_evaluation.report_json(scores)) + "\n", encoding="utf-8")
             say(f"figures written to {json_path}")
+
+    def _context_report(self, paths: list[Path], budgets: tuple[int, ...]) -> None:
+        try:
+            figures = [json.loads(path.read_text(encoding="utf-8")) for path in paths]
+            scores = context_evaluation.scores_read(figures)
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise CommandError(f"--report: not the figures evaluate context writes ({error})") from error
+        for line in context_evaluation.report_lines(scores, budgets=budgets):
+            self.stdout.write(line)
 
     def _fusion_tune(self, dataset: musique_evaluation.MusiqueSet, run: _RunOptions, model: Embedder) -> None:
         """The grid of graph_fusion.settings_grid on every question, and the cross-validated choice among it."""
