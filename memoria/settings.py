@@ -10,7 +10,7 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from memoria.config import env_bool, env_int, env_list, env_str, graph_url, local_secret
+from memoria.config import env_bool, env_int, env_list, env_origins, env_str, graph_url, local_secret
 from memoria.graph.driver import DEFAULT_CONNECTION_TIMEOUT_SECONDS
 from memoria.graph.retry import DEFAULT_ATTEMPTS, DEFAULT_BACKOFF_MS, DEFAULT_READ_DEADLINE_SECONDS
 from memoria.interchange.jsontext import DEFAULT_MAX_FILE_BYTES
@@ -26,6 +26,9 @@ SECRET_KEY = env_str("MEMORIA_SECRET_KEY", "") or local_secret(SECRETS_FILE, "dj
 DEBUG = env_bool("MEMORIA_DEBUG", False)
 ALLOWED_HOSTS = env_list("MEMORIA_ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
 CSRF_TRUSTED_ORIGINS = env_list("MEMORIA_CSRF_TRUSTED_ORIGINS", [])
+# Origins besides the server's own (the scheme, host and port a request was sent to) whose pages may open the
+# websockets; a TLS proxy in front needs its https://host here, since the server sees plain ws (docs/operations.md).
+MEMORIA_ALLOWED_ORIGINS = env_origins("MEMORIA_ALLOWED_ORIGINS")
 
 # Where `python manage.py serve` listens: loopback unless configured otherwise.
 MEMORIA_HOST = env_str("MEMORIA_HOST", "127.0.0.1")
