@@ -6,6 +6,7 @@ Production overrides come only from MEMORIA_* variables (see README and docker-c
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -47,6 +48,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI's files for /api/docs/, served locally (no CDN)
     "channels",
+    "axes",  # failed sign-ins counted per username and per address, then locked out (below)
     "memoria.graph",
     "memoria.accounts",
     "memoria.api",
@@ -67,6 +69,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "memoria.middleware.GraphUnavailableMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: turns a locked-out sign-in into memoria.accounts.lockout's answer
 ]
 
 ROOT_URLCONF = "memoria.urls"
@@ -100,6 +103,17 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+# Sign-in throttling (django-axes; docs/operations.md, "Sign-in lockout"): after MEMORIA_LOGIN_FAILURE_LIMIT failed
+# sign-ins for one username, or from one client address, that username or address is locked out for
+# MEMORIA_LOGIN_LOCKOUT_MINUTES (each failure during the lockout starts it again). The sign-in page then answers 429
+# with Retry-After; `manage.py axes_reset_username NAME` / `axes_reset_ip ADDRESS` or the admin's "Access attempts"
+# unlock sooner. Every authenticate() passes through the axes backend first, Django's admin sign-in included.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = env_int("MEMORIA_LOGIN_FAILURE_LIMIT", 5, minimum=1, maximum=1000)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("MEMORIA_LOGIN_LOCKOUT_MINUTES", 15, minimum=1, maximum=7 * 24 * 60))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one alone locks: a user per se, an address per se
+AXES_LOCKOUT_CALLABLE = "memoria.accounts.lockout.lockout_response"
+AXES_SENSITIVE_PARAMETERS = ["password"]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "explorer:home"
 LOGOUT_REDIRECT_URL = "login"

@@ -6,6 +6,7 @@ import json
 import re
 
 from django.core.management import call_command
+from django.http import HttpRequest
 from django.test import Client
 
 from memoria.accounts.roles import Role
@@ -36,7 +37,7 @@ def _body(response) -> bytes:
 def test_the_docs_page_loads_swagger_ui_from_this_server_only(db: None) -> None:
     user_grant(username="docs-reader", role=Role.VIEWER, password=PASSWORD)
     browser = Client()
-    assert browser.login(username="docs-reader", password=PASSWORD)
+    assert browser.login(request=HttpRequest(), username="docs-reader", password=PASSWORD)
 
     page = browser.get("/api/docs/")
 

@@ -11,6 +11,7 @@ import csv
 import io
 
 import pytest
+from django.http import HttpRequest
 from django.test import Client
 
 from explorer.exports import FORMULA_STARTS, formula_safe
@@ -52,7 +53,7 @@ def browser(db: None, group: str) -> Client:
     load(group, nodes=nodes, edges=[fact(f"{group}-hub", node_id, 0.9, "ships") for node_id in ids])
     user_grant(username="reader", role=Role.VIEWER, groups=[group], password=PASSWORD)
     client = Client()
-    assert client.login(username="reader", password=PASSWORD)
+    assert client.login(request=HttpRequest(), username="reader", password=PASSWORD)
     return client
 
 
