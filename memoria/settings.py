@@ -16,8 +16,13 @@ from memoria.graph.driver import DEFAULT_CONNECTION_TIMEOUT_SECONDS
 from memoria.graph.retry import DEFAULT_ATTEMPTS, DEFAULT_BACKOFF_MS, DEFAULT_READ_DEADLINE_SECONDS
 from memoria.interchange.jsontext import DEFAULT_MAX_FILE_BYTES
 from memoria.observability import DEFAULT_SLOW_CYPHER_MS
+from memoria.private_files import private_umask
 from memoria.readmodel import DEFAULT_VIEW_MAX_BYTES
 from memoria.retrieval.budget import DEFAULT_MAX_ROWS, DEFAULT_MAX_SECONDS, DEFAULT_PPR_MAX_ROWS
+
+# Before anything is written: secrets, SQLite, the graph store and backups are created 0600/0700 by every process
+# that loads these settings, and existing ones are made private when the app starts (memoria/apps.py).
+private_umask()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("MEMORIA_VAR_DIR", str(BASE_DIR / "var"))).resolve()
