@@ -297,6 +297,18 @@ MEMORIA_PPR_MAX_ROWS = env_int("MEMORIA_PPR_MAX_ROWS", DEFAULT_PPR_MAX_ROWS, min
 
 # Largest request body accepted (imports are the big ones).
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MEMORIA_MAX_REQUEST_BYTES", 50 * 1024 * 1024, maximum=2**31)
+# The HTTP edge (memoria/serving.py, docs/operations.md "Slow and oversized requests"): seconds a request's line and
+# headers may take from its first byte, and its body once the headers are in (408 past either); seconds a kept-alive
+# connection may sit idle; the longest request line (414) and the most header bytes (431). A body past
+# MEMORIA_MAX_REQUEST_BYTES is refused (413) as soon as its headers say so, before it is read.
+MEMORIA_HTTP_HEADER_TIMEOUT = env_int("MEMORIA_HTTP_HEADER_TIMEOUT", 10, minimum=1, maximum=3600)
+MEMORIA_HTTP_BODY_TIMEOUT = env_int("MEMORIA_HTTP_BODY_TIMEOUT", 60, minimum=1, maximum=24 * 3600)
+MEMORIA_HTTP_IDLE_TIMEOUT = env_int("MEMORIA_HTTP_IDLE_TIMEOUT", 60, minimum=1, maximum=3600)
+MEMORIA_MAX_REQUEST_LINE_BYTES = env_int("MEMORIA_MAX_REQUEST_LINE_BYTES", 16 * 1024, minimum=1024, maximum=1024**2)
+MEMORIA_MAX_HEADER_BYTES = env_int("MEMORIA_MAX_HEADER_BYTES", 16 * 1024, minimum=1024, maximum=1024**2)
+# Whether daphne trusts X-Forwarded-For / -Proto / -Port (the client's address for sign-in lockouts and logs): only
+# behind a proxy that sets them, or any client could pick its own address.
+MEMORIA_PROXY_HEADERS = env_bool("MEMORIA_PROXY_HEADERS", False)
 # Largest file a loader command reads (memoria/interchange/jsontext.py, docs/import-format.md).
 MEMORIA_MAX_FILE_BYTES = env_int("MEMORIA_MAX_FILE_BYTES", DEFAULT_MAX_FILE_BYTES, minimum=1024, maximum=2**40)
 # Largest websocket message a consumer reads (docs/websocket.md); daphne itself drops the connection past 1 MiB.
