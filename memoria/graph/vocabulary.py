@@ -119,7 +119,11 @@ GroupName = Annotated[
 ]
 Relation = Annotated[
     str,
-    Field(description="a relation name: letters, digits, spaces and _-.',()&:+/", max_length=MAX_RELATION_LENGTH),
+    Field(
+        description="a relation name: letters, digits, spaces and _-.',()&:+/",
+        min_length=1,
+        max_length=MAX_RELATION_LENGTH,
+    ),
     BeforeValidator(_text("a relation name")),
     AfterValidator(_relation),
 ]
