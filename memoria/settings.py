@@ -53,6 +53,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI's files for /api/docs/, served locally (no CDN)
     "channels",
+    "csp",  # the Content-Security-Policy header of every answer (CONTENT_SECURITY_POLICY below)
     "axes",  # failed sign-ins counted per username and per address, then locked out (below)
     "memoria.graph",
     "memoria.accounts",
@@ -66,6 +67,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "memoria.middleware.RequestIdMiddleware",  # first: everything after it logs the request's id
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -138,6 +140,34 @@ SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SECURE = env_bool("MEMORIA_SECURE_COOKIES", False)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 X_FRAME_OPTIONS = "DENY"
+
+# Content-Security-Policy (django-csp; docs/operations.md, "Content-Security-Policy"): scripts, styles, images, fonts
+# and connections (the websockets included: 'self' covers ws:// and wss:// of the same host) from this server only;
+# nothing inline, no eval, no plugins, no framing, forms post here only. MEMORIA_CSP_REPORT_ONLY=true sends it as
+# Content-Security-Policy-Report-Only (browsers report, block nothing) to try it on a deployment first;
+# MEMORIA_CSP_REPORT_URI names where browsers send their reports.
+_CSP_DIRECTIVES: dict[str, list[str]] = {
+    "default-src": ["'self'"],
+    "script-src": ["'self'"],
+    "style-src": ["'self'"],
+    "img-src": ["'self'", "data:", "blob:"],  # exports and the graph's PNG are drawn to data: and blob: URLs
+    "font-src": ["'self'"],
+    "connect-src": ["'self'"],
+    # The graph's ForceAtlas2 layout runs in a worker that graphology builds from its own code as a blob: URL.
+    "worker-src": ["'self'", "blob:"],
+    "object-src": ["'none'"],
+    "base-uri": ["'none'"],
+    "frame-ancestors": ["'none'"],
+    "form-action": ["'self'"],
+}
+MEMORIA_CSP_REPORT_URI = env_str("MEMORIA_CSP_REPORT_URI", "")
+if MEMORIA_CSP_REPORT_URI:
+    _CSP_DIRECTIVES["report-uri"] = [MEMORIA_CSP_REPORT_URI]
+MEMORIA_CSP_REPORT_ONLY = env_bool("MEMORIA_CSP_REPORT_ONLY", False)
+if MEMORIA_CSP_REPORT_ONLY:
+    CONTENT_SECURITY_POLICY_REPORT_ONLY = {"DIRECTIVES": _CSP_DIRECTIVES}
+else:
+    CONTENT_SECURITY_POLICY = {"DIRECTIVES": _CSP_DIRECTIVES}
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -2,7 +2,7 @@
 
 An entity named `=HYPERLINK("http://evil.example","x")` was written to the search page's CSV as it was; opened in
 a spreadsheet it became a live link. Both CSVs the explorer makes are held here: the search export (server side)
-and the live page's paths (the page's JavaScript, run in Chromium by tests/security/test_browser.py).
+and the live page's paths (the page's JavaScript, run in Chromium by tests/e2e/test_content_security_policy.py).
 """
 
 from __future__ import annotations
