@@ -35,6 +35,8 @@ logger = logging.getLogger(__name__)
 
 # What chunked framing (sizes in hex, line ends) may add to a body's bytes before it counts as past the limit.
 CHUNK_FRAMING_BYTES = 64 * 1024
+# How long a refused request's remaining bytes are read and dropped, so its client can read the answer, at most.
+LINGER_SECONDS = 5.0
 REASONS = {
     408: b"Request Timeout",
     413: b"Content Too Large",
@@ -119,7 +121,7 @@ class GuardedHTTPChannel(HTTPChannel):
         if self._phase == "closed":
             return
         if self.requests and self._receivedHeaderSize + len(line) > self.totalHeadersSize:
-            self._refuse(431, f"headers past {self.limits.header_bytes} bytes", "headers_too_large")
+            self._refuse(431, f"headers past {self.limits.header_bytes} bytes", "headers_too_large", linger=True)
             return
         if not self.requests and len(line) > self.limits.request_line_bytes:
             self._refuse_request_line()
@@ -131,7 +133,7 @@ class GuardedHTTPChannel(HTTPChannel):
         if not self.requests:
             self._refuse_request_line()
         else:
-            self._refuse(431, f"a header line past {self.MAX_LENGTH} bytes", "headers_too_large")
+            self._refuse(431, f"a header line past {self.MAX_LENGTH} bytes", "headers_too_large", linger=True)
 
     def allHeadersReceived(self) -> None:
         if self._phase == "closed":
@@ -181,15 +183,19 @@ class GuardedHTTPChannel(HTTPChannel):
     def _refuse_request_line(self) -> None:
         limit = self.limits.request_line_bytes
         detail = f"the request line is longer than {limit} bytes; send long lists in a POST body"
-        self._refuse(414, detail, "uri_too_long")
+        self._refuse(414, detail, "uri_too_long", linger=True)
 
     def _refuse_body(self) -> None:
-        self._answer(413, request_too_large_problem(self.limits.body_bytes), "a body past the limit")
+        self._answer(413, request_too_large_problem(self.limits.body_bytes), "a body past the limit", linger=True)
 
-    def _refuse(self, status: int, detail: str, code: str) -> None:
-        self._answer(status, {"detail": detail, "code": code}, detail)
+    def _refuse(self, status: int, detail: str, code: str, *, linger: bool = False) -> None:
+        self._answer(status, {"detail": detail, "code": code}, detail, linger=linger)
 
-    def _answer(self, status: int, problem: dict[str, Any], why: str) -> None:
+    def _answer(self, status: int, problem: dict[str, Any], why: str, *, linger: bool) -> None:
+        """Send the answer and close. With `linger`, the answer is followed by the end of our side of the stream at
+        once, and what the client is still sending (the rest of a big body or of its headers) is read and dropped
+        for up to LINGER_SECONDS: a client that writes its whole request before reading would otherwise meet a
+        reset connection instead of its 413, 414 or 431."""
         if self._phase == "closed":
             return
         self._disarm()
@@ -198,6 +204,14 @@ class GuardedHTTPChannel(HTTPChannel):
         peer = self.transport.getPeer() if self.transport else None
         logger.info("refused a request from %s: %d, %s", getattr(peer, "host", "?"), status, why)
         self.transport.write(problem_answer(status, problem))
+        if linger:
+            self.transport.loseWriteConnection()
+            self._deadline = self.callLater(LINGER_SECONDS, self._close)
+        else:
+            self._close()
+
+    def _close(self) -> None:
+        self._deadline = None
         self.loseConnection()
         # A client that does not read its answer cannot hold the socket: dropped after Twisted's abort timeout.
         self._abortingCall = self.callLater(self.abortTimeout, self.forceAbortClient)

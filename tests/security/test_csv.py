@@ -42,7 +42,7 @@ def test_anything_else_passes_unchanged(value: object) -> None:
 
 
 @pytest.fixture
-def browser(db: None, group: str) -> Client:
+def reader(db: None, group: str) -> Client:
     ids = [f"{group}-n{index}" for index in range(len(HOSTILE_NAMES) + len(HOSTILE_SUMMARIES))]
     nodes = [entity(node_id, name) for node_id, name in zip(ids, HOSTILE_NAMES, strict=False)]
     nodes += [
@@ -57,8 +57,8 @@ def browser(db: None, group: str) -> Client:
     return client
 
 
-def test_the_search_csv_guards_every_name_that_starts_like_a_formula(browser: Client) -> None:
-    response = browser.get("/search/export", {"q": "cargo", "format": "csv"})
+def test_the_search_csv_guards_every_name_that_starts_like_a_formula(reader: Client) -> None:
+    response = reader.get("/search/export", {"q": "cargo", "format": "csv"})
     assert response.status_code == 200, response.content
     rows = list(csv.DictReader(io.StringIO(response.content.decode(), newline="")))
     names = {row["name"] for row in rows if row["scope"] == "entities"}
