@@ -137,3 +137,14 @@ class BackupInvalid(InvalidInput):
 
 class GroupNotEmpty(MemoriaError):
     """A restore would overwrite a group that already holds memories or audit entries (and replacing was not asked)."""
+
+
+def request_too_large_problem(limit: int) -> dict[str, object]:
+    """The 413 body for a request body past MEMORIA_MAX_REQUEST_BYTES, whoever refuses it: the API when Django reads
+    the body, the HTTP edge (memoria/serving.py) as soon as the headers announce it or a chunked body passes it."""
+    return {
+        "detail": f"The request body is larger than this server accepts ({limit} bytes, set by "
+        "MEMORIA_MAX_REQUEST_BYTES); send less at once, e.g. split an import into several documents.",
+        "code": "request_too_large",
+        "limit_bytes": limit,
+    }

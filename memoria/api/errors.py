@@ -22,6 +22,7 @@ from memoria.errors import (
     ProjectionLoading,
     QueryTooLarge,
     WriteConflict,
+    request_too_large_problem,
 )
 
 
@@ -79,16 +80,8 @@ def problem(error: Exception) -> tuple[int, dict[str, Any], dict[str, str]] | No
 
 def exception_handler(error: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(error, RequestDataTooBig):
-        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-        return Response(
-            {
-                "detail": f"The request body is larger than this server accepts ({limit} bytes, set by "
-                "MEMORIA_MAX_REQUEST_BYTES); send less at once, e.g. split an import into several documents.",
-                "code": "request_too_large",
-                "limit_bytes": limit,
-            },
-            status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
-        )
+        problem_body = request_too_large_problem(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+        return Response(problem_body, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
     if isinstance(error, RecursionError) and _raised_parsing_json(error):
         problem_text = "body: JSON nested too deeply (Python's parser follows about 1,000 levels)"
         return Response(

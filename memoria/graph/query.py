@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Annotated, Any
 
-from pydantic import BeforeValidator, WithJsonSchema
+from pydantic import BeforeValidator, TypeAdapter, WithJsonSchema
 from pydantic_core import PydanticUseDefault
 
 from memoria.errors import InvalidInput, names_shown
@@ -60,6 +60,18 @@ def _whole(low: int, high: int) -> Any:
 def WholeQuery(low: int, high: int) -> Any:
     """A whole number in [low, high]; empty is the field's default; the problem quotes the value as sent."""
     return Annotated[int, BeforeValidator(_whole(low, high)), WithJsonSchema(whole_or_empty(low, high))]
+
+
+def _empty_is_default(raw: Any) -> Any:
+    if raw == "":
+        raise PydanticUseDefault
+    return raw
+
+
+def OrEmpty(kind: Any) -> Any:
+    """`kind`, or an empty parameter, which is one not given (the field's default)."""
+    schema = TypeAdapter(kind).json_schema()
+    return Annotated[kind, BeforeValidator(_empty_is_default), WithJsonSchema({"anyOf": [schema, EMPTY]})]
 
 
 def _choices(choices: tuple[str, ...]) -> Any:

@@ -30,12 +30,14 @@ from memoria.errors import InvalidInput, names_shown
 from memoria.graph.rules import (
     ID_PATTERN,
     MAX_QUERY_LENGTH,
+    MAX_RELATION_LENGTH,
     MAX_TAG_LENGTH,
     MAX_TAGS,
     MAX_WEIGHT,
     MIN_WEIGHT,
     normalise_tag,
     normalise_timestamp,
+    relation_problem,
 )
 
 # JSON Schema regexes: Python's \Z (end of text, no final newline) is written $ for JSON Schema readers;
@@ -70,6 +72,19 @@ def _tag(value: str) -> str:
     return tag
 
 
+def _relation(value: str) -> str:
+    """The import format's rule for a relation name (memoria.graph.rules), so a relation asked about is one that
+    could be stored: a quote, NUL or a clause of Cypher in it is refused, never looked up."""
+    text = value.strip()
+    if not text:
+        raise ValueError("must not be empty")
+    if len(text) > MAX_RELATION_LENGTH:
+        raise ValueError(f"is longer than {MAX_RELATION_LENGTH} characters")
+    if problem := relation_problem(text):
+        raise ValueError(problem)
+    return text
+
+
 def _timestamp(value: str) -> str:
     try:
         return normalise_timestamp(value)
@@ -101,6 +116,16 @@ GroupName = Annotated[
     Field(description="a memory group's name", json_schema_extra={"pattern": GROUP_PATTERN.pattern}),
     BeforeValidator(_text("1–64 letters, digits, '_' or '-'")),
     AfterValidator(_matches(GROUP_PATTERN, "1–64 letters, digits, '_' or '-'")),
+]
+Relation = Annotated[
+    str,
+    Field(
+        description="a relation name: letters, digits, spaces and _-.',()&:+/",
+        min_length=1,
+        max_length=MAX_RELATION_LENGTH,
+    ),
+    BeforeValidator(_text("a relation name")),
+    AfterValidator(_relation),
 ]
 Tag = Annotated[str, Field(description="a tag; case and spacing are normalised"), AfterValidator(_tag)]
 Tags = Annotated[list[Tag], Field(max_length=MAX_TAGS)]

@@ -213,6 +213,14 @@ def _check_against_store(
     return stored, stored_edges
 
 
+def graph_document_check(*, document: GraphDocument, group: str) -> None:
+    """The import's checks against the stored group (kinds that would change, references to nodes neither in the
+    document nor stored in the group), raised as the import raises them: an import job's body is held to them
+    before it is queued, so a body the synchronous import refuses with 400 is refused the same way, not queued."""
+    check_group_name(group)
+    _check_against_store(document, group)
+
+
 def graph_document_import(
     *,
     document: GraphDocument,

@@ -12,8 +12,9 @@ from typing import Literal
 from pydantic import Field, RootModel
 
 from memoria.graph.kinds import RELATION_CATEGORIES
+from memoria.graph.query import OrEmpty
 from memoria.graph.rules import MAX_RELATION_LENGTH, MAX_TEXT_LENGTH
-from memoria.graph.vocabulary import Checked, NodeId, RequestModel, Tags, Timestamp, Weight
+from memoria.graph.vocabulary import Checked, NodeId, Relation, RequestModel, Tags, Timestamp, Weight
 
 MAX_BATCH = 10_000
 
@@ -46,3 +47,21 @@ class IndexEdgesInput(RequestModel):
 
 class IndexEdgesBody(RootModel[IndexEdgeInput | IndexEdgesInput]):
     """The POST body: one edge, or {"edges": [...]}; documents the choice (the view tells them apart by `edges`)."""
+
+
+class EdgeEndsQuery(RequestModel):
+    """`GET …/edges/exists?source&target[&relation]`: whether source → target exists, with that relation or any.
+
+    The ends and the relation are checked as stored ones are, so a quote, NUL or Cypher in them is a 400 naming
+    the parameter, as every other id parameter answers, never a lookup that finds nothing.
+    """
+
+    source: NodeId
+    target: NodeId
+    relation: OrEmpty(Relation) = None  # type: ignore[valid-type]
+
+
+class EdgeRemoveQuery(EdgeEndsQuery):
+    """`DELETE …/edges?source&target&relation`: an edge is known by its ends and its relation."""
+
+    relation: Relation

@@ -23,7 +23,7 @@ from memoria.accounts.roles import check_group_name
 from memoria.errors import InvalidInput, NodeNotFound
 from memoria.graph import driver
 from memoria.graph.asof import EVERY_FACT, AsOf, moment_cypher
-from memoria.graph.rules import MAX_RELATION_LENGTH
+from memoria.graph.rules import MAX_RELATION_LENGTH, relation_problem
 from memoria.graph.versions import group_version_bump
 from memoria.graph.vocabulary import input_parse
 from memoria.interchange.document import parse_graph_document
@@ -143,10 +143,13 @@ class TraversalResult:
 
 
 def _relation(value: Any, where: str) -> str:
+    """A relation asked about is held to the rule of a stored one (memoria.graph.rules.relation_problem)."""
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput(f"{where}: must be a non-empty string")
     if len(value) > MAX_RELATION_LENGTH:
         raise InvalidInput(f"{where}: is longer than {MAX_RELATION_LENGTH} characters")
+    if problem := relation_problem(value.strip()):
+        raise InvalidInput(f"{where}: {problem}")
     return value.strip()
 
 
@@ -160,7 +163,7 @@ def traversal_options(
     moment: AsOf = EVERY_FACT,
 ) -> TraversalOptions:
     """Checked options: a bad value is an InvalidInput naming it, never a silent default."""
-    checked = tuple(dict.fromkeys(_relation(r, "relations") for r in relations))
+    checked = tuple(dict.fromkeys(_relation(r, "relation") for r in relations))
     if direction not in DIRECTIONS:
         raise InvalidInput(f"direction: must be one of {', '.join(DIRECTIONS)}, not {direction!r}")
     if isinstance(max_depth, bool) or not isinstance(max_depth, int) or not 1 <= max_depth <= MAX_DEPTH:

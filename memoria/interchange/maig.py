@@ -23,10 +23,10 @@ from typing import Any
 from memoria.accounts.roles import check_group_name
 from memoria.errors import InvalidGraphDocument
 from memoria.graph import driver, kinds
-from memoria.graph.rules import TIMESTAMP_FORMAT
+from memoria.graph.rules import TIMESTAMP_FORMAT, shown
 from memoria.interchange.document import GraphDocument, parse_graph_document
 from memoria.interchange.exporter import graph_document_export
-from memoria.interchange.jsontext import json_decode, shown
+from memoria.interchange.jsontext import json_decode
 
 MAGIC = b"MAIG"
 VERSION = 1

@@ -193,11 +193,11 @@ class ChatClient:
         if self.config.api_key:
             headers["Authorization"] = f"Bearer {self.config.api_key}"
         for attempt in range(1, self.max_attempts + 1):
-            request = urllib.request.Request(endpoint, data=data, headers=headers, method="POST")  # noqa: S310
+            # The scheme was checked in llm_settings: only http(s) reaches here.
+            request = urllib.request.Request(endpoint, data=data, headers=headers, method="POST")  # noqa: S310 - http(s)
             wait: float | None = None
             try:
-                # The scheme was checked in llm_settings: only http(s) reaches here.
-                with urllib.request.urlopen(request, timeout=self.config.timeout) as response:  # noqa: S310
+                with urllib.request.urlopen(request, timeout=self.config.timeout) as response:  # noqa: S310 - http(s)
                     raw = response.read(MAX_RESPONSE_BYTES + 1)
             except urllib.error.HTTPError as error:
                 detail = error.read(2000).decode("utf-8", "replace")

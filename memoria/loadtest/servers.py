@@ -136,7 +136,16 @@ class ServerSet:
         started = []
         for index in range(1, count + 1):
             port = free_port()
-            command = [sys.executable, "-m", "daphne", "-b", LOOPBACK, "-p", str(port), "memoria.asgi:application"]
+            command = [
+                sys.executable,
+                "-m",
+                "memoria.serving",
+                "-b",
+                LOOPBACK,
+                "-p",
+                str(port),
+                "memoria.asgi:application",
+            ]
             started.append(self._spawn(f"daphne-{index}", port, command, env))
         for managed in started:
             managed.wait_listening()

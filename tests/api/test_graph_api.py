@@ -194,4 +194,4 @@ def test_unknown_nodes_are_404(client_for, group: str) -> None:
     nodes(group, "a")
     viewer = client_for("viewer", [group])
     assert viewer.get(f"{base(group)}/nodes/{group}-nope/traverse").status_code == 404
-    assert viewer.get(f"{base(group)}/edges/exists", {"source": "x"}).json()["detail"] == "target: required"
+    assert viewer.get(f"{base(group)}/edges/exists", {"source": "x"}).json()["detail"] == "target: is required"

@@ -7,6 +7,7 @@ import re
 from urllib.parse import quote
 
 import pytest
+from django.http import HttpRequest
 from django.test import Client
 
 from memoria.accounts.roles import Role
@@ -22,7 +23,7 @@ PASSWORD = "a long test password"
 def signed_in(username: str, role: Role, group: str) -> Client:
     user_grant(username=username, role=role, groups=[group], password=PASSWORD)
     client = Client()
-    assert client.login(username=username, password=PASSWORD)
+    assert client.login(request=HttpRequest(), username=username, password=PASSWORD)
     return client
 
 

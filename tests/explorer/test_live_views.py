@@ -7,6 +7,7 @@ import re
 from urllib.parse import quote
 
 import pytest
+from django.http import HttpRequest
 from django.test import Client
 
 from explorer.consumers import ALGORITHMS
@@ -22,7 +23,7 @@ PASSWORD = "a long test password"
 def browser(db: None, group: str) -> Client:
     user_grant(username="reader", role=Role.VIEWER, groups=[group], password=PASSWORD)
     client = Client()
-    assert client.login(username="reader", password=PASSWORD)
+    assert client.login(request=HttpRequest(), username="reader", password=PASSWORD)
     return client
 
 

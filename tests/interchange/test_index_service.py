@@ -146,7 +146,7 @@ def test_related_is_one_hop_with_filters(group: str) -> None:
         ({"max_depth": 11}, "max_depth"),
         ({"max_results": 0}, "max_results"),
         ({"min_weight": 1.5}, "min_weight"),
-        ({"relations": [""]}, "relations: must be a non-empty string"),
+        ({"relations": [""]}, "relation: must be a non-empty string"),
     ],
 )
 def test_bad_options_are_refused(options: dict, message: str) -> None:

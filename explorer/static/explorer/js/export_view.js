@@ -66,9 +66,14 @@ export function canvasSvg(view) {
 
 const PATH_COLUMNS = ["rank", "seed_id", "depth", "energy", "end_reason", "nodes", "edges", "relations"];
 
-function csvCell(value) {
-  const text = String(value ?? "");
-  return /[",\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+// A spreadsheet reads a cell starting with one of these as a formula: such text gets a leading apostrophe, which
+// spreadsheets hide (OWASP's rule, the one of the search page's CSV: explorer/exports.py, FORMULA_STARTS).
+const FORMULA_STARTS = ["=", "+", "-", "@", "\t", "\r"];
+
+export function csvCell(value) {
+  const raw = String(value ?? "");
+  const text = typeof value === "string" && FORMULA_STARTS.some((start) => raw.startsWith(start)) ? `'${raw}` : raw;
+  return /[",\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
 // The live run's completed paths, strongest first, as the paths list shows them.

@@ -33,7 +33,7 @@ const categoryBoxes = config.categories.map((category) =>
 $("[data-categories]").append(
   ...config.categories.map((category, index) =>
     h("label", { class: "inline small" }, categoryBoxes[index], " ",
-      h("span", { class: "swatch", style: `background:${colours.CATEGORY_COLOURS[category] || "#a4adb8"}` }),
+      h("span", { class: "swatch", style: { background: colours.CATEGORY_COLOURS[category] || "#a4adb8" } }),
       category.toLowerCase()),
   ),
 );
@@ -179,7 +179,7 @@ function drawLegend() {
           "data-key": entry.key,
           onclick: () => view.toggleLegendKey(entry.key),
         },
-        h("span", { class: "swatch", style: `background:${entry.colour}` }),
+        h("span", { class: "swatch", style: { background: entry.colour } }),
         ` ${entry.label.length > 40 ? `${entry.label.slice(0, 40)}…` : entry.label} `,
         h("span", { class: "muted", text: String(entry.count) })),
       ),
