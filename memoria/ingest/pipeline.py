@@ -69,6 +69,7 @@ from memoria.ingest.resolve_facts import (
 )
 from memoria.ingest.summaries import sentences_about, summary_fold
 from memoria.ingest.temporal import format_timestamp
+from memoria.ingest.turns import EXCLUSIVE_AFTER, writer_turn
 from memoria.llm.client import ChatClient, chat_client, chat_client_or_none
 from memoria.llm.modes import STEP_MODES, StepMode
 
@@ -76,7 +77,8 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_BATCH_SIZE = 32
 # A batch is planned again when a concurrent writer changed what its plan rests on (an episode or name stored
-# first, the facts between its entities changed, an entity merged away); rivals wait a random while before.
+# first, the facts between its entities changed, an entity merged away); rivals wait a random while before, and
+# from the EXCLUSIVE_AFTER-th plan on the batch has the group's turn (memoria.ingest.turns).
 MAX_ATTEMPTS = 5
 REPLAN_PAUSE_SECONDS = 0.1
 NAME_CACHE_SIZE = 20_000
@@ -304,32 +306,41 @@ class _Run:
 def _batch_add(run: _Run, batch: list[Episode]) -> list[EpisodeResult]:
     group = run.group
     for attempt in range(MAX_ATTEMPTS):
-        stored = stored_episodes(group=group, ids=[episode.id for episode in batch])
-        fresh = [episode for episode in batch if episode.id not in stored]
-        added: dict[str, EpisodeResult] = {}
-        if fresh:
-            if attempt:
-                time.sleep(random.uniform(0, REPLAN_PAUSE_SECONDS * attempt))
-            plan, planned = _batch_plan(run, fresh)
-            try:
-                plan_persist(plan=plan, embed=run.vectors.embed)
-            except PlanConflict as conflict:
-                logger.info("group %s: batch planned again (attempt %d): %s", group, attempt + 1, conflict)
-                continue
-            except neo4j_errors.Neo4jError as error:
-                # Two writers created the same new name at once: the loser plans again and finds it stored;
-                # past the last attempt it is the PlanConflict below (409, try again), not a server error.
-                if not graph_dialect().is_constraint_violation(error):
-                    raise
-                continue
-            added = {result.episode_id: result for result in planned}
-        run.vectors.batch_done()
-        return [added.get(episode.id) or EpisodeResult(episode.id, episode.name, added=False) for episode in batch]
+        if attempt:
+            time.sleep(random.uniform(0, REPLAN_PAUSE_SECONDS * attempt))
+        with writer_turn(group, exclusive=attempt >= EXCLUSIVE_AFTER):
+            results = _batch_attempt(run, batch, attempt)
+        if results is not None:
+            run.vectors.batch_done()
+            return results
     run.vectors.batch_done()
     raise PlanConflict(
         f"group {group!r} kept changing under this batch for {MAX_ATTEMPTS} plans (other writers stored its"
         " episodes or names, or changed the facts and entities it extends); nothing was written, send it again"
     )
+
+
+def _batch_attempt(run: _Run, batch: list[Episode], attempt: int) -> list[EpisodeResult] | None:
+    """Plan the batch's episodes not stored yet and write them; None when another writer changed what the plan
+    rests on meanwhile (nothing written)."""
+    stored = stored_episodes(group=run.group, ids=[episode.id for episode in batch])
+    fresh = [episode for episode in batch if episode.id not in stored]
+    added: dict[str, EpisodeResult] = {}
+    if fresh:
+        plan, planned = _batch_plan(run, fresh)
+        try:
+            plan_persist(plan=plan, embed=run.vectors.embed)
+        except PlanConflict as conflict:
+            logger.info("group %s: batch planned again (attempt %d): %s", run.group, attempt + 1, conflict)
+            return None
+        except neo4j_errors.Neo4jError as error:
+            # Two writers created the same new name at once: the loser plans again and finds it stored;
+            # past the last attempt it is the PlanConflict of _batch_add (409, try again), not a server error.
+            if not graph_dialect().is_constraint_violation(error):
+                raise
+            return None
+        added = {result.episode_id: result for result in planned}
+    return [added.get(episode.id) or EpisodeResult(episode.id, episode.name, added=False) for episode in batch]
 
 
 def _communities_refresh(run: _Run, results: list[EpisodeResult]) -> list[EpisodeResult]:

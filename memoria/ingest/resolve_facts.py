@@ -82,6 +82,8 @@ class FactReads:
     pairs: tuple[tuple[str, str], ...] = ()  # (source, target): the current facts between them
     subjects: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (source, relations): its current facts under those
     found: frozenset[FactSignature] = frozenset()
+    # The stored facts a decision was drawn from: merged into, ended, or ending a new fact (facts_resolve).
+    relied_on: frozenset[str] = frozenset()
 
     @property
     def entities(self) -> set[str]:
@@ -252,12 +254,19 @@ def facts_fetch(*, group: str, facts: Sequence[NewFact], new_entities: Collectio
 
 
 def facts_read_again(tx: neo4j.ManagedTransaction, *, group: str, reads: FactReads) -> bool:
-    """Inside a write: whether the same questions still get the same current facts (ids, relations, texts and
-    starts). Weights, tags and episodes may have changed: sightings fold into them as stored."""
+    """Inside a write: whether the batch's decisions still hold for the current facts the same questions get now.
+
+    They hold unless a current fact appeared (or changed id, relation, text or start: the same as one going and
+    one appearing), which the batch might duplicate or contradict, or a fact a decision was drawn from went. A
+    fact that was read and not drawn from may go: the batch neither merged into it nor ended it, and its going
+    makes no other fact the duplicate or the contradiction of a new one. So a curator ending an unrelated fact
+    between the same entities does not send the batch back to plan again. Weights, tags and episodes may have
+    changed anywhere: sightings fold into them as stored."""
     if not reads.pairs and not reads.subjects:
         return True
-    rows = _facts_read(reads, group=group, model="", runner=tx)
-    return frozenset(_signature(row) for row in rows) == reads.found
+    now = frozenset(_signature(row) for row in _facts_read(reads, group=group, model="", runner=tx))
+    gone = {signature[0] for signature in reads.found - now}
+    return now <= reads.found and not gone & reads.relied_on
 
 
 def noisy_or(first: float, second: float) -> float:
@@ -328,10 +337,12 @@ def facts_resolve(*, request: ResolveFactsInput) -> FactResolution:
     created: list[str] = []
     merged: list[str] = []
     invalidated: list[str] = []
+    relied_on: set[str] = set()
     for fact in request.facts:
         current = known.current()
         duplicate = duplicate_of(fact, current)
         if duplicate is not None:
+            relied_on.add(duplicate.id)
             episodes, tags, weight = sightings_fold(
                 (duplicate.episodes, duplicate.tags, duplicate.weight), ((request.episode_id,), fact.tags, fact.weight)
             )
@@ -354,6 +365,7 @@ def facts_resolve(*, request: ResolveFactsInput) -> FactResolution:
             is_new=True,
         )
         for old in contradicted_by(fact, current):
+            relied_on.add(old.id)
             if old.valid_at is not None and old.valid_at > fact.valid_at:
                 # We learned of something older than what is stored: the new fact is the one already over.
                 new = replace(new, invalid_at=old.valid_at, expired_at=request.now)
@@ -362,4 +374,6 @@ def facts_resolve(*, request: ResolveFactsInput) -> FactResolution:
             invalidated.append(old.id)
         known.put(new)
         created.append(new.id)
+    stored = relied_on - {fact.id for fact in known.by_id.values() if fact.is_new}
+    known.reads = replace(known.reads, relied_on=known.reads.relied_on | stored)
     return FactResolution(tuple(created), tuple(dict.fromkeys(merged)), tuple(dict.fromkeys(invalidated)), known)

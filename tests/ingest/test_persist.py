@@ -113,8 +113,14 @@ def episode(group: str, name: str) -> EpisodeRow:
 
 
 def fact_of(group: str) -> dict:
+    """The group's one fact: what sightings fold into."""
+    return {key: stored_fact(group)[key] for key in ("episodes", "weight", "tags")}
+
+
+def stored_fact(group: str) -> dict:
     return driver.read(
-        "MATCH ()-[r:RELATES {group_id: $g}]->() RETURN r.episodes AS episodes, r.weight AS weight, r.tags AS tags",
+        "MATCH ()-[r:RELATES {group_id: $g}]->() RETURN r.episodes AS episodes, r.weight AS weight, r.tags AS tags,"
+        " r.id AS id, r.relation AS relation, r.fact AS fact, r.valid_at AS valid_at",
         g=group,
     )[0]
 
@@ -222,6 +228,34 @@ def test_a_fact_created_between_the_same_entities_meanwhile_makes_the_plan_stale
         b=ids["regatta"],
         id=f"{group}-meanwhile",
     )
+    before = count_group(group)
+    with pytest.raises(PlanConflict, match="changed meanwhile"):
+        plan_persist(plan=extend)
+    assert count_group(group) == before
+
+
+def ended_meanwhile(group: str, *, relied_on: frozenset[str]) -> WritePlan:
+    """A plan that read the stored fact (and drew a decision from it or not); the fact ends before the write."""
+    ids = stored(group)
+    row = stored_fact(group)
+    signature = (row["id"], row["relation"], row["fact"], row["valid_at"])
+    reads = FactReads(pairs=((ids["maren"], ids["regatta"]),), found=frozenset({signature}), relied_on=relied_on)
+    new = FactRow(f"{group}-f2", ids["maren"], ids["regatta"], {"id": f"{group}-f2", "group_id": group, "weight": 0.5})
+    driver.write(
+        "MATCH ()-[r:RELATES {group_id: $g, id: $id}]->() SET r.invalid_at = $at", g=group, id=ids["fact"], at=NOW
+    )
+    return WritePlan(group=group, now=NOW, episodes=(episode(group, "ep2"),), facts=(new,), reads=reads)
+
+
+def test_a_fact_read_but_not_drawn_from_may_end_meanwhile(group: str) -> None:
+    # A curator ending an unrelated fact between the same entities: the batch's decisions still hold.
+    report = plan_persist(plan=ended_meanwhile(group, relied_on=frozenset()))
+    assert (report.episodes, report.facts_created) == (1, 1)
+    assert count_group(group) == {"nodes": 4, "edges": 4}
+
+
+def test_a_fact_a_decision_was_drawn_from_ending_meanwhile_makes_the_plan_stale(group: str) -> None:
+    extend = ended_meanwhile(group, relied_on=frozenset({f"{group}-f"}))
     before = count_group(group)
     with pytest.raises(PlanConflict, match="changed meanwhile"):
         plan_persist(plan=extend)

@@ -99,3 +99,13 @@ def test_what_a_relation_asks_the_store_for() -> None:
         "base_in", "live_at", "live_in", "move_to", "not_move_to", "relocate_to", "reside_in",
     ]  # fmt: skip
     assert "work_at" in contradiction_relations("quit")
+
+
+def test_the_stored_facts_a_decision_is_drawn_from_are_kept_with_the_reads() -> None:
+    # Merged into, ended, and ending a late fact: a writer checks these still stand before it writes.
+    known = [stored("live_in", "tallinn"), stored("work_at", "kestrel"), stored("visit", "riga")]
+    late = new("move_to", "bergen", valid_at="2023-01-01T00:00:00Z")
+    facts = [new("work_at", "kestrel"), new("move_to", "oslo"), late]
+    result, working = resolve(facts, known)
+    assert working.reads.relied_on == {"old-work_at-kestrel", "old-live_in-tallinn"}
+    assert "old-visit-riga" not in working.reads.relied_on and len(result.created) == 2
