@@ -107,6 +107,10 @@ DATABASES = {
     "default": {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": env_str("MEMORIA_SQLITE_PATH", str(VAR_DIR / "memoria.sqlite3")),
+        # A curation holds SQLite's write lock while its graph write commits (the audit entry and the change land
+        # together), and that write may retry conflicts for seconds on a busy server: other writers wait this long
+        # for the lock instead of failing with "database is locked" after SQLite's default 5 s (seen at load 37).
+        "OPTIONS": {"timeout": 30},
     }
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

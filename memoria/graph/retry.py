@@ -192,8 +192,10 @@ class _Tries:
         self.policy = policy or retry_policy()
         self.attempt = 0
 
-    def _log(self, level: int, outcome: str, message: str, *args: object) -> None:
-        extra = {"graph_work": self.what, "attempt": self.attempt, "attempts": self.policy.attempts, "outcome": outcome}
+    def _log(self, level: int, outcome: str, message: str, *args: object, limit: int | None = None) -> None:
+        """`limit`: the tries allowed for this failure (a write conflict's differ from an outage's)."""
+        attempts = limit if limit is not None else self.policy.attempts
+        extra = {"graph_work": self.what, "attempt": self.attempt, "attempts": attempts, "outcome": outcome}
         logger.log(level, message, *args, extra=extra)
 
     def next(self) -> None:
@@ -217,7 +219,7 @@ class _Tries:
         limit = self.policy.conflict_attempts if conflict else self.policy.attempts
         if self.attempt >= limit:
             message = "%s failed %d times in a row; giving up: %s"
-            self._log(logging.ERROR, GAVE_UP, message, self.what, self.attempt, error)
+            self._log(logging.ERROR, GAVE_UP, message, self.what, self.attempt, error, limit=limit)
             if conflict or isinstance(error, neo4j_errors.TransientError):
                 # The server answered every time: concurrent writers (a deadlock, a conflicting page), not an outage.
                 raise WriteConflict(
@@ -236,6 +238,7 @@ class _Tries:
             limit,
             delay,
             error,
+            limit=limit,
         )
         return delay
 

@@ -321,5 +321,7 @@ def test_writers_that_conflict_on_every_attempt_end_in_write_conflict(group: str
     with pytest.raises(WriteConflict, match="try again"):
         driver.write_transaction(overtaken)
     assert [outcome for _, outcome in outcomes(caplog, "graph write transaction")] == [RETRYING, RETRYING, GAVE_UP]
+    # The log says the conflicts' limit (3), not the outages' (2).
+    assert {r.attempts for r in caplog.records if r.name == LOGGER} == {3}
     # Only the other writer's three commits landed.
     assert driver.read("MATCH (n:Entity {id: $id}) RETURN n.hits AS hits", id=node_id) == [{"hits": 3}]
