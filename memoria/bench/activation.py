@@ -27,7 +27,7 @@ from memoria.graph import driver, kinds
 from memoria.graph.asof import AsOf
 from memoria.graph.driver import adopt_running_loop
 from memoria.graph.versions import group_version_bump
-from memoria.graphindex.cache import projection_cache
+from memoria.projection.cache import projection_cache
 from memoria.retrieval.activation import Seed, activation_events
 from memoria.retrieval.budget import RetrievalBudget, server_limits
 from memoria.retrieval.engines import CYPHER, EngineChoice, engine_events

@@ -24,12 +24,12 @@ from memoria.bench.activation import COUNT_EDGES, COUNT_NODES, bench_group, buil
 from memoria.graph import driver
 from memoria.graph.asof import AsOf, AsOfInput
 from memoria.graph.versions import group_version_bump
-from memoria.graphindex.cache import ProjectionCache
-from memoria.graphindex.projection import Projection, projection_load
-from memoria.graphindex.transition import TransitionGraph
 from memoria.ppr.pagerank import DEFAULT_DAMPING, personalized_pagerank
 from memoria.ppr.request import PprRequest, SeedWeight
 from memoria.ppr.service import ppr_run
+from memoria.projection.cache import ProjectionCache
+from memoria.projection.projection import Projection, projection_load
+from memoria.projection.transition import TransitionGraph
 
 SEEDS_PER_RUN = 5
 

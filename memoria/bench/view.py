@@ -27,7 +27,7 @@ from memoria.bench.tenants import SET_FACT_VECTORS, SET_VECTORS_OF_NODES, unit_v
 from memoria.embeddings import configured_model_id, embedder
 from memoria.graph import driver
 from memoria.graph.schema import embedding_dimensions
-from memoria.graphindex.projection import projection_load
+from memoria.projection.projection import projection_load
 from memoria.readmodel.cache import view_cache
 from memoria.readmodel.scopes import SCOPES
 from memoria.search.config import Scope

@@ -19,7 +19,7 @@ as "the end became known" and not as "the record was withdrawn": docs/retrieval.
 The definition exists three times in Python, which are held to each other by tests/graph/test_asof.py: `counts` here on
 Python values, `counts_cypher` as a parameterised Cypher predicate (`moment_cypher` wraps it for queries written
 once for every moment), and `FactIntervals.mask` over the interval arrays the projection keeps
-(memoria/graphindex/projection.py). Search applies the same two forms to its `valid_at` (`valid_time`): on the
+(memoria/projection/projection.py). Search applies the same two forms to its `valid_at` (`valid_time`): on the
 server's indexes through `moment_cypher`, on the group's view through `counts`. The explorer's drawing keeps a
 fourth form in JavaScript (`holdsAt` in graph_view.js, at known_at = now) to hide loaded facts when its moment
 moves without asking the server; tests/e2e/test_as_of.py holds it to `counts` in Chromium on random times.

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from memoria.graphindex.transition import TransitionGraph
+from memoria.projection.transition import TransitionGraph
 
 DEFAULT_DAMPING = 0.5
 DEFAULT_TOLERANCE = 1e-6

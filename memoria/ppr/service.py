@@ -24,8 +24,6 @@ from memoria.errors import InvalidInput
 from memoria.graph import kinds
 from memoria.graph.asof import AsOf, AsOfInput
 from memoria.graph.versions import GroupVersion
-from memoria.graphindex.cache import STALE, Freshness, ProjectionCache, projection_cache
-from memoria.graphindex.projection import Projection
 from memoria.linking.lexicon import group_lexicon
 from memoria.llm.modes import StepMode
 from memoria.ppr.pagerank import CONJUGATE_GRADIENT, DEFAULT_TOLERANCE, POWER, PprResult, personalized_pagerank
@@ -33,6 +31,8 @@ from memoria.ppr.relation_seeds import ScoredFact, SeedOptions, relation_seeds
 from memoria.ppr.relations import RelationBetas
 from memoria.ppr.request import PprRequest, SeedWeight
 from memoria.ppr.steps import RelationSteps, relation_steps_for
+from memoria.projection.cache import STALE, Freshness, ProjectionCache, projection_cache
+from memoria.projection.projection import Projection
 from memoria.retrieval.budget import STATUS as BUDGET_EXHAUSTED
 from memoria.retrieval.budget import BudgetExhausted, RetrievalBudget, server_limits
 from memoria.retrieval.event_types import Algorithm

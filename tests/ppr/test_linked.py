@@ -8,9 +8,9 @@ import pytest
 
 from memoria.errors import InvalidInput
 from memoria.graph.vocabulary import input_parse
-from memoria.graphindex.cache import ProjectionCache
 from memoria.ppr.request import PprBody
 from memoria.ppr.service import LINKED, UNIFORM, ppr_run
+from memoria.projection.cache import ProjectionCache
 from tests.linking.memory import QUESTION, two_hop_group
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from memoria.errors import InvalidInput
 from memoria.graph.vocabulary import input_parse
-from memoria.graphindex.cache import projection_cache
+from memoria.projection.cache import projection_cache
 from memoria.search.config import (
     Reranker,
     ScopeConfig,
@@ -169,7 +169,7 @@ def test_a_walking_search_reads_the_group_stamps_once_and_the_walks_texts_from_i
     # both (each used to make its own round trip), and the passages the walk finds show the views' texts, so the
     # server is not asked for them either.
     from memoria.graph import driver, versions
-    from memoria.graphindex import cache as projection_module
+    from memoria.projection import cache as projection_module
     from memoria.readmodel import group_view
     from memoria.search import graph_method
     from memoria.search import service as search_module
