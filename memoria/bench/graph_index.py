@@ -18,7 +18,7 @@ from memoria.bench.activation import percentile
 from memoria.bench.maig import DELETE_GROUP, synthetic_graph
 from memoria.graph import driver
 from memoria.graph.asof import AsOfInput
-from memoria.interchange import index_service as index
+from memoria.graphindex import service as index
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
 

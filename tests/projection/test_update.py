@@ -12,9 +12,9 @@ from memoria.curation.inputs import edge_patch_parse, entity_merge_parse
 from memoria.curation.merge import entity_merge
 from memoria.graph import driver
 from memoria.graph.versions import group_stamps_compact, group_version, group_version_bump
+from memoria.graphindex.service import node_remove
 from memoria.ingest.episodes import EpisodeInput
 from memoria.ingest.pipeline import episode_add
-from memoria.interchange.index_service import node_remove
 from memoria.projection.cache import ProjectionCache
 from memoria.projection.projection import FULL, INCREMENTAL, Projection, projection_load
 from memoria.projection.update import projection_update
