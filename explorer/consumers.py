@@ -20,10 +20,10 @@ from memoria.accounts.services import check_group_access
 from memoria.api.throttles import RateLimited, retrieval_count
 from memoria.errors import GroupNotFound, InvalidInput
 from memoria.graph.health import graph_health
-from memoria.graph.vocabulary import input_parse
 from memoria.live import broadcast_events, publish_event, watch_channel_group
 from memoria.ppr.events import ppr_events
 from memoria.ppr.request import PprBody, PprRequest
+from memoria.requests.vocabulary import input_parse
 from memoria.retrieval.event_types import Algorithm, EventType, RetrievalFinished
 from memoria.retrieval.journal import retrieval_journal
 from memoria.retrieval.request import ActivationBody

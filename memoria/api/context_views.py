@@ -13,7 +13,7 @@ from memoria.accounts.services import check_group_access
 from memoria.api.throttles import SearchThrottle, throttled_responses
 from memoria.context.request import ContextRequest
 from memoria.context.service import context_build
-from memoria.graph.vocabulary import input_parse
+from memoria.requests.vocabulary import input_parse
 
 
 class ContextView(APIView):

@@ -20,10 +20,11 @@ from memoria.accounts.services import check_group_access
 from memoria.api.parameters import query_parameters
 from memoria.api.path_ids import IdPathView
 from memoria.errors import InvalidInput, names_shown
-from memoria.graph.asof import FIELDS, AsOf, view_moment
-from memoria.graph.query import EMPTY, query_parse
+from memoria.graph.asof import AsOf
 from memoria.graphindex import service as index
 from memoria.graphindex.request import EdgeEndsQuery, EdgeRemoveQuery, IndexEdgesBody
+from memoria.requests.moment import FIELDS, view_moment
+from memoria.requests.query import EMPTY, query_parse
 
 MOMENT = {"anyOf": [{"type": "string", "format": "date-time"}, EMPTY]}  # empty: not given
 MOMENT_PARAMETERS = [

@@ -21,7 +21,6 @@ from rest_framework.views import APIView
 from memoria.accounts.services import check_access
 from memoria.api.parameters import query_parameters
 from memoria.api.throttles import IngestThrottle, ThrottledOutput
-from memoria.graph.vocabulary import input_parse
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.records import GraphDocumentBody
 from memoria.jobs.inputs import (
@@ -40,6 +39,7 @@ from memoria.jobs.service import (
     jobs_list,
     reindex_job_start,
 )
+from memoria.requests.vocabulary import input_parse
 
 ACCEPTED = {202: OpenApiTypes.OBJECT}
 

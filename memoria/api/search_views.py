@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 from memoria.accounts.services import check_group_access
 from memoria.api.parameters import query_parameters
 from memoria.api.throttles import SearchThrottle, throttled_responses
-from memoria.graph.vocabulary import input_parse
+from memoria.requests.vocabulary import input_parse
 from memoria.search.request import SearchBody, SearchParameters, SearchRequest
 from memoria.search.service import search
 from memoria.search.suggest import suggest

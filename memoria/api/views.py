@@ -18,7 +18,6 @@ from memoria.api.throttles import IngestThrottle, RetrievalThrottle, ThrottledOu
 from memoria.errors import GraphUnavailable
 from memoria.graph.health import graph_health
 from memoria.graph.selectors import group_summary, visible_groups
-from memoria.graph.vocabulary import input_parse
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.exporter import graph_document_export
 from memoria.interchange.importer import graph_document_import
@@ -26,6 +25,7 @@ from memoria.interchange.records import GraphDocumentBody
 from memoria.jobs.request_limits import sync_export_check, sync_import_check
 from memoria.live import broadcast_events
 from memoria.readmodel.cache import view_cache
+from memoria.requests.vocabulary import input_parse
 from memoria.retrieval.request import ActivationBody
 from memoria.retrieval.runs import activation_response, activation_run
 

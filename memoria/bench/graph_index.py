@@ -17,10 +17,10 @@ from typing import Any
 from memoria.bench.activation import percentile
 from memoria.bench.maig import DELETE_GROUP, synthetic_graph
 from memoria.graph import driver
-from memoria.graph.asof import AsOfInput
 from memoria.graphindex import service as index
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
+from memoria.requests.moment import AsOfInput
 
 BATCH = 1000
 

@@ -17,11 +17,11 @@ from memoria.browse.neighbourhood import MAX_LIMIT as MAX_FACTS
 from memoria.browse.neighbourhood import MAX_OFFSET
 from memoria.context.request import ContextRequest
 from memoria.curation.inputs import VERSION_PATTERN
-from memoria.graph.asof import AsOfInput
 from memoria.graph.kinds import EPISODE_SOURCES, RELATION_CATEGORIES
 from memoria.graph.rules import MAX_NAME_LENGTH, MAX_QUERY_LENGTH, MAX_RELATION_LENGTH, MAX_TEXT_LENGTH
-from memoria.graph.vocabulary import GroupName, NodeId, RequestModel, Tags, Timestamp, Weight
 from memoria.ppr.request import MAX_TOP_K
+from memoria.requests.moment import AsOfInput
+from memoria.requests.vocabulary import GroupName, NodeId, RequestModel, Tags, Timestamp, Weight
 from memoria.retrieval.params import MAX_SEEDS
 from memoria.search.config import MAX_LIMIT, Scope
 from memoria.search.recipes import RECIPES, offered_recipes

@@ -35,9 +35,7 @@ from memoria.curation.invalidate import edge_invalidate
 from memoria.curation.selectors import edge_detail
 from memoria.errors import GraphUnavailable, InvalidInput
 from memoria.graph import kinds
-from memoria.graph.asof import VIEW_FIELDS, view_moment
 from memoria.graph.selectors import group_summary, visible_groups
-from memoria.graph.vocabulary import input_parse
 from memoria.ingest.episodes import episode_input_parse
 from memoria.ingest.pipeline import episodes_add, extractors_for_settings
 from memoria.live import broadcast_events
@@ -46,6 +44,8 @@ from memoria.mcp.auth import caller
 from memoria.mcp.errors import HANDLED, tool_error
 from memoria.ppr.request import PprBody
 from memoria.ppr.service import ppr_run
+from memoria.requests.moment import VIEW_FIELDS, view_moment
+from memoria.requests.vocabulary import input_parse
 from memoria.retrieval.event_types import EventType
 from memoria.retrieval.request import ActivationBody
 from memoria.retrieval.runs import activation_response, activation_run

@@ -28,9 +28,9 @@ import numpy as np
 from pydantic import AfterValidator, Field, WithJsonSchema
 
 from memoria.graph import kinds
-from memoria.graph.vocabulary import RequestModel, problems_raise
 from memoria.llm.modes import StepMode
 from memoria.projection.projection import MENTION_ROLES, MENTIONS_LINK, NO_CATEGORY, Projection
+from memoria.requests.vocabulary import RequestModel, problems_raise
 
 ENTITY_ENTITY = "entity_entity"
 ENTITY_PASSAGE = "entity_passage"

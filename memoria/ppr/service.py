@@ -22,7 +22,7 @@ from django.conf import settings
 
 from memoria.errors import InvalidInput
 from memoria.graph import kinds
-from memoria.graph.asof import AsOf, AsOfInput
+from memoria.graph.asof import AsOf
 from memoria.graph.versions import GroupVersion
 from memoria.linking.lexicon import group_lexicon
 from memoria.llm.modes import StepMode
@@ -33,6 +33,7 @@ from memoria.ppr.request import PprRequest, SeedWeight
 from memoria.ppr.steps import RelationSteps, relation_steps_for
 from memoria.projection.cache import STALE, Freshness, ProjectionCache, projection_cache
 from memoria.projection.projection import Projection
+from memoria.requests.moment import AsOfInput
 from memoria.retrieval.budget import STATUS as BUDGET_EXHAUSTED
 from memoria.retrieval.budget import BudgetExhausted, RetrievalBudget, server_limits
 from memoria.retrieval.event_types import Algorithm

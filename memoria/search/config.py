@@ -15,8 +15,8 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from memoria.errors import InvalidInput
-from memoria.graph.vocabulary import QueryText, validation_problems
 from memoria.ppr.pagerank import DEFAULT_DAMPING
+from memoria.requests.vocabulary import QueryText, validation_problems
 
 
 class SearchMethod(enum.StrEnum):

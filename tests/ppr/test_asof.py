@@ -10,11 +10,11 @@ import pytest
 
 from memoria.graph import driver, kinds
 from memoria.graph.asof import EVERY_FACT, AsOf
-from memoria.graph.vocabulary import input_parse
 from memoria.ppr.relations import BetasInput
 from memoria.ppr.request import PprRequest, SeedWeight
 from memoria.ppr.service import ppr_run
 from memoria.projection.cache import ProjectionCache
+from memoria.requests.vocabulary import input_parse
 from tests.graph.timed import COLUMNS, TIMES, random_times, times_write
 from tests.projection.graphs import random_memory, store
 

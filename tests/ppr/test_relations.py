@@ -8,7 +8,6 @@ import pytest
 from memoria.errors import InvalidInput
 from memoria.graph import driver, kinds
 from memoria.graph.asof import EVERY_FACT
-from memoria.graph.vocabulary import input_parse
 from memoria.llm.modes import StepMode
 from memoria.ppr.relation_seeds import ScoredFact, entity_weights, passage_weights
 from memoria.ppr.relations import BetasInput, RelationBetas, betas_offline
@@ -16,6 +15,7 @@ from memoria.ppr.request import PprRequest, SeedWeight
 from memoria.ppr.service import ppr_run
 from memoria.projection.cache import ProjectionCache
 from memoria.projection.projection import MENTIONS_LINK, projection_load
+from memoria.requests.vocabulary import input_parse
 from tests.projection.graphs import random_memory, store, stored_edges
 from tests.search.memory import node_id, store_search_memory
 

@@ -19,11 +19,11 @@ from rest_framework.test import APIClient
 
 from memoria.accounts.roles import Role
 from memoria.errors import InvalidInput
-from memoria.graph.vocabulary import input_parse
 from memoria.ppr.pagerank import personalized_pagerank
 from memoria.ppr.request import PprBody, PprRequest, SeedWeight
 from memoria.ppr.service import ppr_run
 from memoria.projection.cache import projection_cache
+from memoria.requests.vocabulary import input_parse
 from memoria.retrieval.activation import Seed
 from memoria.retrieval.budget import BudgetInput, BudgetLimits, RetrievalBudget, budget_limits
 from memoria.retrieval.params import ActivationParams
