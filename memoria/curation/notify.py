@@ -16,8 +16,8 @@ from memoria.curation.models import AuditEntry
 from memoria.curation.state import GraphState
 from memoria.curation.store import AppliedChange
 from memoria.graph import kinds
-from memoria.interchange.reindex import reindex_after_write
 from memoria.live import publish_curation
+from memoria.reindex import reindex_after_write
 
 logger = logging.getLogger(__name__)
 

@@ -10,8 +10,8 @@ from rest_framework.test import APIClient
 
 from memoria.graph.asof import EVERY_FACT, AsOf
 from memoria.interchange.exporter import graph_document_export
-from memoria.interchange.reindex import group_reindex
 from memoria.projection.cache import ProjectionCache
+from memoria.reindex import group_reindex
 from memoria.retrieval.params import ActivationParams
 from memoria.retrieval.query_tags import forget_group_vocabulary
 from memoria.retrieval.reference import EdgeData, ReferenceGraph

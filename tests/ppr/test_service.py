@@ -8,10 +8,10 @@ from django.core.management import call_command
 
 from memoria.errors import InvalidInput
 from memoria.graph import driver, kinds
-from memoria.interchange.reindex import group_reindex
 from memoria.ppr.request import PprRequest, SeedWeight
 from memoria.ppr.service import ppr_run
 from memoria.projection.cache import READY, ProjectionCache
+from memoria.reindex import group_reindex
 from tests.projection.graphs import random_memory, store, stored_edges
 
 
