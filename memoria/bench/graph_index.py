@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from memoria.bench.activation import percentile
 from memoria.bench.maig import DELETE_GROUP, synthetic_graph
+from memoria.evaluation.timing import percentile
 from memoria.graph import driver
 from memoria.graphindex import service as index
 from memoria.interchange.document import parse_graph_document

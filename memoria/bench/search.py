@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from memoria.bench.activation import percentile
 from memoria.embeddings import embedder
+from memoria.evaluation.timing import percentile
 from memoria.graph import driver
 from memoria.graph.rules import TIMESTAMP_FORMAT
 from memoria.interchange.document import parse_graph_document
