@@ -17,7 +17,7 @@ from explorer.errors import error_frame, is_expected
 from explorer.frame_inputs import frame_envelope, retrieval_named, retrieve_header
 from explorer.frames import ErrorCode, FrameType, unknown_type
 from memoria.accounts.services import check_group_access
-from memoria.api.throttles import RateLimited, retrieval_count
+from memoria.admission.throttles import RateLimited, retrieval_count
 from memoria.errors import GroupNotFound, InvalidInput
 from memoria.graph.health import graph_health
 from memoria.live import broadcast_events, publish_event, watch_channel_group

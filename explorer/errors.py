@@ -6,8 +6,8 @@ from typing import Any
 
 from explorer import frames
 from explorer.frames import ErrorCode
+from memoria.admission.throttles import RateLimited
 from memoria.api.errors import GRAPH_UNAVAILABLE_DETAIL
-from memoria.api.throttles import RateLimited
 from memoria.errors import (
     GraphUnavailable,
     GroupNotFound,

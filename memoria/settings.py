@@ -216,7 +216,7 @@ else:
     CHANNEL_LAYERS = {
         "default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": CHANNEL_CAPACITY}}
     }
-# The cache holds request-rate counts (memoria/api/throttles.py): shared through Redis when it is configured; in
+# The cache holds request-rate counts (memoria/admission/throttles.py): shared through Redis when it is configured; in
 # process memory otherwise, where each server process counts alone.
 if REDIS_URL:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}

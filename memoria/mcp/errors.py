@@ -13,7 +13,7 @@ from typing import Any
 from mcp.server.mcpserver.exceptions import ToolError
 
 from memoria.accounts.roles import RoleRequired
-from memoria.api.throttles import RateLimited
+from memoria.admission.throttles import RateLimited
 from memoria.errors import (
     GraphUnavailable,
     GroupNotFound,

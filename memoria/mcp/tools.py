@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict
 
 from memoria.accounts.roles import Role
 from memoria.accounts.services import check_access, check_role, user_groups, user_role
-from memoria.api.throttles import INGEST, RETRIEVAL, SEARCH, throttle_count
+from memoria.admission.throttles import INGEST, RETRIEVAL, SEARCH, throttle_count
 from memoria.browse.filters import EdgeFilter
 from memoria.browse.neighbourhood import neighbourhood
 from memoria.browse.selectors import entity_page
