@@ -1,2 +1,2 @@
-"""The one way in, below REST, the websocket and MCP: what the three faces share before a call reaches a service,
-starting with the throttle policy (throttles.py)."""
+"""The one way in, below REST, the websocket and MCP: the error table every face renders (problems.py) and the
+throttle policy (throttles.py)."""

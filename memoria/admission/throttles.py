@@ -1,4 +1,5 @@
-"""Per-user request rates on the expensive endpoints (retrieval, search, ingest), counted in Django's cache.
+"""The throttle policy: per-user request rates of the expensive calls (retrieval, search, ingest), whichever face
+they come through, counted in Django's cache.
 
 Rates come from settings.MEMORIA_THROTTLE_RATES (the environment, memoria/settings.py) and are read at every
 request, so a changed setting applies at once. Counts live in the default cache: with the local-memory cache
@@ -13,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from rest_framework import serializers
-from rest_framework.exceptions import Throttled
 from rest_framework.throttling import SimpleRateThrottle
+
+from memoria.errors import MemoriaError
 
 RETRIEVAL = "retrieval"
 SEARCH = "search"
@@ -24,48 +25,23 @@ SCOPES = (RETRIEVAL, SEARCH, INGEST)
 PERIOD_NAMES = {1: "second", 60: "minute", 3600: "hour", 86400: "day"}
 
 
-class RateLimited(Throttled):
-    """A 429 whose body says what was throttled, its limit, and when to come back (as Retry-After does)."""
+class RateLimited(MemoriaError):
+    """A caller spent its rate of `scope`: what was throttled, its limit, and when to come back (the error table
+    answers it as a 429 with Retry-After, a `throttled` frame or tool error)."""
 
     def __init__(self, *, scope: str, requests: int, period_seconds: int, wait: float | None) -> None:
         self.retry_after = max(1, math.ceil(wait or 0))  # a header of 0 would invite an instant retry
-        super().__init__(wait=self.retry_after)
         self.scope = scope
         self.requests = requests
         self.period_seconds = period_seconds
-        self.detail = self.problem()  # a plain dict: DRF would turn its numbers into strings
+        period = PERIOD_NAMES.get(period_seconds, f"{period_seconds} s")
+        self.message = (
+            f"Too many {scope} requests: at most {requests} per {period} per user. Retry in {self.retry_after} s."
+        )
+        super().__init__(self.message)
 
-    def problem(self) -> dict[str, Any]:
-        period = PERIOD_NAMES.get(self.period_seconds, f"{self.period_seconds} s")
-        return {
-            "detail": (
-                f"Too many {self.scope} requests: at most {self.requests} per {period} per user."
-                f" Retry in {self.retry_after} s."
-            ),
-            "code": "throttled",
-            "scope": self.scope,
-            "limit": {"requests": self.requests, "period_seconds": self.period_seconds},
-            "retry_after": self.retry_after,
-        }
-
-
-class ThrottledOutput(serializers.Serializer):
-    """The 429 body, for the OpenAPI schema."""
-
-    class Limit(serializers.Serializer):
-        requests = serializers.IntegerField()
-        period_seconds = serializers.IntegerField()
-
-    detail = serializers.CharField()
-    code = serializers.CharField()
-    scope = serializers.ChoiceField(choices=SCOPES)
-    limit = Limit()
-    retry_after = serializers.IntegerField(help_text="seconds; the Retry-After header says the same")
-
-
-def throttled_responses(ok: Any) -> dict[int, Any]:
-    """A throttled operation's documented answers: its 200, and the 429 of its rate."""
-    return {200: ok, 429: ThrottledOutput}
+    def limit(self) -> dict[str, int]:
+        return {"requests": self.requests, "period_seconds": self.period_seconds}
 
 
 class ScopeRateThrottle(SimpleRateThrottle):

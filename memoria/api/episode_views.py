@@ -12,8 +12,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memoria.accounts.services import check_group_access
-from memoria.admission.throttles import IngestThrottle, ThrottledOutput
+from memoria.admission.throttles import IngestThrottle
 from memoria.api.parameters import query_parameters
+from memoria.api.throttles import ThrottledOutput
 from memoria.ingest.episodes import MAX_EPISODES_PER_REQUEST, EpisodesPost, EpisodesQuery, episodes_post_parse
 from memoria.ingest.pipeline import episodes_add, extractors_for_settings
 from memoria.requests.vocabulary import input_parse

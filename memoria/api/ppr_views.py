@@ -10,7 +10,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memoria.accounts.services import check_group_access
-from memoria.admission.throttles import RetrievalThrottle, throttled_responses
+from memoria.admission.throttles import RetrievalThrottle
+from memoria.api.throttles import throttled_responses
 from memoria.ppr.request import PprBody
 from memoria.ppr.service import ppr_run
 from memoria.requests.vocabulary import input_parse

@@ -14,7 +14,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memoria.accounts.services import check_group_access, user_groups, user_role
-from memoria.admission.throttles import IngestThrottle, RetrievalThrottle, ThrottledOutput, throttled_responses
+from memoria.admission.throttles import IngestThrottle, RetrievalThrottle
+from memoria.api.throttles import ThrottledOutput, throttled_responses
 from memoria.errors import GraphUnavailable
 from memoria.graph.health import graph_health
 from memoria.graph.selectors import group_summary, visible_groups

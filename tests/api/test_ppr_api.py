@@ -179,4 +179,5 @@ def test_a_projection_still_loading_answers_503_with_retry_after() -> None:
     assert response.data == {
         "detail": "the graph projection of group 'g' is loading, 40% done",
         "code": "projection_loading",
+        "retry_after": 5,
     }
