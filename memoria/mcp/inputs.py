@@ -111,8 +111,12 @@ class AddMemoryInput(RequestModel):
             raise ValueError("give exactly one of episode or episodes")
         return self
 
-    def batch(self) -> list[EpisodeInput]:
-        return [self.episode] if self.episode is not None else list(self.episodes or ())
+    def given(self) -> dict[str, Any] | list[dict[str, Any]]:
+        """The batch as REST's body gives it (an episode object, or a list of them), for the one episode parser:
+        its rules and words, a repeated id among them, apply to both faces."""
+        if self.episode is not None:
+            return self.episode.model_dump(exclude_none=True)
+        return [episode.model_dump(exclude_none=True) for episode in self.episodes or ()]
 
 
 class GetEntityInput(RequestModel):

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict
 from memoria.accounts.roles import Role
 from memoria.accounts.services import user_groups, user_role
 from memoria.admission.calls import call_admit
+from memoria.admission.episodes import episodes_admit
 from memoria.admission.retrieval import activation_answer
 from memoria.admission.throttles import INGEST, RETRIEVAL, SEARCH
 from memoria.browse.filters import EdgeFilter
@@ -37,8 +38,6 @@ from memoria.curation.selectors import edge_detail
 from memoria.errors import InvalidInput
 from memoria.graph import kinds
 from memoria.graph.selectors import group_summary, visible_groups
-from memoria.ingest.episodes import episode_input_parse
-from memoria.ingest.pipeline import episodes_add, extractors_for_settings
 from memoria.mcp import inputs, outputs
 from memoria.mcp.auth import caller
 from memoria.mcp.errors import HANDLED, tool_error
@@ -193,32 +192,8 @@ async def add_memory(call: Call) -> outputs.AddMemoryOutput:
     wanted: inputs.AddMemoryInput = call.wanted
 
     def run() -> outputs.AddMemoryOutput:
-        batch = wanted.batch()
-        where = "episode" if wanted.episode is not None else "episodes"
-        problems: list[str] = []
-        episodes = []
-        for index, episode in enumerate(batch):
-            place = where if wanted.episode is not None else f"{where}[{index}]"
-            try:
-                episodes.append(episode_input_parse(episode.model_dump(exclude_none=True), where=place))
-            except InvalidInput as error:
-                problems.extend(error.problems)
-        if problems:
-            raise InvalidInput(problems)
-        results = episodes_add(
-            group=wanted.group,
-            episodes=episodes,
-            extractors=extractors_for_settings(),
-            batch_size=len(episodes),
-            update_communities=wanted.update_communities,
-        )
-        added = sum(result.added for result in results)
-        return outputs.AddMemoryOutput(
-            group=wanted.group,
-            added=added,
-            unchanged=len(results) - added,
-            episodes=[outputs.EpisodeResult(**asdict(result)) for result in results],
-        )
+        answer = episodes_admit(group=wanted.group, given=wanted.given(), update_communities=wanted.update_communities)
+        return outputs.AddMemoryOutput.model_validate(answer)
 
     return await _in_thread(run)()
 
