@@ -40,7 +40,6 @@ from memoria.retrieval.event_types import Algorithm
 from memoria.search.service import search_seeds
 
 SEARCH_SEEDS = 5  # entities taken from hybrid search when the caller gives a query
-DEFAULT_THREADS = 1  # MEMORIA_PPR_THREADS=2 splits whole-graph multiplies over two cores (docs/ppr.md)
 
 CALLER = "caller"
 SEARCH = "search"
@@ -248,7 +247,7 @@ def _walked(
     walk = projection.walk(
         directed=request.directed, mentions=request.mentions, multipliers=multipliers, counting=counting
     )
-    threads = int(getattr(settings, "MEMORIA_PPR_THREADS", DEFAULT_THREADS))
+    threads = int(settings.MEMORIA_PPR_THREADS)
     stopped_at: list[tuple[int, float, np.ndarray]] = []
 
     def hook(iteration: int, bound: float, scores: Callable[[], np.ndarray]) -> None:
