@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from memoria.graph.rules import MAX_QUERY_LENGTH
-from memoria.graph.vocabulary import RequestModel
+from memoria.requests.vocabulary import RequestModel
 from memoria.search.service import SearchResults
 
 SCOPES = ("facts", "entities", "episodes", "communities")

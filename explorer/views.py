@@ -32,9 +32,9 @@ from memoria.browse.selectors import community_page, entity_page, episode_page
 from memoria.curation.audit import audit_entries_page
 from memoria.curation.inputs import AuditQuery
 from memoria.errors import GroupNotFound, InvalidInput
-from memoria.graph.query import query_parse
-from memoria.graph.vocabulary import input_parse
 from memoria.jobs.service import jobs_list
+from memoria.requests.query import query_parse
+from memoria.requests.vocabulary import input_parse
 from memoria.retrieval.params import BOUNDS, MAX_SEEDS, ActivationParams
 from memoria.search.request import SearchParameters
 from memoria.search.service import SearchResults, search

@@ -1,4 +1,4 @@
-"""Typed errors of the memory engine; HTTP and websocket layers map them in one place each."""
+"""Typed errors of the memory engine; the error table (memoria/admission/problems.py) says what each answers."""
 
 from __future__ import annotations
 
@@ -109,6 +109,10 @@ class WriteConflict(MemoriaError):
     gone: the caller reads again first)."""
 
     retry_after: int | None = 1
+
+
+class NotAuthenticated(MemoriaError):
+    """The caller is not (or no longer) signed in: a token deleted, or its user deactivated, since it was accepted."""
 
 
 class GroupNotFound(MemoriaError):

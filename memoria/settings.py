@@ -220,7 +220,7 @@ else:
     CHANNEL_LAYERS = {
         "default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": CHANNEL_CAPACITY}}
     }
-# The cache holds request-rate counts (memoria/api/throttles.py): shared through Redis when it is configured; in
+# The cache holds request-rate counts (memoria/admission/throttles.py): shared through Redis when it is configured; in
 # process memory otherwise, where each server process counts alone.
 if REDIS_URL:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
@@ -296,6 +296,7 @@ MEMORIA_CROSS_ENCODER_MODEL = env_str("MEMORIA_CROSS_ENCODER_MODEL", "")
 MEMORIA_LLM_URL = env_str("MEMORIA_LLM_URL", "")
 MEMORIA_LLM_MODEL = env_str("MEMORIA_LLM_MODEL", "")
 MEMORIA_LLM_API_KEY = env_str("MEMORIA_LLM_API_KEY", "")
+# Seconds an LLM answer may take, the one default (memoria/llm/client.py reads it, never a copy).
 MEMORIA_LLM_TIMEOUT = env_int("MEMORIA_LLM_TIMEOUT", 60, minimum=1, maximum=3600)
 
 # PPR's in-memory projections (docs/ppr.md): how long a request waits for a first load, the most edges one process
@@ -304,6 +305,7 @@ MEMORIA_PROJECTION_WAIT_SECONDS = env_int("MEMORIA_PROJECTION_WAIT_SECONDS", 10,
 MEMORIA_PROJECTION_MAX_EDGES = env_int("MEMORIA_PROJECTION_MAX_EDGES", 5_000_000, minimum=1, maximum=2**31)
 # Bytes of search views (texts, BM25 indexes, vectors) kept per process: memoria/readmodel/cache.py.
 MEMORIA_VIEW_MAX_BYTES = env_int("MEMORIA_VIEW_MAX_BYTES", DEFAULT_VIEW_MAX_BYTES, minimum=1, maximum=2**40)
+# 2 splits whole-graph multiplies over two cores (docs/ppr.md).
 MEMORIA_PPR_THREADS = env_int("MEMORIA_PPR_THREADS", 1, minimum=1, maximum=64)
 # Background jobs (docs/api.md, "Jobs"): threads of the server process that run them; a pause at each progress
 # step slows every job down on purpose, for demos and tests that need time to watch or cancel one (0: none).

@@ -23,7 +23,7 @@ from memoria.browse.request import (
 )
 from memoria.browse.selectors import node_cards, node_detail
 from memoria.errors import InvalidInput, names_shown
-from memoria.graph.query import query_parse
+from memoria.requests.query import query_parse
 
 
 class NodeCardsView(APIView):

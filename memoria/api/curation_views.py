@@ -42,8 +42,8 @@ from memoria.curation.invalidate import edge_invalidate
 from memoria.curation.merge import entity_merge
 from memoria.curation.selectors import edge_detail, entity_state_get
 from memoria.curation.undo import audit_entry_undo
-from memoria.graph.query import query_parse
-from memoria.graph.vocabulary import input_parse
+from memoria.requests.query import query_parse
+from memoria.requests.vocabulary import input_parse
 
 
 def _answer(outcome: ChangeOutcome, **extra: Any) -> dict[str, Any]:

@@ -1,5 +1,5 @@
 """REST face of the graph index (docs/graph-index.md) under /api/graph/<group>/...: thin views over
-memoria.interchange.index_service. Reads are GETs for any user who sees the group; writes need the curator role
+memoria.graphindex.service. Reads are GETs for any user who sees the group; writes need the curator role
 (the default ReadOrCurate permission).
 """
 
@@ -20,10 +20,11 @@ from memoria.accounts.services import check_group_access
 from memoria.api.parameters import query_parameters
 from memoria.api.path_ids import IdPathView
 from memoria.errors import InvalidInput, names_shown
-from memoria.graph.asof import FIELDS, AsOf, view_moment
-from memoria.graph.query import EMPTY, query_parse
-from memoria.interchange import index_service as index
-from memoria.interchange.index_request import EdgeEndsQuery, EdgeRemoveQuery, IndexEdgesBody
+from memoria.graph.asof import AsOf
+from memoria.graphindex import service as index
+from memoria.graphindex.request import EdgeEndsQuery, EdgeRemoveQuery, IndexEdgesBody
+from memoria.requests.moment import FIELDS, view_moment
+from memoria.requests.query import EMPTY, query_parse
 
 MOMENT = {"anyOf": [{"type": "string", "format": "date-time"}, EMPTY]}  # empty: not given
 MOMENT_PARAMETERS = [

@@ -13,7 +13,7 @@ from pydantic import ConfigDict
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from memoria.graph.vocabulary import NodeId, RequestModel, input_parse
+from memoria.requests.vocabulary import NodeId, RequestModel, input_parse
 
 
 class PathIds(RequestModel):

@@ -12,7 +12,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from memoria.graph.query import EMPTY
+from memoria.requests.query import EMPTY
 
 
 class SchemaView(SpectacularAPIView):

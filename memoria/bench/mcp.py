@@ -15,7 +15,7 @@ from typing import Any
 from mcp import ClientSession
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from memoria.bench.activation import percentile
+from memoria.evaluation.timing import percentile
 from memoria.mcp.client import http_session
 
 LIMIT = 10

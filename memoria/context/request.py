@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from memoria.graph.rules import MAX_QUERY_LENGTH
-from memoria.graph.vocabulary import GroupName, RequestModel, Timestamp
+from memoria.requests.vocabulary import GroupName, RequestModel, Timestamp
 
 DEFAULT_BUDGET_TOKENS = 1000
 MIN_BUDGET_TOKENS = 100  # room for the header and a few facts

@@ -26,9 +26,9 @@ from memoria.graph.rules import (
     shown,
     text_problem,
 )
-from memoria.graph.vocabulary import GroupName, RequestModel, input_parse
 from memoria.interchange.jsontext import file_bytes, json_decode
 from memoria.interchange.records import record_parse
+from memoria.requests.vocabulary import GroupName, RequestModel, input_parse
 
 CORPUS_FILE = "corpus.json"
 OPENIE_FILE = "openie.json"

@@ -2,7 +2,7 @@
 
 Nodes and edges are upserted by id in UNWIND batches inside one transaction,
 so an import either lands whole or not at all. It keeps the reindex contract
-(memoria/interchange/reindex.py): a stored item whose embedded text the import
+(memoria/reindex.py): a stored item whose embedded text the import
 changes loses its vector in that transaction, one whose text stays keeps it;
 with `embed=True` the written items lacking a vector are embedded after the commit.
 """
@@ -26,7 +26,7 @@ from memoria.graph.dialect import graph_dialect
 from memoria.graph.rules import TIMESTAMP_FORMAT
 from memoria.graph.versions import group_version_bump
 from memoria.interchange.document import EdgeRecord, GraphDocument, NodeRecord
-from memoria.interchange.reindex import (
+from memoria.reindex import (
     CLEAR_FACT_VECTOR,
     CLEAR_NODE_VECTOR,
     FACT_TEXT,

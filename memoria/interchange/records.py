@@ -41,7 +41,7 @@ from memoria.graph.rules import (
     shown,
     text_problem,
 )
-from memoria.graph.vocabulary import NodeId, RequestModel, Timestamp
+from memoria.requests.vocabulary import NodeId, RequestModel, Timestamp
 
 PROPERTY_KEY_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,63}\Z")
 # Counts a legitimate document stays far below; a hostile one costs an error instead of memory and a huge write.

@@ -26,7 +26,6 @@ logger = logging.getLogger(__name__)
 
 Message = dict[str, str]
 
-DEFAULT_TIMEOUT_SECONDS = 60.0
 DEFAULT_MAX_ATTEMPTS = 3
 BACKOFF_SECONDS = 0.5  # doubled after each retried answer
 MAX_BACKOFF_SECONDS = 30.0  # also caps a server's Retry-After: a caller should not hang for minutes
@@ -42,8 +41,8 @@ SCHEMA_REFUSAL_WORDS = ("response_format", "json_schema")
 class LlmSettings:
     url: str  # the API base, e.g. http://127.0.0.1:8080/v1 (or the full …/chat/completions address)
     model: str
+    timeout: float  # seconds; MEMORIA_LLM_TIMEOUT when configured (memoria/settings.py holds its default)
     api_key: str = ""
-    timeout: float = DEFAULT_TIMEOUT_SECONDS
 
     @property
     def endpoint(self) -> str:
@@ -59,7 +58,7 @@ def llm_settings() -> LlmSettings | None:
         return None
     if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).hostname:
         raise LlmUnavailable(f"MEMORIA_LLM_URL={url!r} must be an http:// or https:// address")
-    raw_timeout = getattr(settings, "MEMORIA_LLM_TIMEOUT", None) or DEFAULT_TIMEOUT_SECONDS
+    raw_timeout = settings.MEMORIA_LLM_TIMEOUT
     try:
         timeout = float(raw_timeout)
     except (TypeError, ValueError) as error:

@@ -17,11 +17,11 @@ from memoria.browse.neighbourhood import MAX_LIMIT as MAX_FACTS
 from memoria.browse.neighbourhood import MAX_OFFSET
 from memoria.context.request import ContextRequest
 from memoria.curation.inputs import VERSION_PATTERN
-from memoria.graph.asof import AsOfInput
 from memoria.graph.kinds import EPISODE_SOURCES, RELATION_CATEGORIES
 from memoria.graph.rules import MAX_NAME_LENGTH, MAX_QUERY_LENGTH, MAX_RELATION_LENGTH, MAX_TEXT_LENGTH
-from memoria.graph.vocabulary import GroupName, NodeId, RequestModel, Tags, Timestamp, Weight
 from memoria.ppr.request import MAX_TOP_K
+from memoria.requests.moment import AsOfInput
+from memoria.requests.vocabulary import GroupName, NodeId, RequestModel, Tags, Timestamp, Weight
 from memoria.retrieval.params import MAX_SEEDS
 from memoria.search.config import MAX_LIMIT, Scope
 from memoria.search.recipes import RECIPES, offered_recipes
@@ -111,8 +111,12 @@ class AddMemoryInput(RequestModel):
             raise ValueError("give exactly one of episode or episodes")
         return self
 
-    def batch(self) -> list[EpisodeInput]:
-        return [self.episode] if self.episode is not None else list(self.episodes or ())
+    def given(self) -> dict[str, Any] | list[dict[str, Any]]:
+        """The batch as REST's body gives it (an episode object, or a list of them), for the one episode parser:
+        its rules and words, a repeated id among them, apply to both faces."""
+        if self.episode is not None:
+            return self.episode.model_dump(exclude_none=True)
+        return [episode.model_dump(exclude_none=True) for episode in self.episodes or ()]
 
 
 class GetEntityInput(RequestModel):

@@ -1,9 +1,8 @@
 """The MCP tools: each checks its caller exactly as the REST view it mirrors does, then calls the same service.
 
-Every call goes the same way (`_admit`, one trip to the database thread): role and throttle first (REST's
-permission class and throttles), then the arguments through their pydantic model (one adapter to InvalidInput),
-then group access (check_access, the function REST's checks are made of); then the service. Engine errors become
-tool errors in memoria/mcp/errors.py.
+Every call goes the same way (`_admit`, one trip to the database thread): who calls, then admission's checks in
+REST's order (memoria/admission/calls.py: role, rate, arguments, group); then the service. Errors answer by the
+error table (memoria/admission/problems.py), rendered as tool errors by memoria/mcp/errors.py.
 """
 
 from __future__ import annotations
@@ -22,8 +21,11 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict
 
 from memoria.accounts.roles import Role
-from memoria.accounts.services import check_access, check_role, user_groups, user_role
-from memoria.api.throttles import INGEST, RETRIEVAL, SEARCH, throttle_count
+from memoria.accounts.services import user_groups, user_role
+from memoria.admission.calls import call_admit
+from memoria.admission.episodes import episodes_admit
+from memoria.admission.retrieval import activation_answer
+from memoria.admission.throttles import INGEST, RETRIEVAL, SEARCH
 from memoria.browse.filters import EdgeFilter
 from memoria.browse.neighbourhood import neighbourhood
 from memoria.browse.selectors import entity_page
@@ -33,22 +35,18 @@ from memoria.curation.edit import edge_update
 from memoria.curation.inputs import edge_invalidation_parse, edge_patch_parse
 from memoria.curation.invalidate import edge_invalidate
 from memoria.curation.selectors import edge_detail
-from memoria.errors import GraphUnavailable, InvalidInput
+from memoria.errors import InvalidInput
 from memoria.graph import kinds
-from memoria.graph.asof import VIEW_FIELDS, view_moment
 from memoria.graph.selectors import group_summary, visible_groups
-from memoria.graph.vocabulary import input_parse
-from memoria.ingest.episodes import episode_input_parse
-from memoria.ingest.pipeline import episodes_add, extractors_for_settings
-from memoria.live import broadcast_events
 from memoria.mcp import inputs, outputs
 from memoria.mcp.auth import caller
 from memoria.mcp.errors import HANDLED, tool_error
 from memoria.ppr.request import PprBody
 from memoria.ppr.service import ppr_run
+from memoria.requests.moment import VIEW_FIELDS, view_moment
+from memoria.requests.vocabulary import input_parse
 from memoria.retrieval.event_types import EventType
 from memoria.retrieval.request import ActivationBody
-from memoria.retrieval.runs import activation_response, activation_run
 from memoria.search.config import SearchConfig
 from memoria.search.request import SearchParameters
 from memoria.search.service import search
@@ -81,13 +79,7 @@ class ToolSpec:
 def _admit(ctx: Context, spec: ToolSpec, arguments: dict[str, Any]) -> Call:
     """Everything before the service, in one trip to the database thread: who, role, rate, arguments, group."""
     user = caller(ctx)
-    check_role(user=user, role=spec.role)
-    if spec.throttle is not None:
-        throttle_count(scope=spec.throttle, user=user)
-    wanted = input_parse(spec.input_model, arguments)
-    group = getattr(wanted, "group", None)
-    if group is not None:
-        check_access(user=user, group=group, role=spec.role)
+    wanted = call_admit(user=user, role=spec.role, throttle=spec.throttle, model=spec.input_model, arguments=arguments)
     return Call(user, wanted, ctx)
 
 
@@ -200,32 +192,8 @@ async def add_memory(call: Call) -> outputs.AddMemoryOutput:
     wanted: inputs.AddMemoryInput = call.wanted
 
     def run() -> outputs.AddMemoryOutput:
-        batch = wanted.batch()
-        where = "episode" if wanted.episode is not None else "episodes"
-        problems: list[str] = []
-        episodes = []
-        for index, episode in enumerate(batch):
-            place = where if wanted.episode is not None else f"{where}[{index}]"
-            try:
-                episodes.append(episode_input_parse(episode.model_dump(exclude_none=True), where=place))
-            except InvalidInput as error:
-                problems.extend(error.problems)
-        if problems:
-            raise InvalidInput(problems)
-        results = episodes_add(
-            group=wanted.group,
-            episodes=episodes,
-            extractors=extractors_for_settings(),
-            batch_size=len(episodes),
-            update_communities=wanted.update_communities,
-        )
-        added = sum(result.added for result in results)
-        return outputs.AddMemoryOutput(
-            group=wanted.group,
-            added=added,
-            unchanged=len(results) - added,
-            episodes=[outputs.EpisodeResult(**asdict(result)) for result in results],
-        )
+        answer = episodes_admit(group=wanted.group, given=wanted.given(), update_communities=wanted.update_communities)
+        return outputs.AddMemoryOutput.model_validate(answer)
 
     return await _in_thread(run)()
 
@@ -290,17 +258,17 @@ async def retrieve(call: Call) -> CallToolResult:
         answer = await _in_thread(ppr_run)(request)
         return _compact(outputs.RetrieveOutput(algorithm="ppr", result=_cut_texts(answer.as_dict(), NAME_TOKENS)))
     activation = input_parse(ActivationBody, body).request()
-    events: list[dict[str, Any]] = []
     levels = 0
-    stream = activation_run(activation, requested_by=call.user.get_username())
-    async for event in broadcast_events(activation.group, stream):  # watchers see it live, as with REST
-        events.append(event)
+
+    async def progress(event: dict[str, Any]) -> None:
+        nonlocal levels
         if event["type"] == EventType.LEVEL_EXPANDED:
             levels += 1
             await call.ctx.report_progress(levels, None, json.dumps(event, ensure_ascii=False))
-    if events[-1]["status"] == "failed":
-        raise GraphUnavailable(events[-1]["error"] or "every seed failed")
-    result = _strongest_paths(activation_response(events), wanted.max_paths)
+
+    # Watchers see it live, as with REST.
+    answer = await activation_answer(activation, requested_by=call.user.get_username(), on_event=progress)
+    result = _strongest_paths(answer, wanted.max_paths)
     return _compact(outputs.RetrieveOutput(algorithm="activation", result=_cut_texts(result, NAME_TOKENS)))
 
 

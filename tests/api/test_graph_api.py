@@ -7,7 +7,7 @@ from rest_framework.test import APIClient
 
 from memoria.graph.versions import group_version
 from tests.conftest import count_group
-from tests.interchange.test_index_service import chain, nodes
+from tests.graphindex.test_service import chain, nodes
 
 MAY = "2025-05-01T00:00:00Z"
 

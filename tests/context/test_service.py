@@ -16,7 +16,7 @@ from memoria.context.tokens import token_count
 from memoria.graph import driver
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
-from memoria.interchange.reindex import group_reindex
+from memoria.reindex import group_reindex
 from memoria.search.service import SearchHit
 from tests.search.memory import node_id, search_memory_group
 

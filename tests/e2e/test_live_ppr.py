@@ -12,10 +12,10 @@ from playwright.sync_api import Page, expect
 
 from memoria.accounts.roles import Role
 from memoria.accounts.services import user_grant
-from memoria.graphindex.cache import projection_cache
+from memoria.projection.cache import projection_cache
 from tests.e2e.browsing import sign_in
 from tests.e2e.test_live import LIVE_ROOT, PASSWORD, POST_JSON, wait_finished
-from tests.graphindex.graphs import random_memory, store
+from tests.projection.graphs import random_memory, store
 
 TOP_K = 9
 

@@ -12,12 +12,12 @@ from playwright.sync_api import Page, expect
 
 from memoria.accounts.roles import Role
 from memoria.accounts.services import user_grant
-from memoria.graphindex.cache import projection_cache
+from memoria.projection.cache import projection_cache
 from tests.e2e import test_graph_ppr
 from tests.e2e.browsing import sign_in
 from tests.e2e.test_explorer import PASSWORD, click_at, open_graph, settle
 from tests.e2e.test_live import wait_finished
-from tests.graphindex.graphs import random_memory, store
+from tests.projection.graphs import random_memory, store
 
 RATIO = "memoriaGraph.view.sigma.getCamera().ratio"
 ZOOMED = "memoriaGraph.view.sigma.getCamera().setState({x: 0.9, y: 0.1, ratio: 0.15, angle: 0})"

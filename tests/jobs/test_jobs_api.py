@@ -11,9 +11,9 @@ import sys
 import pytest
 
 from memoria.graph import driver, kinds
-from memoria.interchange.reindex import reindex_backlog
 from memoria.jobs.models import Job
 from memoria.jobs.service import jobs_recover_once
+from memoria.reindex import reindex_backlog
 from tests.conftest import count_group
 from tests.jobs.helpers import ended, many_entities, start, two_clusters, until
 

@@ -18,9 +18,9 @@ from memoria.accounts.roles import Role
 from memoria.context.tokens import token_count
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
-from memoria.interchange.reindex import group_reindex
 from memoria.mcp.client import http_session
 from memoria.mcp.inputs import DEFAULT_MAX_PATHS, RETRIEVE_DEFAULT_TOKENS, SEARCH_DEFAULT_TOKENS
+from memoria.reindex import group_reindex
 from tests.conftest import count_group
 from tests.mcp.conftest import problem_of
 from tests.search.memory import node_id

@@ -3,7 +3,7 @@ of another kind with a similar name, and facts that date them; embedded, as impo
 
 from __future__ import annotations
 
-from memoria.interchange.reindex import group_reindex
+from memoria.reindex import group_reindex
 from tests.browse.graphs import entity, fact, load
 
 SAME_NAME = "Drafted an expedite request to Nordbalt Metals"

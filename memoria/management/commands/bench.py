@@ -17,8 +17,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from memoria.accounts.roles import check_group_name
 from memoria.errors import GraphUnavailable
-from memoria.graph.asof import EVERY_FACT, AsOf, AsOfInput
+from memoria.graph.asof import EVERY_FACT, AsOf
 from memoria.graph.health import graph_health
+from memoria.requests.moment import AsOfInput
 
 CPUINFO = Path("/proc/cpuinfo")
 MCP_BENCH_GROUP = "demo"  # the memory `make run` loads; the MCP figures of docs/benchmarks.md are on it

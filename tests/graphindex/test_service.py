@@ -11,7 +11,7 @@ from django.core.management import call_command
 from memoria.errors import InvalidGraphDocument, InvalidInput, NodeNotFound
 from memoria.graph import driver
 from memoria.graph.versions import group_version
-from memoria.interchange import index_service as index
+from memoria.graphindex import service as index
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
 

@@ -15,10 +15,7 @@ from django.core.management import CommandError, call_command
 
 from memoria.errors import InvalidGraphDocument
 from memoria.graph import driver
-from memoria.interchange.document import parse_graph_document
-from memoria.interchange.exporter import graph_document_export
-from memoria.interchange.importer import graph_document_import
-from memoria.interchange.maig import (
+from memoria.graphindex.maig import (
     MaigEdge,
     MaigError,
     load_maig_document,
@@ -27,6 +24,9 @@ from memoria.interchange.maig import (
     maig_export,
     shortest_float32,
 )
+from memoria.interchange.document import parse_graph_document
+from memoria.interchange.exporter import graph_document_export
+from memoria.interchange.importer import graph_document_import
 from tests.conftest import count_group
 
 

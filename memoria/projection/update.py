@@ -20,8 +20,8 @@ import time
 import numpy as np
 
 from memoria.graph.versions import group_stamps, stamps_touched
-from memoria.graphindex.facts import fact_columns, fact_columns_merged
-from memoria.graphindex.projection import (
+from memoria.projection.facts import fact_columns, fact_columns_merged
+from memoria.projection.projection import (
     INCREMENTAL,
     NODES_NAMED,
     PAGE_NODES,

@@ -25,10 +25,10 @@ from memoria.graph import driver
 from memoria.graph.asof import EVERY_FACT, AsOf, moment_cypher
 from memoria.graph.rules import MAX_RELATION_LENGTH, relation_problem
 from memoria.graph.versions import group_version_bump
-from memoria.graph.vocabulary import input_parse
+from memoria.graphindex.request import IndexEdgeInput, IndexEdgesInput
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import ImportReport, graph_document_import
-from memoria.interchange.index_request import IndexEdgeInput, IndexEdgesInput
+from memoria.requests.vocabulary import input_parse
 
 # The RFD's standard relation types; any relation the import rules accept may be used beside them.
 RELATED_TO = "related_to"

@@ -8,8 +8,8 @@ import igraph
 import numpy as np
 import pytest
 
-from memoria.graphindex.transition import transition_graph, walk_pattern
 from memoria.ppr.pagerank import personalized_pagerank
+from memoria.projection.transition import transition_graph, walk_pattern
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from memoria.graph import driver, kinds
-from memoria.graphindex.projection import (
+from memoria.projection.projection import (
     CATEGORIES,
     MENTIONS_LINK,
     NO_CATEGORY,
@@ -16,7 +16,7 @@ from memoria.graphindex.projection import (
     Projection,
     projection_load,
 )
-from tests.graphindex.graphs import random_memory, store, stored_edges
+from tests.projection.graphs import random_memory, store, stored_edges
 
 
 def projected_edges(projection: Projection) -> Counter:

@@ -9,15 +9,14 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from memoria import embeddings
+from memoria import embeddings, reindex
 from memoria.embeddings import embedder
 from memoria.graph import driver
 from memoria.graph.schema import vector_model_parameters
 from memoria.graph.searchable import fact_text, node_text
-from memoria.interchange import reindex
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
-from memoria.interchange.reindex import group_reindex, reindex_after_write, reindex_backlog
+from memoria.reindex import group_reindex, reindex_after_write, reindex_backlog
 from memoria.search.methods import entities_cosine
 
 VECTORS = """

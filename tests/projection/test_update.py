@@ -12,13 +12,13 @@ from memoria.curation.inputs import edge_patch_parse, entity_merge_parse
 from memoria.curation.merge import entity_merge
 from memoria.graph import driver
 from memoria.graph.versions import group_stamps_compact, group_version, group_version_bump
-from memoria.graphindex.cache import ProjectionCache
-from memoria.graphindex.projection import FULL, INCREMENTAL, Projection, projection_load
-from memoria.graphindex.update import projection_update
+from memoria.graphindex.service import node_remove
 from memoria.ingest.episodes import EpisodeInput
 from memoria.ingest.pipeline import episode_add
-from memoria.interchange.index_service import node_remove
-from tests.graphindex.graphs import random_memory, store
+from memoria.projection.cache import ProjectionCache
+from memoria.projection.projection import FULL, INCREMENTAL, Projection, projection_load
+from memoria.projection.update import projection_update
+from tests.projection.graphs import random_memory, store
 
 pytestmark = pytest.mark.django_db  # curation edits write their audit entries
 
@@ -148,7 +148,7 @@ def test_writes_folded_before_the_update_saw_them_are_still_read_again(memory: s
 
 
 def test_too_much_touched_forces_a_full_load(memory: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("memoria.graphindex.update.INCREMENTAL_NODES", 1)
+    monkeypatch.setattr("memoria.projection.update.INCREMENTAL_NODES", 1)
     projection = projection_load(group=memory)
     node_remove(group=memory, node_id=f"{memory}-e1")
     assert projection_update(projection) is None

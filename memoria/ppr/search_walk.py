@@ -1,4 +1,5 @@
-"""Episodes found through the graph: Personalized PageRank from the entities the query names (HippoRAG).
+"""Search's `ppr` method: episodes found through the graph by Personalized PageRank from the entities the query
+names (HippoRAG), registered as the method's runner when the app starts (`search_walk_register`).
 
 The seeds are the query's linked entities (memoria.linking.lexicon: names and aliases, IDF-weighted, no model),
 the walk is the group's projection as `ppr_run` walks it (facts both ways, episodes through their mentions,
@@ -13,15 +14,15 @@ text methods alone, at their cost.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 
 from memoria.errors import ProjectionLoading
 from memoria.graph import driver, kinds
 from memoria.graph.asof import valid_time
-from memoria.graph.versions import GroupVersion
 from memoria.ppr.request import PprRequest
 from memoria.ppr.service import linked_walk
+from memoria.search.config import SearchMethod
 from memoria.search.methods import Candidate
+from memoria.search.walks import WalkRequest, walk_register
 
 logger = logging.getLogger(__name__)
 
@@ -35,35 +36,27 @@ RETURN n.id AS id, coalesce(n.content, '') AS text
 """
 
 
-def ppr_episodes(
-    *,
-    group: str,
-    query: str,
-    limit: int,
-    damping: float,
-    valid_at: str | None = None,
-    seed_share: float | None = None,
-    known_texts: Callable[[list[str]], dict[str, str]] | None = None,
-    version: GroupVersion | None = None,
-) -> list[Candidate]:
-    """Up to `limit` episodes with a PPR score above zero, best first; none when the query links no entity (a walk
-    from everywhere ranks by centrality, not the query), or none that at most `seed_share` of the episodes mention.
+def ppr_episodes(walk: WalkRequest) -> list[Candidate]:
+    """Up to `walk.limit` episodes with a PPR score above zero, best first; none when the query links no entity (a
+    walk from everywhere ranks by centrality, not the query), or none that at most `walk.seed_share` of the
+    episodes mention.
 
-    One projection serves the linking and the walk, so the group's version is read once. `known_texts` gives the
-    texts a caller holds already (a search's views); the rest are read from the server. `version` is the group's
-    version as the caller read it for this request, else it is read here.
+    One projection serves the linking and the walk, so the group's version is read once. `walk.known_texts` gives
+    the texts the search holds already (its views); the rest are read from the server. `walk.version` is the
+    group's version as the search read it for this request, else it is read here.
     """
+    group = walk.group
     request = PprRequest(
         group=group,
-        query=query,
+        query=walk.query,
         linked=True,
-        linked_max_share=seed_share,
-        damping=damping,
-        top_k=limit,
-        moment=valid_time(valid_at) if valid_at else None,
+        linked_max_share=walk.seed_share,
+        damping=walk.damping,
+        top_k=walk.limit,
+        moment=valid_time(walk.valid_at) if walk.valid_at else None,
     )
     try:
-        answer = linked_walk(request, version=version)
+        answer = linked_walk(request, version=walk.version)
     except ProjectionLoading as error:
         # The walk never holds a search up past the projection wait: the text methods answer meanwhile (a 503 for
         # the default episodes recipe would refuse what the text ranking can give), and the load goes on.
@@ -73,8 +66,13 @@ def ppr_episodes(
         return []  # the gate is shut (or the query names no entity): no walk at all
     passages = [node for node in answer.passages if node.score > 0]
     ids = [node.id for node in passages]
-    texts = known_texts(ids) if known_texts is not None else {}
+    texts = walk.known_texts(ids)
     unknown = [item for item in ids if item not in texts]
     if unknown:
         texts.update((row["id"], row["text"]) for row in driver.read(EPISODE_TEXTS, ids=unknown, group=group))
     return [Candidate(id=node.id, name=node.name, text=texts.get(node.id, ""), score=node.score) for node in passages]
+
+
+def search_walk_register() -> None:
+    """Make PPR the runner of search's `ppr` method (memoria/apps.py calls this once, when the app starts)."""
+    walk_register(SearchMethod.PPR, ppr_episodes)

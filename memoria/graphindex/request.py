@@ -12,9 +12,9 @@ from typing import Literal
 from pydantic import Field, RootModel
 
 from memoria.graph.kinds import RELATION_CATEGORIES
-from memoria.graph.query import OrEmpty
 from memoria.graph.rules import MAX_RELATION_LENGTH, MAX_TEXT_LENGTH
-from memoria.graph.vocabulary import Checked, NodeId, Relation, RequestModel, Tags, Timestamp, Weight
+from memoria.requests.query import OrEmpty
+from memoria.requests.vocabulary import Checked, NodeId, Relation, RequestModel, Tags, Timestamp, Weight
 
 MAX_BATCH = 10_000
 

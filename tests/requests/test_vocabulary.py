@@ -9,7 +9,7 @@ import pytest
 from pydantic import AfterValidator
 
 from memoria.errors import InvalidInput
-from memoria.graph.vocabulary import (
+from memoria.requests.vocabulary import (
     Flag,
     GroupName,
     ListOf,

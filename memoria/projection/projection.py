@@ -11,10 +11,10 @@ one vectorised search over the sorted internal ids.
 Nodes are ordered by their `id`, so positions are the same in every process
 and after every reload of unchanged data. Beside the walk's columns, each edge
 carries what Activation Energy (and time-aware retrieval) reads of a RELATES
-fact (memoria/graphindex/facts.py), and each node its labels and RELATES degree.
+fact (memoria/projection/facts.py), and each node its labels and RELATES degree.
 
 A projection also keeps each node's internal id and the version stamps it was
-read at: with them, memoria/graphindex/update.py brings it up to date after
+read at: with them, memoria/projection/update.py brings it up to date after
 small writes by re-reading only the nodes they touched, through the pieces of
 the load below (`node_rows`, `edge_columns`, `edge_rows`).
 """
@@ -36,10 +36,10 @@ import numpy as np
 from memoria.graph import driver, kinds
 from memoria.graph.asof import AsOf, FactIntervals
 from memoria.graph.versions import group_stamps
-from memoria.graphindex.facts import FACT_COLUMNS, VALIDITY, FactColumns, fact_columns
-from memoria.graphindex.incidence import FactIncidence, fact_incidence
-from memoria.graphindex.transition import TransitionGraph, WalkPattern, walk_pattern
 from memoria.observability import in_context
+from memoria.projection.facts import FACT_COLUMNS, VALIDITY, FactColumns, fact_columns
+from memoria.projection.incidence import FactIncidence, fact_incidence
+from memoria.projection.transition import TransitionGraph, WalkPattern, walk_pattern
 
 RELATES_LINK = 0
 MENTIONS_LINK = 1

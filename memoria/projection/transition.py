@@ -14,6 +14,10 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+# The walk's damping when a caller names none: the share of each step that follows an edge rather than going back to
+# the seeds. PPR, its REST request and search's ppr method all default to it.
+DEFAULT_DAMPING = 0.5
+
 
 @dataclass(frozen=True)
 class TransitionGraph:

@@ -16,7 +16,7 @@ from pydantic_core import PydanticUseDefault
 
 from memoria.errors import InvalidInput, names_shown
 from memoria.graph.rules import ID_PATTERN
-from memoria.graph.vocabulary import Model, input_parse
+from memoria.requests.vocabulary import Model, input_parse
 
 EMPTY = {"type": "string", "maxLength": 0}
 # One id, as the parsers check it (ID_PATTERN without its anchors: JSON Schema has no "\Z").

@@ -10,9 +10,9 @@ import pytest
 from memoria.errors import GraphUnavailable, ProjectionLoading
 from memoria.graph import driver
 from memoria.graph.versions import group_version
-from memoria.graphindex.cache import READY, STALE, ProjectionCache
-from memoria.graphindex.projection import Projection, projection_load
-from tests.graphindex.graphs import random_memory, store
+from memoria.projection.cache import READY, STALE, ProjectionCache
+from memoria.projection.projection import Projection, projection_load
+from tests.projection.graphs import random_memory, store
 
 
 class GatedLoader:

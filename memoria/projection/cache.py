@@ -10,7 +10,7 @@ Retry-After). A load that started before the latest write is followed by
 another as soon as someone asks again.
 
 A group already loaded is brought up to date incrementally when the writes
-since name the nodes they touched (memoria/graphindex/update.py): a small
+since name the nodes they touched (memoria/projection/update.py): a small
 write costs a fraction of a second instead of a full reload; anything else
 (a restore, a community build, too much touched) loads the group whole.
 """
@@ -29,10 +29,10 @@ from django.conf import settings
 
 from memoria.errors import GraphUnavailable, MemoriaError, ProjectionLoading
 from memoria.graph.versions import COMPACT_AFTER, GroupVersion, group_stamps_compact, group_version
-from memoria.graphindex.projection import Projection, projection_load
-from memoria.graphindex.update import projection_update
 from memoria.heap import long_lived_frozen
 from memoria.observability import in_context
+from memoria.projection.projection import Projection, projection_load
+from memoria.projection.update import projection_update
 
 logger = logging.getLogger(__name__)
 
