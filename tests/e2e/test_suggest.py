@@ -12,6 +12,7 @@ from playwright.sync_api import Locator, Page, expect
 from memoria.accounts.roles import Role
 from memoria.accounts.services import user_grant
 from tests.e2e.browsing import sign_in
+from tests.e2e.test_accessibility import _blocking
 from tests.search.suggest_memory import SAME_NAME, store_suggest_memory
 
 PASSWORD = "correct horse battery staple"
@@ -106,3 +107,22 @@ def test_graph_add_box_adds_the_chosen_twin(page: Page, daphne_url: str, memory:
     page.wait_for_function("([id]) => memoriaGraph.view.graph.hasNode(id)", arg=[memory["wh"]], timeout=30_000)
     assert not page.evaluate("([id]) => memoriaGraph.view.graph.hasNode(id)", [memory["first"]])
     expect(page.locator("[data-add-search]").get_by_test_id("suggestions")).to_be_hidden()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_open_list_is_readable_in_both_themes(page: Page, daphne_url: str, memory: dict, scheme: str) -> None:
+    """Before: in the light theme the header's list inherited the dark top bar's white text, names white on white
+    and kind badges at 1.13:1 (axe: serious colour-contrast on 8 elements)."""
+    page.emulate_media(color_scheme=scheme)
+    sign_in(page, daphne_url, "finder", PASSWORD, then="/search/")
+    box = page.get_by_test_id("header-search")
+    box.press_sequentially("Nordbalt", delay=25)
+    rows = page.locator(".header-search").get_by_test_id("suggestion")
+    expect(rows.first).to_be_visible(timeout=FIRST_SEARCH_MS)
+    box.press("ArrowDown")  # one highlighted, as a keyboard user sees it
+    assert _blocking(page) == []
+    name = rows.first.locator(".suggest-name")
+    colour, background = name.evaluate(
+        "(el) => [getComputedStyle(el).color, getComputedStyle(el.closest('.suggest-list')).backgroundColor]"
+    )
+    assert colour != background, (colour, background)
