@@ -22,6 +22,7 @@ from explorer.landing import landing
 from explorer.models import MAX_NAME_LENGTH
 from explorer.perspective_request import STATE_KEYS
 from explorer.perspectives import default_perspective
+from explorer.search_tabs import search_tabs
 from explorer.timeline import fact_timeline
 from memoria.accounts.services import check_group_access
 from memoria.api.errors import problem
@@ -99,10 +100,12 @@ def _page_search(group: str, query: str) -> tuple[SearchResults, str]:
 
 @login_required
 def search_page(request: HttpRequest) -> HttpResponse:
-    """Hybrid search of the current group: facts, entities, episodes and communities in tabs, with scores."""
+    """Hybrid search of the current group: facts, entities, episodes and communities in tabs, with scores; weak
+    matches (cosine alone, below the relevance floor) only with `weak=1`."""
     group = current_group(request)
     query = request.GET.get("q", "").strip()
-    context: dict[str, Any] = {"group": group, "query": query, "results": None, "problems": []}
+    weak_shown = request.GET.get("weak") == "1"
+    context: dict[str, Any] = {"group": group, "query": query, "results": None, "problems": [], "weak": weak_shown}
     if query and group:
         try:
             found, _ = _page_search(group, query)
@@ -110,8 +113,10 @@ def search_page(request: HttpRequest) -> HttpResponse:
             context["problems"] = error.problems
         else:
             context["results"] = found
-            tabs = ("facts", "entities", "episodes", "communities")
-            context["tabs"] = [(name, getattr(found, name)) for name in tabs]
+            tabs = search_tabs(found, limit=SEARCH_LIMIT, weak_shown=weak_shown)
+            context["tabs"] = tabs
+            context["shown"] = sum(len(tab.hits) for tab in tabs)
+            context["weak_left_out"] = sum(tab.weak for tab in tabs)
     return render(request, "explorer/search.html", context)
 
 

@@ -126,3 +126,23 @@ def test_the_open_list_is_readable_in_both_themes(page: Page, daphne_url: str, m
         "(el) => [getComputedStyle(el).color, getComputedStyle(el.closest('.suggest-list')).backgroundColor]"
     )
     assert colour != background, (colour, background)
+
+
+def test_more_letters_narrow_and_nonsense_says_no_good_match(page: Page, daphne_url: str, memory: dict) -> None:
+    """Before: "Lyo" found nothing about Lyon and "zzqxv" got eight confident suggestions (issue 32)."""
+    sign_in(page, daphne_url, "finder", PASSWORD, then="/search/")
+    box = page.get_by_test_id("header-search")
+    rows = page.locator(".header-search").get_by_test_id("suggestion")
+    box.press_sequentially("Lyo", delay=25)
+    expect(rows.first).to_contain_text("Lyons cycle count log", timeout=FIRST_SEARCH_MS)
+    expect(rows.nth(1)).to_contain_text("Warehouse Lyon")
+    box.fill("")
+    box.press_sequentially("zzqxv", delay=25)
+    empty = page.locator(".header-search").get_by_test_id("suggest-empty")
+    expect(empty).to_have_text("No good match for “zzqxv”. Enter searches everything.", timeout=FIRST_SEARCH_MS)
+    expect(rows).to_have_count(0)
+    expect(page.locator(".header-search").get_by_test_id("suggest-status")).to_have_text(
+        "No good match for “zzqxv”. Enter searches everything."
+    )
+    box.press("Enter")
+    expect(page.get_by_test_id("no-good-match")).to_contain_text("No good match for “zzqxv”.")
