@@ -18,6 +18,7 @@ from explorer.consumers import ALGORITHMS
 from explorer.curation_page import audit_rows, curation_settings
 from explorer.current_group import current_group, remember_group, switchable_groups
 from explorer.exports import SearchExportInput, results_csv, results_json
+from explorer.first_view import first_view
 from explorer.landing import landing
 from explorer.models import MAX_NAME_LENGTH
 from explorer.perspective_request import STATE_KEYS
@@ -34,6 +35,7 @@ from memoria.curation.audit import audit_entries_page
 from memoria.curation.inputs import AuditQuery
 from memoria.errors import GroupNotFound, InvalidInput
 from memoria.graph.query import query_parse
+from memoria.graph.rules import ID_PATTERN
 from memoria.graph.vocabulary import input_parse
 from memoria.jobs.service import jobs_list
 from memoria.retrieval.params import BOUNDS, MAX_SEEDS, ActivationParams
@@ -166,17 +168,22 @@ def graph_view(request: HttpRequest, group: str) -> HttpResponse:
     nodes = [item for item in request.GET.get("nodes", "").split(",") if item]
     if request.GET.get("node"):
         nodes.insert(0, request.GET["node"])
+    asked = bool(STATE_KEYS & request.GET.keys())
+    # With no view in the URL, the page opens the group's default perspective (explorer/perspectives.py), and
+    # without one the group's most connected entities (explorer/first_view.py).
+    default_view = None if asked else _default_view(request, group)
     config = {
         "group": group,
         "start": {"nodes": nodes[:50], "edge": request.GET.get("edge") or None, "query": request.GET.get("q", "")},
-        # With no view in the URL, the page opens the group's default perspective (explorer/perspectives.py).
-        "default_view": None if STATE_KEYS & request.GET.keys() else _default_view(request, group),
+        "default_view": default_view,
+        "first_view": None if asked or default_view else first_view(group).as_dict(),
         "view_name_max": MAX_NAME_LENGTH,
         "url_node_cap": URL_NODE_CAP,
         "expand_limit": DEFAULT_LIMIT,
         "categories": list(CATEGORY_CHOICES),
         "max_hops": DEFAULT_MAX_HOPS,
         "max_hops_limit": MAX_HOPS,
+        "id_pattern": ID_PATTERN.pattern.replace("\\Z", "$"),  # what a node id can be, for the page's links
     }
     return render(request, "explorer/graph.html", {"group": group, "config": config})
 

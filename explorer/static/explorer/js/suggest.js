@@ -112,6 +112,12 @@ export class SuggestBox {
       this.close();
       return;
     }
+    if (event.key === "Enter" && this.active < 0) {
+      // The box's form is submitted: the list (or an answer still on its way) would lie over what it draws.
+      this.abort();
+      this.close();
+      return;
+    }
     if (this.list.hidden || !this.items.length) return;
     if (event.key === "ArrowDown" || event.key === "ArrowUp") {
       event.preventDefault();
