@@ -10,6 +10,7 @@ import { attachCuration } from "./curation_graph.js";
 import { showEdge } from "./edge_inspector.js";
 import { GraphPpr } from "./graph_ppr.js";
 import { colours, createGraphView } from "./graph_view.js";
+import { NodeMenu } from "./node_menu.js";
 import { SuggestBox } from "./suggest.js";
 import { decodeState, emptyState, encodeState, hasState } from "./view_state.js";
 import { ViewsMenu } from "./views_menu.js";
@@ -388,6 +389,14 @@ function setPathEnd(which, id) {
 function drawNodePanel(id) {
   const card = view.node(id);
   const panel = $("[data-node-panel]");
+  // The panel is redrawn whenever the view changes: a focused button keeps the focus in its redrawn self.
+  const focused = panel.contains(document.activeElement) ? document.activeElement.dataset.testid : null;
+  drawNodePanelContent(id, card, panel);
+  const again = focused && panel.querySelector(`[data-testid="${focused}"]`);
+  if (again) again.focus();
+}
+
+function drawNodePanelContent(id, card, panel) {
   const known = expansions.get(id);
   const remaining = known ? Math.max(known.total - known.offset, 0) : null;
   const loaded = view.edgesOf(id);
@@ -417,6 +426,8 @@ function drawNodePanel(id) {
       h("button", { type: "button", class: "small secondary", onclick: () => view.focus(id) }, "Focus"),
       h("button", { type: "button", class: "small secondary", "data-testid": "ppr-seed",
         onclick: () => { ppr.toggleSeed(id); drawNodePanel(id); } }, ppr.isSeed(id) ? "Not a PPR seed" : "PPR seed"),
+      h("button", { type: "button", class: "small secondary", "data-testid": "node-menu-button", "aria-haspopup": "menu",
+        title: "More actions (right click on the node, or Shift+F10)", onclick: () => openMenu(id) }, "Menu…"),
     ),
     h("h3", {}, "Loaded facts"),
     h("ul", { class: "edge-list", "data-testid": "node-edges" },
@@ -563,6 +574,87 @@ view.on("doubleClickNode", (id, event) => {
   if (event && event.preventSigmaDefault) event.preventSigmaDefault();
   openNode(id);
   userExpand(id);
+});
+// The node menu (node_menu.js): right click on a node, Shift+F10 or the context-menu key with a node open, or the
+// panel's "Menu…". Each item is one step back (Ctrl+Z) and one history entry, as the panel's buttons are.
+const nodeMenu = new NodeMenu($(".stage"), {
+  group,
+  actions: {
+    name: (id) => (view.node(id) ? view.node(id).name : id),
+    moment: () => momentParameters(),
+    expand: (id) => { openNode(id); userExpand(id); },
+    expandRelation: (id, ends) => addByIds([id, ...ends]).then(() => record(), showError),
+    expandDepth: (id, depth) => expandToDepth(id, depth).catch(showError),
+    collapse: (id) => collapse(id),
+    dismissOthers: (id) => dismissOthers(id),
+    pathFrom: (id) => setPathEnd("from", id),
+    pathTo: (id) => setPathEnd("to", id),
+    liveUrl: (id) => `/g/${encodeURIComponent(group)}/live/?seed=${encodeURIComponent(id)}`,
+  },
+});
+
+function openMenu(id) {
+  if (!view.hasNode(id)) return;
+  const fromPanel = $("[data-node-panel]").contains(document.activeElement);
+  openNode(id); // redraws the panel: the focus goes back to its new "Menu…" button
+  const at = view.viewportPosition(id);
+  const returnTo = fromPanel ? () => $('[data-testid="node-menu-button"]') : document.activeElement;
+  nodeMenu.open(id, { x: at.x + 12, y: at.y + 12, returnTo });
+}
+
+// Every node within `depth` facts of this one (through the facts the filter shows), as "Around the seeds" does.
+async function expandToDepth(id, depth) {
+  const found = await getJson(`${groupApi(group)}/subgraph`, { ids: id, hops: depth, ...filterParameters() });
+  const before = view.graph.order;
+  view.addNodes(found.nodes, { near: id });
+  view.addEdges(found.edges);
+  view.startLayout({ ms: 2500 });
+  fitIfGrown(before);
+  if (found.truncated) showError(new Error(`Depth ${depth}: cut at the strongest-linked nodes.`));
+  record();
+}
+
+function forgetGone() {
+  for (const key of [...expansions.keys()]) if (!view.hasNode(key)) expansions.delete(key);
+  if (currentNode && !view.hasNode(currentNode)) {
+    currentNode = null;
+    $("[data-node-panel]").hidden = true;
+  }
+}
+
+// The inverse of expanding: the neighbours whose only shown link is to this node leave the view (pinned and
+// selected ones stay), and the node may be expanded afresh.
+function collapse(id) {
+  const leaves = view.graph.neighbors(id).filter((other) =>
+    view.graph.neighbors(other).length === 1 && !view.isPinned(other) && !view.marked.has(other));
+  for (const other of leaves) view.removeNode(other);
+  expansions.delete(id);
+  forgetGone();
+  if (view.hasNode(id)) drawNodePanel(id);
+  record();
+}
+
+// Only this node (and the selection) stays.
+function dismissOthers(id) {
+  const keep = new Set([id, ...view.marked]);
+  for (const other of view.nodeIds()) if (!keep.has(other)) view.removeNode(other);
+  forgetGone();
+  record();
+}
+
+view.on("rightClickNode", (id, event) => {
+  if (event && event.preventSigmaDefault) event.preventSigmaDefault();
+  if (event && event.original) event.original.preventDefault();
+  openMenu(id);
+});
+$(".canvas").addEventListener("contextmenu", (event) => event.preventDefault()); // the node menu, not the browser's
+document.addEventListener("keydown", (event) => {
+  const asked = event.key === "ContextMenu" || (event.shiftKey && event.key === "F10");
+  if (!asked || !currentNode || nodeMenu.isOpen) return;
+  const target = event.target;
+  if (target instanceof HTMLElement && ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName)) return;
+  event.preventDefault();
+  openMenu(currentNode);
 });
 view.on("clickEdge", (id) => openEdge(id));
 view.on("dragPin", () => record()); // a step to undo (pins are not in the URL: no history entry)
@@ -912,7 +1004,7 @@ attachCuration({ view, group, panel: $("[data-edge-panel]"), controls: $("[data-
 // For the browser tests and the console: the page's view and its actions.
 window.memoriaGraph = {
   view, expand, openNode, openEdge, setPathEnd, findPath, ppr, asOf, addBox, startBox, captureState, restore, views,
-  toggleMark, setMarked, bulk, undo, redo, undoStack, redoStack,
+  toggleMark, setMarked, bulk, undo, redo, undoStack, redoStack, nodeMenu,
 };
 start().catch((error) => {
   showError(error);

@@ -174,7 +174,8 @@ export class GraphView {
   enableDragToPin() {
     let dragged = null;
     let moved = false;
-    this.sigma.on("downNode", ({ node }) => {
+    this.sigma.on("downNode", ({ node, event }) => {
+      if (event && event.original && event.original.button !== 0) return; // a right click opens a menu, not a drag
       dragged = node;
       moved = false;
     });
