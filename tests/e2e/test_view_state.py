@@ -143,7 +143,7 @@ def test_a_shared_view_opens_for_another_user_and_the_default_opens_an_empty_url
     assert viewer.evaluate(VIEW) == saved
     assert url_state(viewer)["expanded"] == [memory["lyon"]]
 
-    # The owner renames and deletes it; then the bare URL opens an empty page.
+    # The owner renames and deletes it; then the bare URL opens the group's first view (explorer/first_view.py).
     page.get_by_test_id("view-rename").click()
     page.get_by_test_id("view-rename-input").fill("Lyon")
     page.get_by_test_id("view-rename-save").click()
@@ -153,7 +153,8 @@ def test_a_shared_view_opens_for_another_user_and_the_default_opens_an_empty_url
     expect(page.get_by_test_id("view-item")).to_have_count(0)
     viewer.goto(f"{daphne_url}/g/{group}/graph/")
     ready(viewer)
-    assert viewer.evaluate("memoriaGraph.view.counts().nodes") == 0
+    expect(viewer.get_by_test_id("start-view")).to_be_visible()
+    assert url_state(viewer)["nodes"][0].split(",")[0] == memory["depot"]
     viewer.context.close()
 
 
