@@ -17,13 +17,13 @@ from explorer.errors import error_frame, is_expected
 from explorer.frame_inputs import frame_envelope, retrieval_named, retrieve_header
 from explorer.frames import ErrorCode, FrameType, unknown_type
 from memoria.accounts.services import check_group_access
-from memoria.api.throttles import RateLimited, retrieval_count
+from memoria.admission.throttles import RateLimited, retrieval_count
 from memoria.errors import GroupNotFound, InvalidInput
 from memoria.graph.health import graph_health
-from memoria.graph.vocabulary import input_parse
-from memoria.live import broadcast_events, publish_event, watch_channel_group
+from memoria.live import Feed, broadcast_events, publish, watch_channel_group
 from memoria.ppr.events import ppr_events
 from memoria.ppr.request import PprBody, PprRequest
+from memoria.requests.vocabulary import input_parse
 from memoria.retrieval.event_types import Algorithm, EventType, RetrievalFinished
 from memoria.retrieval.journal import retrieval_journal
 from memoria.retrieval.request import ActivationBody
@@ -167,7 +167,7 @@ class RetrievalConsumer(AuthenticatedConsumer):
         except asyncio.CancelledError:
             cancelled = RetrievalFinished(retrieval_id=retrieval_id, status="cancelled").frame()
             await self.send_json(cancelled)
-            await publish_event(request.group, cancelled)
+            await publish(request.group, Feed.RETRIEVAL, cancelled)
         except Exception as error:
             # An outage, a projection still loading or an LLM failure is the client's to retry; those were logged
             # where they happened, so only the unexpected get a stack trace.

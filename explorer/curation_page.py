@@ -16,6 +16,7 @@ from django.urls import reverse
 
 from memoria.accounts.roles import Role
 from memoria.accounts.services import user_can_access_group, user_has_role
+from memoria.browse.selectors import node_cards
 
 # A value longer than this is cut in the audit list (the API has the full text).
 SHOWN_VALUE = 160
@@ -50,13 +51,60 @@ def diff_row(change: dict[str, Any]) -> dict[str, Any]:
     return {**change, "before_text": shown_value(change.get("before")), "after_text": shown_value(change.get("after"))}
 
 
+def _states(entry: dict[str, Any]) -> list[dict[str, Any]]:
+    return [state for state in (entry.get("after") or {}, entry.get("before") or {}) if state]
+
+
+def _edge(entry: dict[str, Any], edge_id: str) -> dict[str, Any] | None:
+    return next((edge for state in _states(entry) if (edge := (state.get("edges") or {}).get(edge_id))), None)
+
+
+def _end_ids(entries: tuple[dict[str, Any], ...]) -> set[str]:
+    """Every node an entry names: its nodes, and both ends of its edges."""
+    ids: set[str] = set()
+    for entry in entries:
+        for state in _states(entry):
+            ids |= set(state.get("nodes") or {})
+            edges = [edge for edge in (state.get("edges") or {}).values() if edge]
+            ids |= {end for edge in edges for end in (edge["source"], edge["target"])}
+    return ids
+
+
+def _node_names(group: str, entries: tuple[dict[str, Any], ...]) -> dict[str, str]:
+    """Names of the nodes the entries name: as the entries' states hold them, else as stored now (one read)."""
+    names: dict[str, str] = {}
+    for entry in entries:
+        for state in reversed(_states(entry)):  # the later state's name wins
+            for node_id, node in (state.get("nodes") or {}).items():
+                if node and (node.get("props") or {}).get("name"):
+                    names[node_id] = node["props"]["name"]
+    unknown = sorted(_end_ids(entries) - set(names))
+    names |= {card.id: card.name for card in node_cards(group=group, ids=unknown) if card.name}
+    return names
+
+
+def item_label(entry: dict[str, Any], names: dict[str, str]) -> dict[str, str]:
+    """What the item is, in words: an entity's name; an edge's ends by name and its relation, and its fact text.
+    (The audit page showed raw ids only, wrapped mid-id: issue 32.)"""
+    item_id = entry["item_id"]
+    edge = _edge(entry, item_id) if entry["item_kind"] == "edge" else None
+    if edge:
+        props = edge.get("props") or {}
+        ends = (names.get(edge["source"], edge["source"]), names.get(edge["target"], edge["target"]))
+        return {"name": f"{ends[0]} {props.get('relation') or '→'} {ends[1]}", "text": props.get("fact") or ""}
+    return {"name": names.get(item_id, item_id), "text": ""}
+
+
 def audit_rows(group: str, entries: tuple[dict[str, Any], ...]) -> list[dict[str, Any]]:
-    """Entries as the audit page shows them: the item with a link, and each change as before → after text."""
+    """Entries as the audit page shows them: the item by name with a link, its fact text, and each change as
+    before → after text."""
+    names = _node_names(group, entries)
     return [
         {
             **entry,
             "item_url": item_url(group, entry["item_kind"], entry["item_id"], entry),
-            "diff": [diff_row(change) for change in entry["changes"]],
+            "item_label": item_label(entry, names),
+            "diff": [{**diff_row(change), "name": names.get(change.get("id", ""))} for change in entry["changes"]],
         }
         for entry in entries
     ]

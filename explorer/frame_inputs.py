@@ -9,7 +9,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from explorer.frames import json_kind
-from memoria.graph.vocabulary import OneOf, RequestModel, input_parse
+from memoria.requests.vocabulary import OneOf, RequestModel, input_parse
 from memoria.retrieval.event_types import Algorithm
 from memoria.retrieval.request import RetrievalId
 

@@ -39,7 +39,7 @@ class FrameType(StrEnum):
 
 
 class ErrorCode(StrEnum):
-    """The `code` of an error frame. Those that map an engine error are set by explorer/errors.py."""
+    """The `code` of an error frame: the websocket's own, and the error table's (memoria/admission/problems.py)."""
 
     UNAUTHENTICATED = "unauthenticated"
     TOO_LARGE = "too_large"
@@ -57,7 +57,7 @@ class ErrorCode(StrEnum):
     INTERNAL = "internal"
 
 
-def error(code: ErrorCode, message: str, *, retrieval_id: str | None = None, **details: Any) -> dict[str, Any]:
+def error(code: str, message: str, *, retrieval_id: str | None = None, **details: Any) -> dict[str, Any]:
     """An error frame; `retrieval_id` when it concerns one retrieval."""
     frame: dict[str, Any] = {"type": FrameType.ERROR, "code": code, "message": message, **details}
     if retrieval_id:

@@ -22,8 +22,11 @@ class Landing:
     suggestions: tuple[str, ...]  # queries the demo is shaped for, offered as a first live retrieval
 
 
+def sample_queries(group: str) -> tuple[str, ...]:
+    """One indexed lookup: whether the group holds the demo, whose sample queries are worth watching."""
+    return SAMPLE_QUERIES if node_cards(group=group, ids=[MARKER_ID]) else ()
+
+
 def landing(request: HttpRequest) -> Landing:
-    """One indexed lookup: whether the current group holds the demo, whose sample queries are worth watching."""
     group = current_group(request)
-    holds_demo = bool(group and node_cards(group=group, ids=[MARKER_ID]))
-    return Landing(group=group, groups=switchable_groups(request), suggestions=SAMPLE_QUERIES if holds_demo else ())
+    return Landing(group=group, groups=switchable_groups(request), suggestions=sample_queries(group) if group else ())

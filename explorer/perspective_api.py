@@ -28,7 +28,7 @@ from explorer.perspectives import (
     perspective_get,
     perspectives_list,
 )
-from memoria.graph.vocabulary import input_parse
+from memoria.requests.vocabulary import input_parse
 
 # PerspectiveChange's own schema writes its optional fields as JSON Schema's "null" type, which OpenAPI 3.0 lacks.
 VIEW_CHANGE = {

@@ -12,7 +12,7 @@ from urllib.parse import parse_qsl
 from pydantic import AfterValidator, Field, StrictBool, model_validator
 
 from explorer.models import MAX_NAME_LENGTH, MAX_STATE_LENGTH
-from memoria.graph.vocabulary import RequestModel
+from memoria.requests.vocabulary import RequestModel
 
 # The graph page's URL keys (docs/explorer.md, "The view in the URL").
 STATE_KEYS = frozenset(

@@ -18,10 +18,12 @@ from explorer.consumers import ALGORITHMS
 from explorer.curation_page import audit_rows, curation_settings
 from explorer.current_group import current_group, remember_group, switchable_groups
 from explorer.exports import SearchExportInput, results_csv, results_json
+from explorer.first_view import first_view
 from explorer.landing import landing
 from explorer.models import MAX_NAME_LENGTH
 from explorer.perspective_request import STATE_KEYS
 from explorer.perspectives import default_perspective
+from explorer.search_tabs import search_tabs
 from explorer.timeline import fact_timeline
 from memoria.accounts.services import check_group_access
 from memoria.api.errors import problem
@@ -32,9 +34,10 @@ from memoria.browse.selectors import community_page, entity_page, episode_page
 from memoria.curation.audit import audit_entries_page
 from memoria.curation.inputs import AuditQuery
 from memoria.errors import GroupNotFound, InvalidInput
-from memoria.graph.query import query_parse
-from memoria.graph.vocabulary import input_parse
+from memoria.graph.rules import ID_PATTERN
 from memoria.jobs.service import jobs_list
+from memoria.requests.query import query_parse
+from memoria.requests.vocabulary import input_parse
 from memoria.retrieval.params import BOUNDS, MAX_SEEDS, ActivationParams
 from memoria.search.request import SearchParameters
 from memoria.search.service import SearchResults, search
@@ -99,10 +102,12 @@ def _page_search(group: str, query: str) -> tuple[SearchResults, str]:
 
 @login_required
 def search_page(request: HttpRequest) -> HttpResponse:
-    """Hybrid search of the current group: facts, entities, episodes and communities in tabs, with scores."""
+    """Hybrid search of the current group: facts, entities, episodes and communities in tabs, with scores; weak
+    matches (cosine alone, below the relevance floor) only with `weak=1`."""
     group = current_group(request)
     query = request.GET.get("q", "").strip()
-    context: dict[str, Any] = {"group": group, "query": query, "results": None, "problems": []}
+    weak_shown = request.GET.get("weak") == "1"
+    context: dict[str, Any] = {"group": group, "query": query, "results": None, "problems": [], "weak": weak_shown}
     if query and group:
         try:
             found, _ = _page_search(group, query)
@@ -110,8 +115,10 @@ def search_page(request: HttpRequest) -> HttpResponse:
             context["problems"] = error.problems
         else:
             context["results"] = found
-            tabs = ("facts", "entities", "episodes", "communities")
-            context["tabs"] = [(name, getattr(found, name)) for name in tabs]
+            tabs = search_tabs(found, limit=SEARCH_LIMIT, weak_shown=weak_shown)
+            context["tabs"] = tabs
+            context["shown"] = sum(len(tab.hits) for tab in tabs)
+            context["weak_left_out"] = sum(tab.weak for tab in tabs)
     return render(request, "explorer/search.html", context)
 
 
@@ -161,17 +168,22 @@ def graph_view(request: HttpRequest, group: str) -> HttpResponse:
     nodes = [item for item in request.GET.get("nodes", "").split(",") if item]
     if request.GET.get("node"):
         nodes.insert(0, request.GET["node"])
+    asked = bool(STATE_KEYS & request.GET.keys())
+    # With no view in the URL, the page opens the group's default perspective (explorer/perspectives.py), and
+    # without one the group's most connected entities (explorer/first_view.py).
+    default_view = None if asked else _default_view(request, group)
     config = {
         "group": group,
         "start": {"nodes": nodes[:50], "edge": request.GET.get("edge") or None, "query": request.GET.get("q", "")},
-        # With no view in the URL, the page opens the group's default perspective (explorer/perspectives.py).
-        "default_view": None if STATE_KEYS & request.GET.keys() else _default_view(request, group),
+        "default_view": default_view,
+        "first_view": None if asked or default_view else first_view(group).as_dict(),
         "view_name_max": MAX_NAME_LENGTH,
         "url_node_cap": URL_NODE_CAP,
         "expand_limit": DEFAULT_LIMIT,
         "categories": list(CATEGORY_CHOICES),
         "max_hops": DEFAULT_MAX_HOPS,
         "max_hops_limit": MAX_HOPS,
+        "id_pattern": ID_PATTERN.pattern.replace("\\Z", "$"),  # what a node id can be, for the page's links
     }
     return render(request, "explorer/graph.html", {"group": group, "config": config})
 

@@ -53,6 +53,22 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
+def env_origins(name: str) -> list[str]:
+    """Web origins (`scheme://host[:port]`, http or https, nothing after): what a browser sends as Origin, so a
+    typo or a trailing slash fails at start-up instead of refusing every websocket."""
+    origins = env_list(name, [])
+    for origin in origins:
+        parts = urlsplit(origin)
+        try:
+            parts.port  # noqa: B018 - raises ValueError for a malformed port
+            well_formed = parts.scheme in ("http", "https") and bool(parts.hostname)
+        except ValueError:
+            well_formed = False
+        if not well_formed or parts.path or parts.query or parts.fragment or parts.username is not None:
+            raise ImproperlyConfigured(f"{name}: {origin!r} must be an origin such as https://memoria.example:8443")
+    return [origin.lower() for origin in origins]
+
+
 def graph_url(raw: str) -> str:
     """Validate MEMORIA_GRAPH_URL early, so a typo fails at start-up and not on the first query."""
     parts = urlsplit(raw)

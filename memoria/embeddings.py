@@ -34,7 +34,6 @@ logger = logging.getLogger(__name__)
 PACKAGED_WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 PACKAGED_MODEL_NAME = LEGACY_VECTOR_MODEL  # it made every vector stored before model ids were recorded
 WEIGHTS_FILE = "model.safetensors"
-DEFAULT_BATCH_SIZE = 64
 DEFAULT_MAX_SEQUENCE = 256
 _SHA256_PATTERN = re.compile(r"^[0-9a-f]{64}$")
 
@@ -317,7 +316,7 @@ def configured_model_id() -> str:
 
 
 def batch_size_setting() -> int:
-    size = int(getattr(settings, "MEMORIA_EMBEDDING_BATCH", DEFAULT_BATCH_SIZE))
+    size = int(settings.MEMORIA_EMBEDDING_BATCH)
     if size < 1:
         raise EmbeddingModelError(f"MEMORIA_EMBEDDING_BATCH={size} must be at least 1")
     return size

@@ -1,4 +1,4 @@
-"""Typed errors of the memory engine; HTTP and websocket layers map them in one place each."""
+"""Typed errors of the memory engine; the error table (memoria/admission/problems.py) says what each answers."""
 
 from __future__ import annotations
 
@@ -111,6 +111,10 @@ class WriteConflict(MemoriaError):
     retry_after: int | None = 1
 
 
+class NotAuthenticated(MemoriaError):
+    """The caller is not (or no longer) signed in: a token deleted, or its user deactivated, since it was accepted."""
+
+
 class GroupNotFound(MemoriaError):
     """The group does not exist or the user may not see it (the two are not told apart)."""
 
@@ -137,3 +141,14 @@ class BackupInvalid(InvalidInput):
 
 class GroupNotEmpty(MemoriaError):
     """A restore would overwrite a group that already holds memories or audit entries (and replacing was not asked)."""
+
+
+def request_too_large_problem(limit: int) -> dict[str, object]:
+    """The 413 body for a request body past MEMORIA_MAX_REQUEST_BYTES, whoever refuses it: the API when Django reads
+    the body, the HTTP edge (memoria/serving.py) as soon as the headers announce it or a chunked body passes it."""
+    return {
+        "detail": f"The request body is larger than this server accepts ({limit} bytes, set by "
+        "MEMORIA_MAX_REQUEST_BYTES); send less at once, e.g. split an import into several documents.",
+        "code": "request_too_large",
+        "limit_bytes": limit,
+    }

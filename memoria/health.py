@@ -19,7 +19,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 
 from memoria.graph.health import graph_health
-from memoria.graphindex.cache import projection_cache
+from memoria.projection.cache import projection_cache
 from memoria.readmodel.cache import view_cache
 
 logger = logging.getLogger(__name__)

@@ -6,11 +6,12 @@ Production overrides come only from MEMORIA_* variables (see README and docker-c
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from memoria.config import env_bool, env_int, env_list, env_str, graph_url, local_secret
+from memoria.config import env_bool, env_int, env_list, env_origins, env_str, graph_url, local_secret
 from memoria.graph.driver import DEFAULT_CONNECTION_TIMEOUT_SECONDS
 from memoria.graph.retry import (
     DEFAULT_ATTEMPTS,
@@ -20,8 +21,13 @@ from memoria.graph.retry import (
 )
 from memoria.interchange.jsontext import DEFAULT_MAX_FILE_BYTES
 from memoria.observability import DEFAULT_SLOW_CYPHER_MS
+from memoria.private_files import private_umask
 from memoria.readmodel import DEFAULT_VIEW_MAX_BYTES
 from memoria.retrieval.budget import DEFAULT_MAX_ROWS, DEFAULT_MAX_SECONDS, DEFAULT_PPR_MAX_ROWS
+
+# Before anything is written: secrets, SQLite, the graph store and backups are created 0600/0700 by every process
+# that loads these settings, and existing ones are made private when the app starts (memoria/apps.py).
+private_umask()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("MEMORIA_VAR_DIR", str(BASE_DIR / "var"))).resolve()
@@ -31,6 +37,9 @@ SECRET_KEY = env_str("MEMORIA_SECRET_KEY", "") or local_secret(SECRETS_FILE, "dj
 DEBUG = env_bool("MEMORIA_DEBUG", False)
 ALLOWED_HOSTS = env_list("MEMORIA_ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
 CSRF_TRUSTED_ORIGINS = env_list("MEMORIA_CSRF_TRUSTED_ORIGINS", [])
+# Origins besides the server's own (the scheme, host and port a request was sent to) whose pages may open the
+# websockets; a TLS proxy in front needs its https://host here, since the server sees plain ws (docs/operations.md).
+MEMORIA_ALLOWED_ORIGINS = env_origins("MEMORIA_ALLOWED_ORIGINS")
 
 # Where `python manage.py serve` listens: loopback unless configured otherwise.
 MEMORIA_HOST = env_str("MEMORIA_HOST", "127.0.0.1")
@@ -49,6 +58,8 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI's files for /api/docs/, served locally (no CDN)
     "channels",
+    "csp",  # the Content-Security-Policy header of every answer (CONTENT_SECURITY_POLICY below)
+    "axes",  # failed sign-ins counted per username and per address, then locked out (below)
     "memoria.graph",
     "memoria.accounts",
     "memoria.api",
@@ -61,6 +72,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "memoria.middleware.RequestIdMiddleware",  # first: everything after it logs the request's id
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -69,6 +81,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "memoria.middleware.GraphUnavailableMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: turns a locked-out sign-in into memoria.accounts.lockout's answer
 ]
 
 ROOT_URLCONF = "memoria.urls"
@@ -106,6 +119,17 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+# Sign-in throttling (django-axes; docs/operations.md, "Sign-in lockout"): after MEMORIA_LOGIN_FAILURE_LIMIT failed
+# sign-ins for one username, or from one client address, that username or address is locked out for
+# MEMORIA_LOGIN_LOCKOUT_MINUTES (each failure during the lockout starts it again). The sign-in page then answers 429
+# with Retry-After; `manage.py axes_reset_username NAME` / `axes_reset_ip ADDRESS` or the admin's "Access attempts"
+# unlock sooner. Every authenticate() passes through the axes backend first, Django's admin sign-in included.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = env_int("MEMORIA_LOGIN_FAILURE_LIMIT", 5, minimum=1, maximum=1000)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("MEMORIA_LOGIN_LOCKOUT_MINUTES", 15, minimum=1, maximum=7 * 24 * 60))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one alone locks: a user per se, an address per se
+AXES_LOCKOUT_CALLABLE = "memoria.accounts.lockout.lockout_response"
+AXES_SENSITIVE_PARAMETERS = ["password"]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "explorer:home"
 LOGOUT_REDIRECT_URL = "login"
@@ -125,6 +149,34 @@ SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SECURE = env_bool("MEMORIA_SECURE_COOKIES", False)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 X_FRAME_OPTIONS = "DENY"
+
+# Content-Security-Policy (django-csp; docs/operations.md, "Content-Security-Policy"): scripts, styles, images, fonts
+# and connections (the websockets included: 'self' covers ws:// and wss:// of the same host) from this server only;
+# nothing inline, no eval, no plugins, no framing, forms post here only. MEMORIA_CSP_REPORT_ONLY=true sends it as
+# Content-Security-Policy-Report-Only (browsers report, block nothing) to try it on a deployment first;
+# MEMORIA_CSP_REPORT_URI names where browsers send their reports.
+_CSP_DIRECTIVES: dict[str, list[str]] = {
+    "default-src": ["'self'"],
+    "script-src": ["'self'"],
+    "style-src": ["'self'"],
+    "img-src": ["'self'", "data:", "blob:"],  # exports and the graph's PNG are drawn to data: and blob: URLs
+    "font-src": ["'self'"],
+    "connect-src": ["'self'"],
+    # The graph's ForceAtlas2 layout runs in a worker that graphology builds from its own code as a blob: URL.
+    "worker-src": ["'self'", "blob:"],
+    "object-src": ["'none'"],
+    "base-uri": ["'none'"],
+    "frame-ancestors": ["'none'"],
+    "form-action": ["'self'"],
+}
+MEMORIA_CSP_REPORT_URI = env_str("MEMORIA_CSP_REPORT_URI", "")
+if MEMORIA_CSP_REPORT_URI:
+    _CSP_DIRECTIVES["report-uri"] = [MEMORIA_CSP_REPORT_URI]
+MEMORIA_CSP_REPORT_ONLY = env_bool("MEMORIA_CSP_REPORT_ONLY", False)
+if MEMORIA_CSP_REPORT_ONLY:
+    CONTENT_SECURITY_POLICY_REPORT_ONLY = {"DIRECTIVES": _CSP_DIRECTIVES}
+else:
+    CONTENT_SECURITY_POLICY = {"DIRECTIVES": _CSP_DIRECTIVES}
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -168,7 +220,7 @@ else:
     CHANNEL_LAYERS = {
         "default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": CHANNEL_CAPACITY}}
     }
-# The cache holds request-rate counts (memoria/api/throttles.py): shared through Redis when it is configured; in
+# The cache holds request-rate counts (memoria/admission/throttles.py): shared through Redis when it is configured; in
 # process memory otherwise, where each server process counts alone.
 if REDIS_URL:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
@@ -244,6 +296,7 @@ MEMORIA_CROSS_ENCODER_MODEL = env_str("MEMORIA_CROSS_ENCODER_MODEL", "")
 MEMORIA_LLM_URL = env_str("MEMORIA_LLM_URL", "")
 MEMORIA_LLM_MODEL = env_str("MEMORIA_LLM_MODEL", "")
 MEMORIA_LLM_API_KEY = env_str("MEMORIA_LLM_API_KEY", "")
+# Seconds an LLM answer may take, the one default (memoria/llm/client.py reads it, never a copy).
 MEMORIA_LLM_TIMEOUT = env_int("MEMORIA_LLM_TIMEOUT", 60, minimum=1, maximum=3600)
 
 # PPR's in-memory projections (docs/ppr.md): how long a request waits for a first load, the most edges one process
@@ -252,6 +305,7 @@ MEMORIA_PROJECTION_WAIT_SECONDS = env_int("MEMORIA_PROJECTION_WAIT_SECONDS", 10,
 MEMORIA_PROJECTION_MAX_EDGES = env_int("MEMORIA_PROJECTION_MAX_EDGES", 5_000_000, minimum=1, maximum=2**31)
 # Bytes of search views (texts, BM25 indexes, vectors) kept per process: memoria/readmodel/cache.py.
 MEMORIA_VIEW_MAX_BYTES = env_int("MEMORIA_VIEW_MAX_BYTES", DEFAULT_VIEW_MAX_BYTES, minimum=1, maximum=2**40)
+# 2 splits whole-graph multiplies over two cores (docs/ppr.md).
 MEMORIA_PPR_THREADS = env_int("MEMORIA_PPR_THREADS", 1, minimum=1, maximum=64)
 # Background jobs (docs/api.md, "Jobs"): threads of the server process that run them; a pause at each progress
 # step slows every job down on purpose, for demos and tests that need time to watch or cancel one (0: none).
@@ -285,6 +339,18 @@ MEMORIA_PPR_MAX_ROWS = env_int("MEMORIA_PPR_MAX_ROWS", DEFAULT_PPR_MAX_ROWS, min
 
 # Largest request body accepted (imports are the big ones).
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MEMORIA_MAX_REQUEST_BYTES", 50 * 1024 * 1024, maximum=2**31)
+# The HTTP edge (memoria/serving.py, docs/operations.md "Slow and oversized requests"): seconds a request's line and
+# headers may take from its first byte, and its body once the headers are in (408 past either); seconds a kept-alive
+# connection may sit idle; the longest request line (414) and the most header bytes (431). A body past
+# MEMORIA_MAX_REQUEST_BYTES is refused (413) as soon as its headers say so, before it is read.
+MEMORIA_HTTP_HEADER_TIMEOUT = env_int("MEMORIA_HTTP_HEADER_TIMEOUT", 10, minimum=1, maximum=3600)
+MEMORIA_HTTP_BODY_TIMEOUT = env_int("MEMORIA_HTTP_BODY_TIMEOUT", 60, minimum=1, maximum=24 * 3600)
+MEMORIA_HTTP_IDLE_TIMEOUT = env_int("MEMORIA_HTTP_IDLE_TIMEOUT", 60, minimum=1, maximum=3600)
+MEMORIA_MAX_REQUEST_LINE_BYTES = env_int("MEMORIA_MAX_REQUEST_LINE_BYTES", 16 * 1024, minimum=1024, maximum=1024**2)
+MEMORIA_MAX_HEADER_BYTES = env_int("MEMORIA_MAX_HEADER_BYTES", 16 * 1024, minimum=1024, maximum=1024**2)
+# Whether daphne trusts X-Forwarded-For / -Proto / -Port (the client's address for sign-in lockouts and logs): only
+# behind a proxy that sets them, or any client could pick its own address.
+MEMORIA_PROXY_HEADERS = env_bool("MEMORIA_PROXY_HEADERS", False)
 # Largest file a loader command reads (memoria/interchange/jsontext.py, docs/import-format.md).
 MEMORIA_MAX_FILE_BYTES = env_int("MEMORIA_MAX_FILE_BYTES", DEFAULT_MAX_FILE_BYTES, minimum=1024, maximum=2**40)
 # Largest websocket message a consumer reads (docs/websocket.md); daphne itself drops the connection past 1 MiB.

@@ -160,7 +160,7 @@ def running_daphne(log_path: Path, *, wait_seconds: float, **env: str) -> Iterat
     }
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "memoria.asgi:application"],
+            [sys.executable, "-m", "memoria.serving", "-b", "127.0.0.1", "-p", str(port), "memoria.asgi:application"],
             cwd=ROOT,
             env=environment,
             stdout=log,

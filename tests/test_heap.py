@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from memoria.graphindex.cache import ProjectionCache
+from memoria.projection.cache import ProjectionCache
 from memoria.readmodel.cache import ViewCache
 from tests.linking.memory import two_hop_group
 

@@ -18,7 +18,6 @@ from rest_framework.test import APIClient
 from memoria.accounts.roles import Role
 from memoria.accounts.services import token_for, user_grant
 from memoria.graph import driver
-from memoria.graphindex import projection
 from memoria.observability import (
     CYPHER_LOGGER,
     ContextIdsFilter,
@@ -28,6 +27,7 @@ from memoria.observability import (
     request_id_bound,
     retrieval_id_bound,
 )
+from memoria.projection import projection
 from tests.conftest import running_daphne
 from tests.retrieval.test_activation import load, random_graph
 from tests.search.memory import store_search_memory

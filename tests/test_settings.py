@@ -109,10 +109,14 @@ def test_compose_app_environment_configures_neo4j_and_redis(tmp_path: Path) -> N
     assert "healthcheck" in compose["services"]["neo4j"] and "volumes" in compose["services"]["neo4j"]
     app = compose["services"]["app"]
     assert all(port.startswith("127.0.0.1:") for port in app["ports"])
-    interpolated = {
-        key: re.sub(r"\$\{(\w+)(:[?-][^}]*)?\}", lambda m: {"NEO4J_PASSWORD": "pw-from-env"}.get(m[1], "x"), value)
-        for key, value in app["environment"].items()
-    }
+
+    def given(found: re.Match) -> str:
+        """What compose puts there with only NEO4J_PASSWORD set: a `:-` default, else an operator's value."""
+        if found[1] == "NEO4J_PASSWORD":
+            return "pw-from-env"
+        return found[2][2:] if found[2] and found[2].startswith(":-") else "x"
+
+    interpolated = {key: re.sub(r"\$\{(\w+)(:[?-][^}]*)?\}", given, value) for key, value in app["environment"].items()}
     source = (ROOT / "memoria" / "settings.py").read_text()
     assert all(f'"{key}"' in source for key in interpolated), "a variable settings.py does not read"
     interpolated["MEMORIA_VAR_DIR"] = str(tmp_path)

@@ -10,8 +10,10 @@ from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.middleware import BaseMiddleware
-from channels.security.websocket import AllowedHostsOriginValidator
+from channels.security.websocket import OriginValidator
+from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
+from django.http.request import split_domain_port, validate_host
 from rest_framework.authtoken.models import Token
 
 
@@ -41,19 +43,40 @@ class TokenAuthMiddleware(BaseMiddleware):
         return await super().__call__(scope, receive, send)
 
 
-class OriginCheck:
-    """Browsers always send Origin, and only they carry session cookies: check it when present (allowed hosts).
+def _header(scope: dict[str, Any], wanted: bytes) -> str | None:
+    for name, value in scope.get("headers", []):
+        if name == wanted:
+            return value.decode("latin-1")
+    return None
 
-    A program sends no Origin; it is let through only with a token, so a missing
-    Origin can never smuggle a browser session in.
+
+def own_origin(scope: dict[str, Any]) -> str | None:
+    """The origin the handshake was addressed to (scheme, host and port of its Host header), when that host is
+    one of ALLOWED_HOSTS: the origin of the server's own pages, which Django's CSRF check trusts the same way."""
+    host = _header(scope, b"host")
+    if not host:
+        return None
+    domain, _ = split_domain_port(host)
+    if not domain or not validate_host(domain, settings.ALLOWED_HOSTS):
+        return None
+    scheme = "https" if scope.get("scheme") == "wss" else "http"
+    return f"{scheme}://{host.lower()}"
+
+
+class OriginCheck:
+    """Browsers always send Origin, and only they carry session cookies: when present it must be the server's own
+    origin or one of MEMORIA_ALLOWED_ORIGINS, scheme, host and port alike (channels' OriginValidator compares the
+    three, a missing port read as the scheme's default). A page on another port of the same host is another site.
+
+    A program sends no Origin; it is let through only with a token, so a missing Origin can never smuggle a browser
+    session in. A token connection that does send an Origin is held to the same rule as a cookie one.
     """
 
     def __init__(self, app: Any) -> None:
         self.app = app
-        self.validated = AllowedHostsOriginValidator(app)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
-        has_origin = any(name == b"origin" for name, _ in scope.get("headers", []))
-        if not has_origin and _token_from_scope(scope) is not None:
+        if _header(scope, b"origin") is None and _token_from_scope(scope) is not None:
             return await self.app(scope, receive, send)
-        return await self.validated(scope, receive, send)
+        allowed = [origin for origin in (own_origin(scope), *settings.MEMORIA_ALLOWED_ORIGINS) if origin]
+        return await OriginValidator(self.app, allowed)(scope, receive, send)

@@ -11,6 +11,7 @@ from rest_framework.views import APIView
 
 from memoria.accounts.services import check_group_access
 from memoria.api.parameters import query_parameters
+from memoria.api.path_ids import IdPathView
 from memoria.browse.neighbourhood import neighbourhood, subgraph
 from memoria.browse.path_cards import path_answer
 from memoria.browse.paths import path_find
@@ -22,7 +23,7 @@ from memoria.browse.request import (
 )
 from memoria.browse.selectors import node_cards, node_detail
 from memoria.errors import InvalidInput, names_shown
-from memoria.graph.query import query_parse
+from memoria.requests.query import query_parse
 
 
 class NodeCardsView(APIView):
@@ -43,7 +44,7 @@ class NodeCardsView(APIView):
         )
 
 
-class NodeDetailView(APIView):
+class NodeDetailView(IdPathView):
     """One node: its card plus summary or content, attributes and times."""
 
     @extend_schema(responses=dict)
@@ -54,7 +55,7 @@ class NodeDetailView(APIView):
         return Response(node_detail(group=group, node_id=node_id).as_dict())
 
 
-class NeighbourhoodView(APIView):
+class NeighbourhoodView(IdPathView):
     """A page of a node's links (strongest facts first), the neighbours' cards, and the facts among them."""
 
     @extend_schema(

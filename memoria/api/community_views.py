@@ -12,10 +12,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memoria.accounts.services import check_group_access
-from memoria.graph.vocabulary import input_parse
 from memoria.ingest.communities import communities_build
 from memoria.ingest.community_request import CommunityBuild
 from memoria.jobs.request_limits import sync_communities_check
+from memoria.requests.vocabulary import input_parse
 
 
 class BuiltCommunityOutput(serializers.Serializer):

@@ -10,10 +10,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memoria.accounts.services import check_group_access
-from memoria.api.throttles import SearchThrottle, throttled_responses
+from memoria.admission.throttles import SearchThrottle
+from memoria.api.throttles import throttled_responses
 from memoria.context.request import ContextRequest
 from memoria.context.service import context_build
-from memoria.graph.vocabulary import input_parse
+from memoria.requests.vocabulary import input_parse
 
 
 class ContextView(APIView):

@@ -18,6 +18,7 @@ from rest_framework.views import APIView
 
 from memoria.accounts.services import check_group_access
 from memoria.api.parameters import query_parameters
+from memoria.api.path_ids import IdPathView
 from memoria.curation.audit import audit_entries_page
 from memoria.curation.commit import ChangeOutcome
 from memoria.curation.create import edge_create
@@ -41,8 +42,8 @@ from memoria.curation.invalidate import edge_invalidate
 from memoria.curation.merge import entity_merge
 from memoria.curation.selectors import edge_detail, entity_state_get
 from memoria.curation.undo import audit_entry_undo
-from memoria.graph.query import query_parse
-from memoria.graph.vocabulary import input_parse
+from memoria.requests.query import query_parse
+from memoria.requests.vocabulary import input_parse
 
 
 def _answer(outcome: ChangeOutcome, **extra: Any) -> dict[str, Any]:
@@ -67,7 +68,7 @@ class GroupEdgesView(APIView):
         return Response(body, status=status.HTTP_201_CREATED)
 
 
-class GroupEdgeView(APIView):
+class GroupEdgeView(IdPathView):
     """One edge: read it as the inspector shows it, edit it in place (PATCH), or delete it."""
 
     parser_classes = [JSONParser]
@@ -102,7 +103,7 @@ class GroupEdgeView(APIView):
         return Response(_answer(outcome, edge=None))
 
 
-class GroupEdgeInvalidateView(APIView):
+class GroupEdgeInvalidateView(IdPathView):
     """End an edge's validity (invalid_at, default now; expired_at now); the edge stays, struck through."""
 
     parser_classes = [JSONParser]
@@ -115,7 +116,7 @@ class GroupEdgeInvalidateView(APIView):
         return Response(_answer(outcome, edge=edge_detail(group=group, edge_id=edge_id)))
 
 
-class GroupEntityMergeView(APIView):
+class GroupEntityMergeView(IdPathView):
     """Merge the entity named by `from` into this one: facts, mentions and memberships move over, `from` goes."""
 
     parser_classes = [JSONParser]

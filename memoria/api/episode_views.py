@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
-
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.parsers import JSONParser
@@ -12,11 +10,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memoria.accounts.services import check_group_access
+from memoria.admission.episodes import episodes_admit
+from memoria.admission.throttles import IngestThrottle
 from memoria.api.parameters import query_parameters
-from memoria.api.throttles import IngestThrottle, ThrottledOutput
-from memoria.graph.vocabulary import input_parse
-from memoria.ingest.episodes import MAX_EPISODES_PER_REQUEST, EpisodesPost, EpisodesQuery, episodes_post_parse
-from memoria.ingest.pipeline import episodes_add, extractors_for_settings
+from memoria.api.throttles import ThrottledOutput
+from memoria.ingest.episodes import MAX_EPISODES_PER_REQUEST, EpisodesPost, EpisodesQuery
+from memoria.requests.vocabulary import input_parse
 
 __all__ = ["MAX_EPISODES_PER_REQUEST", "GroupEpisodesView"]  # the batch bound, as the MCP tool reads it
 
@@ -61,19 +60,6 @@ class GroupEpisodesView(APIView):
     def post(self, request: Request, group: str) -> Response:
         check_group_access(user=request.user, group=group)
         query = input_parse(EpisodesQuery, EpisodesQuery.given(request.query_params))
-        episodes = episodes_post_parse(request.data)
-        results = episodes_add(
-            group=group,
-            episodes=episodes,
-            extractors=extractors_for_settings(),
-            batch_size=len(episodes),
-            update_communities=query.update_communities,
-        )
-        added = sum(result.added for result in results)
-        body = {
-            "group": group,
-            "added": added,
-            "unchanged": len(results) - added,
-            "episodes": [self.EpisodeOutput(asdict(result)).data for result in results],
-        }
-        return Response(body, status=status.HTTP_201_CREATED if added else status.HTTP_200_OK)
+        answer = episodes_admit(group=group, given=request.data, update_communities=query.update_communities)
+        answer["episodes"] = [self.EpisodeOutput(episode).data for episode in answer["episodes"]]
+        return Response(answer, status=status.HTTP_201_CREATED if answer["added"] else status.HTTP_200_OK)

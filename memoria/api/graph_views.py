@@ -1,5 +1,5 @@
 """REST face of the graph index (docs/graph-index.md) under /api/graph/<group>/...: thin views over
-memoria.interchange.index_service. Reads are GETs for any user who sees the group; writes need the curator role
+memoria.graphindex.service. Reads are GETs for any user who sees the group; writes need the curator role
 (the default ReadOrCurate permission).
 """
 
@@ -17,11 +17,14 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memoria.accounts.services import check_group_access
+from memoria.api.parameters import query_parameters
+from memoria.api.path_ids import IdPathView
 from memoria.errors import InvalidInput, names_shown
-from memoria.graph.asof import FIELDS, AsOf, view_moment
-from memoria.graph.query import EMPTY
-from memoria.interchange import index_service as index
-from memoria.interchange.index_request import IndexEdgesBody
+from memoria.graph.asof import AsOf
+from memoria.graphindex import service as index
+from memoria.graphindex.request import EdgeEndsQuery, EdgeRemoveQuery, IndexEdgesBody
+from memoria.requests.moment import FIELDS, view_moment
+from memoria.requests.query import EMPTY, query_parse
 
 MOMENT = {"anyOf": [{"type": "string", "format": "date-time"}, EMPTY]}  # empty: not given
 MOMENT_PARAMETERS = [
@@ -52,13 +55,6 @@ TRAVERSAL_PARAMETERS = [
         "max_depth", {"type": "integer", "minimum": 1, "maximum": index.MAX_DEPTH}, description="default 1"
     ),
 ]
-NAME = {"type": "string", "minLength": 1}
-EDGE_PARAMETERS = [
-    OpenApiParameter("source", NAME, required=True),
-    OpenApiParameter("target", NAME, required=True),
-    OpenApiParameter("relation", str),
-]
-EDGE_REMOVE_PARAMETERS = [*EDGE_PARAMETERS[:2], OpenApiParameter("relation", NAME, required=True)]
 
 
 def _only(params: QueryDict, allowed: set[str]) -> None:
@@ -96,14 +92,6 @@ def _options(params: QueryDict, *, depth: bool) -> index.TraversalOptions:
     )
 
 
-def _edge_ends(params: QueryDict) -> tuple[str, str, str]:
-    _only(params, {"source", "target", "relation"})
-    missing = [name for name in ("source", "target") if not params.get(name)]
-    if missing:
-        raise InvalidInput(f"{' and '.join(missing)}: required")
-    return params["source"], params["target"], params.get("relation", "")
-
-
 class GraphEdgesView(APIView):
     """Add edges (POST, one edge or {"edges": [...]}) or remove one (DELETE ?source&target&relation)."""
 
@@ -119,14 +107,14 @@ class GraphEdgesView(APIView):
         return Response(answer, status=status.HTTP_201_CREATED)
 
     @extend_schema(
-        operation_id="graph_edges_remove", parameters=EDGE_REMOVE_PARAMETERS, responses={200: OpenApiTypes.OBJECT}
+        operation_id="graph_edges_remove",
+        parameters=query_parameters(EdgeRemoveQuery),
+        responses={200: OpenApiTypes.OBJECT},
     )
     def delete(self, request: Request, group: str) -> Response:
         check_group_access(user=request.user, group=group)
-        source, target, relation = _edge_ends(request.query_params)
-        if not relation:
-            raise InvalidInput("relation: required to remove an edge")
-        removed = index.edge_remove(group=group, source=source, target=target, relation=relation)
+        edge = query_parse(EdgeRemoveQuery, request.query_params)
+        removed = index.edge_remove(group=group, source=edge.source, target=edge.target, relation=edge.relation)
         if not removed:
             return Response({"removed": 0, "detail": "no such edge"}, status=status.HTTP_404_NOT_FOUND)
         return Response({"removed": removed})
@@ -135,11 +123,14 @@ class GraphEdgesView(APIView):
 class GraphEdgeExistsView(APIView):
     """Whether source → target exists (with `relation`, or with any relation)."""
 
-    @extend_schema(operation_id="graph_edge_exists", parameters=EDGE_PARAMETERS, responses=OpenApiTypes.OBJECT)
+    @extend_schema(
+        operation_id="graph_edge_exists", parameters=query_parameters(EdgeEndsQuery), responses=OpenApiTypes.OBJECT
+    )
     def get(self, request: Request, group: str) -> Response:
         check_group_access(user=request.user, group=group)
-        source, target, relation = _edge_ends(request.query_params)
-        return Response({"exists": index.has_edge(group=group, source=source, target=target, relation=relation)})
+        edge = query_parse(EdgeEndsQuery, request.query_params)
+        exists = index.has_edge(group=group, source=edge.source, target=edge.target, relation=edge.relation or "")
+        return Response({"exists": exists})
 
 
 class GraphStatsView(APIView):
@@ -152,7 +143,7 @@ class GraphStatsView(APIView):
         return Response({"size": index.size(group=group), "node_count": index.node_count(group=group)})
 
 
-class GraphNodeEdgesView(APIView):
+class GraphNodeEdgesView(IdPathView):
     """A node's outgoing or incoming edges that count at the moment asked (now by default), each with its
     metadata and created_at."""
 
@@ -168,7 +159,7 @@ class GraphNodeEdgesView(APIView):
         return Response({"edges": [edge.as_dict() for edge in read(group=group, node_id=node_id, moment=moment)]})
 
 
-class GraphNodeView(APIView):
+class GraphNodeView(IdPathView):
     """DELETE removes every edge to or from the node (the memory itself stays)."""
 
     @extend_schema(responses={200: OpenApiTypes.OBJECT})
@@ -177,7 +168,7 @@ class GraphNodeView(APIView):
         return Response({"removed": index.node_remove(group=group, node_id=node_id)})
 
 
-class GraphWalkView(APIView):
+class GraphWalkView(IdPathView):
     """Related nodes (one hop) or a multi-hop traversal: each result with id, depth, relation, weight and path."""
 
     multi_hop = True

@@ -19,9 +19,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memoria.accounts.services import check_access
+from memoria.admission.throttles import IngestThrottle
 from memoria.api.parameters import query_parameters
-from memoria.api.throttles import IngestThrottle, ThrottledOutput
-from memoria.graph.vocabulary import input_parse
+from memoria.api.throttles import ThrottledOutput
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.records import GraphDocumentBody
 from memoria.jobs.inputs import (
@@ -40,6 +40,7 @@ from memoria.jobs.service import (
     jobs_list,
     reindex_job_start,
 )
+from memoria.requests.vocabulary import input_parse
 
 ACCEPTED = {202: OpenApiTypes.OBJECT}
 

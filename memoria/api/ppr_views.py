@@ -10,10 +10,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memoria.accounts.services import check_group_access
-from memoria.api.throttles import RetrievalThrottle, throttled_responses
-from memoria.graph.vocabulary import input_parse
+from memoria.admission.throttles import RetrievalThrottle
+from memoria.api.throttles import throttled_responses
 from memoria.ppr.request import PprBody
 from memoria.ppr.service import ppr_run
+from memoria.requests.vocabulary import input_parse
 
 
 class PprRetrievalView(APIView):

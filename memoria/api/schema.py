@@ -9,6 +9,7 @@ from drf_spectacular.plumbing import ResolvedComponent, is_serializer
 from rest_framework.permissions import SAFE_METHODS, AllowAny
 from rest_framework.serializers import Serializer
 
+from memoria.api.path_ids import PathIds
 from memoria.api.permissions import ReadOrCurate
 
 PROBLEM = "Problem"
@@ -48,6 +49,12 @@ ERROR_DESCRIPTIONS = {
     "503": "The graph server is unavailable (or a projection still loading); retry after Retry-After seconds.",
 }
 
+# Each path id's JSON Schema as PathIds declares it (a node id: its pattern), without the null of "not in this URL".
+PATH_ID_SCHEMAS: dict[str, dict[str, Any]] = {
+    name: next(option for option in field["anyOf"] if option != {"type": "null"})
+    for name, field in PathIds.model_json_schema()["properties"].items()
+}
+
 
 class MemoriaAutoSchema(AutoSchema):
     """Views declare their bodies as nested `Input`/`Output` serializers; the view's name keeps them apart.
@@ -62,6 +69,14 @@ class MemoriaAutoSchema(AutoSchema):
         if owner and name == short:
             return owner.removesuffix("View") + short
         return name
+
+    def _resolve_path_parameters(self, variables: list[str]) -> list[dict[str, Any]]:
+        # An item id in the path is checked by PathIds before the view runs: the schema says what it accepts.
+        parameters = super()._resolve_path_parameters(variables)
+        for parameter in parameters:
+            if parameter["name"] in PATH_ID_SCHEMAS:
+                parameter["schema"] = PATH_ID_SCHEMAS[parameter["name"]]
+        return parameters
 
     def _get_response_bodies(self, direction: str = "response") -> dict[str, Any]:
         responses = super()._get_response_bodies(direction)

@@ -7,12 +7,12 @@ from typing import Any
 from django.contrib.auth.decorators import login_required
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from memoria.graph.query import EMPTY
+from memoria.requests.query import EMPTY
 
 
 class SchemaView(SpectacularAPIView):
@@ -37,5 +37,9 @@ class SchemaView(SpectacularAPIView):
 
 
 # Swagger UI's files come from drf-spectacular-sidecar (SWAGGER_UI_DIST = "SIDECAR"), so the page needs no CDN.
-# A browser without a session is sent to sign in rather than shown a bare 401.
-docs_page = login_required(SpectacularSwaggerView.as_view(url_name="api-schema"))
+# A browser without a session is sent to sign in rather than shown a bare 401. The split view serves the page's
+# start-up script as a file of its own (?script), and templates/api/swagger_ui.html links its styles, so the page
+# holds nothing inline for the Content-Security-Policy to refuse.
+docs_page = login_required(
+    SpectacularSwaggerSplitView.as_view(url_name="api-schema", template_name="api/swagger_ui.html")
+)

@@ -10,9 +10,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memoria.accounts.services import check_group_access
+from memoria.admission.throttles import SearchThrottle
 from memoria.api.parameters import query_parameters
-from memoria.api.throttles import SearchThrottle, throttled_responses
-from memoria.graph.vocabulary import input_parse
+from memoria.api.throttles import throttled_responses
+from memoria.requests.vocabulary import input_parse
 from memoria.search.request import SearchBody, SearchParameters, SearchRequest
 from memoria.search.service import search
 from memoria.search.suggest import suggest

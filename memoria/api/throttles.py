@@ -1,52 +1,12 @@
-"""Per-user request rates on the expensive endpoints (retrieval, search, ingest), counted in Django's cache.
-
-Rates come from settings.MEMORIA_THROTTLE_RATES (the environment, memoria/settings.py) and are read at every
-request, so a changed setting applies at once. Counts live in the default cache: with the local-memory cache
-each server process counts alone (N processes allow N times the rate); MEMORIA_REDIS_URL gives them one shared
-cache. A retrieval started on the websocket counts against the same "retrieval" rate as a REST one.
-"""
+"""The 429 of the throttle policy (memoria/admission/throttles.py) as the OpenAPI schema documents it."""
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
 from typing import Any
 
-from django.conf import settings
 from rest_framework import serializers
-from rest_framework.exceptions import Throttled
-from rest_framework.throttling import SimpleRateThrottle
 
-RETRIEVAL = "retrieval"
-SEARCH = "search"
-INGEST = "ingest"
-SCOPES = (RETRIEVAL, SEARCH, INGEST)
-PERIOD_NAMES = {1: "second", 60: "minute", 3600: "hour", 86400: "day"}
-
-
-class RateLimited(Throttled):
-    """A 429 whose body says what was throttled, its limit, and when to come back (as Retry-After does)."""
-
-    def __init__(self, *, scope: str, requests: int, period_seconds: int, wait: float | None) -> None:
-        self.retry_after = max(1, math.ceil(wait or 0))  # a header of 0 would invite an instant retry
-        super().__init__(wait=self.retry_after)
-        self.scope = scope
-        self.requests = requests
-        self.period_seconds = period_seconds
-        self.detail = self.problem()  # a plain dict: DRF would turn its numbers into strings
-
-    def problem(self) -> dict[str, Any]:
-        period = PERIOD_NAMES.get(self.period_seconds, f"{self.period_seconds} s")
-        return {
-            "detail": (
-                f"Too many {self.scope} requests: at most {self.requests} per {period} per user."
-                f" Retry in {self.retry_after} s."
-            ),
-            "code": "throttled",
-            "scope": self.scope,
-            "limit": {"requests": self.requests, "period_seconds": self.period_seconds},
-            "retry_after": self.retry_after,
-        }
+from memoria.admission.throttles import SCOPES
 
 
 class ThrottledOutput(serializers.Serializer):
@@ -66,63 +26,3 @@ class ThrottledOutput(serializers.Serializer):
 def throttled_responses(ok: Any) -> dict[int, Any]:
     """A throttled operation's documented answers: its 200, and the 429 of its rate."""
     return {200: ok, 429: ThrottledOutput}
-
-
-class ScopeRateThrottle(SimpleRateThrottle):
-    """DRF's sliding window, keyed by user and scope; the rate read from settings at each request.
-
-    (DRF's ScopedRateThrottle reads its rates once, at import, so tests and changed settings would not reach it.)
-    """
-
-    scope: str
-
-    def get_rate(self) -> str | None:
-        return getattr(settings, "MEMORIA_THROTTLE_RATES", {}).get(self.scope)
-
-    def get_cache_key(self, request: Any, view: Any) -> str | None:
-        user = getattr(request, "user", None)
-        if user is None or not user.is_authenticated:
-            return None  # every throttled endpoint refuses anonymous callers before it counts them
-        return self.cache_format % {"scope": self.scope, "ident": user.pk}
-
-    def allow_request(self, request: Any, view: Any) -> bool:
-        if super().allow_request(request, view):
-            return True
-        raise RateLimited(scope=self.scope, requests=self.num_requests, period_seconds=self.duration, wait=self.wait())
-
-
-class RetrievalThrottle(ScopeRateThrottle):
-    scope = RETRIEVAL
-
-
-class SearchThrottle(ScopeRateThrottle):
-    scope = SEARCH
-
-
-class IngestThrottle(ScopeRateThrottle):
-    scope = INGEST
-
-
-THROTTLES: dict[str, type[ScopeRateThrottle]] = {
-    RETRIEVAL: RetrievalThrottle,
-    SEARCH: SearchThrottle,
-    INGEST: IngestThrottle,
-}
-
-
-@dataclass(frozen=True)
-class _Caller:
-    """All a throttle reads of a request: who sent it (a websocket message or an MCP call has no DRF request)."""
-
-    user: Any
-
-
-def throttle_count(*, scope: str, user: Any) -> None:
-    """Count one call made outside DRF's views (a websocket retrieval, an MCP tool call) against the user's rate
-    of `scope`, in the same cache window as the REST calls; RateLimited once it is spent."""
-    THROTTLES[scope]().allow_request(_Caller(user), None)
-
-
-def retrieval_count(*, user: Any) -> None:
-    """Count one websocket retrieval against the user's retrieval rate; RateLimited once it is spent."""
-    throttle_count(scope=RETRIEVAL, user=user)

@@ -14,20 +14,19 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memoria.accounts.services import check_group_access, user_groups, user_role
-from memoria.api.throttles import IngestThrottle, RetrievalThrottle, ThrottledOutput, throttled_responses
-from memoria.errors import GraphUnavailable
+from memoria.admission.retrieval import activation_answer
+from memoria.admission.throttles import IngestThrottle, RetrievalThrottle
+from memoria.api.throttles import ThrottledOutput, throttled_responses
 from memoria.graph.health import graph_health
 from memoria.graph.selectors import group_summary, visible_groups
-from memoria.graph.vocabulary import input_parse
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.exporter import graph_document_export
 from memoria.interchange.importer import graph_document_import
 from memoria.interchange.records import GraphDocumentBody
 from memoria.jobs.request_limits import sync_export_check, sync_import_check
-from memoria.live import broadcast_events
 from memoria.readmodel.cache import view_cache
+from memoria.requests.vocabulary import input_parse
 from memoria.retrieval.request import ActivationBody
-from memoria.retrieval.runs import activation_response, activation_run
 
 
 class HealthView(APIView):
@@ -151,13 +150,4 @@ class ActivationRetrievalView(APIView):
     def post(self, request: Request) -> Response:
         activation = input_parse(ActivationBody, request.data).request()
         check_group_access(user=request.user, group=activation.group)
-
-        async def collect() -> list[dict]:
-            stream = activation_run(activation, requested_by=request.user.get_username())
-            return [event async for event in broadcast_events(activation.group, stream)]
-
-        events = async_to_sync(collect)()
-        finished = events[-1]
-        if finished["status"] == "failed":
-            raise GraphUnavailable(finished["error"] or "every seed failed")
-        return Response(activation_response(events))
+        return Response(async_to_sync(activation_answer)(activation, requested_by=request.user.get_username()))

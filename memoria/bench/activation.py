@@ -23,11 +23,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memoria.datasets.synthetic import TOPICS, synthetic_edges, synthetic_nodes, topic_tags
+from memoria.evaluation.timing import percentile
 from memoria.graph import driver, kinds
 from memoria.graph.asof import AsOf
 from memoria.graph.driver import adopt_running_loop
 from memoria.graph.versions import group_version_bump
-from memoria.graphindex.cache import projection_cache
+from memoria.projection.cache import projection_cache
 from memoria.retrieval.activation import Seed, activation_events
 from memoria.retrieval.budget import RetrievalBudget, server_limits
 from memoria.retrieval.engines import CYPHER, EngineChoice, engine_events
@@ -55,11 +56,6 @@ CREATE (a)-[:RELATES {id: row.id, group_id: $group, relation: row.relation, weig
 class Exploration:
     seeds: tuple[Seed, ...]
     query_tags: tuple[str, ...]
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
 def bench_group(nodes: int, edges: int) -> str:

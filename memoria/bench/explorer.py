@@ -19,7 +19,7 @@ from django.test import Client
 
 from memoria.accounts.roles import Role
 from memoria.accounts.services import user_grant
-from memoria.bench.activation import percentile
+from memoria.evaluation.timing import percentile
 from memoria.graph import driver
 
 BENCH_USER = "bench-explorer"

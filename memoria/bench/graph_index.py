@@ -14,13 +14,13 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from memoria.bench.activation import percentile
 from memoria.bench.maig import DELETE_GROUP, synthetic_graph
+from memoria.evaluation.timing import percentile
 from memoria.graph import driver
-from memoria.graph.asof import AsOfInput
-from memoria.interchange import index_service as index
+from memoria.graphindex import service as index
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
+from memoria.requests.moment import AsOfInput
 
 BATCH = 1000
 

@@ -16,10 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from memoria.graph import driver
-from memoria.interchange.document import parse_graph_document
-from memoria.interchange.exporter import graph_document_export
-from memoria.interchange.importer import graph_document_import
-from memoria.interchange.maig import (
+from memoria.graphindex.maig import (
     EDGE_CREATED,
     maig_decode,
     maig_document,
@@ -27,6 +24,9 @@ from memoria.interchange.maig import (
     maig_encode,
     maig_export,
 )
+from memoria.interchange.document import parse_graph_document
+from memoria.interchange.exporter import graph_document_export
+from memoria.interchange.importer import graph_document_import
 
 RELATIONS = ("related_to", "references", "follows", "caused_by", "part_of", "same_as")
 DELETE_GROUP = "MATCH (n:Memory {group_id: $group}) DETACH DELETE n"

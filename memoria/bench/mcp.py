@@ -15,7 +15,7 @@ from typing import Any
 from mcp import ClientSession
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from memoria.bench.activation import percentile
+from memoria.evaluation.timing import percentile
 from memoria.mcp.client import http_session
 
 LIMIT = 10
@@ -71,7 +71,10 @@ PAIRS: tuple[Pair, ...] = (
             rest.post("/api/context", json={"group": group, "query": query, "budget_tokens": CONTEXT_BUDGET})
         ),
         lambda session, group, query: _tool(
-            session, "get_context", {"group": group, "query": query, "budget_tokens": CONTEXT_BUDGET}
+            # JSON, as REST answers by default: the pair times the same answer through each face.
+            session,
+            "get_context",
+            {"group": group, "query": query, "budget_tokens": CONTEXT_BUDGET, "format": "json"},
         ),
     ),
     Pair(

@@ -20,16 +20,18 @@ from typing import Any
 
 import numpy as np
 
-from memoria.bench.activation import COUNT_EDGES, COUNT_NODES, bench_group, build_graph, percentile
+from memoria.bench.activation import COUNT_EDGES, COUNT_NODES, bench_group, build_graph
+from memoria.evaluation.timing import percentile
 from memoria.graph import driver
-from memoria.graph.asof import AsOf, AsOfInput
+from memoria.graph.asof import AsOf
 from memoria.graph.versions import group_version_bump
-from memoria.graphindex.cache import ProjectionCache
-from memoria.graphindex.projection import Projection, projection_load
-from memoria.graphindex.transition import TransitionGraph
-from memoria.ppr.pagerank import DEFAULT_DAMPING, personalized_pagerank
+from memoria.ppr.pagerank import personalized_pagerank
 from memoria.ppr.request import PprRequest, SeedWeight
 from memoria.ppr.service import ppr_run
+from memoria.projection.cache import ProjectionCache
+from memoria.projection.projection import Projection, projection_load
+from memoria.projection.transition import DEFAULT_DAMPING, TransitionGraph
+from memoria.requests.moment import AsOfInput
 
 SEEDS_PER_RUN = 5
 

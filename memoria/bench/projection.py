@@ -14,9 +14,9 @@ import numpy as np
 
 from memoria.graph import driver
 from memoria.graph.versions import group_version_bump
-from memoria.graphindex.projection import Projection, projection_load
-from memoria.graphindex.update import projection_update
-from memoria.interchange.index_service import edges_add
+from memoria.graphindex.service import edges_add
+from memoria.projection.projection import Projection, projection_load
+from memoria.projection.update import projection_update
 
 RELATION_PREFIX = "bench_projection_"
 REMOVE_FACTS = f"""

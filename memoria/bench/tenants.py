@@ -20,7 +20,6 @@ from typing import Any
 
 import numpy as np
 
-from memoria.bench.activation import percentile
 from memoria.bench.search import (
     SyntheticMemory,
     build_memory,
@@ -30,6 +29,7 @@ from memoria.bench.search import (
 )
 from memoria.bench.settle import DEFAULT_CAP_SECONDS, server_settled
 from memoria.embeddings import configured_model_id
+from memoria.evaluation.timing import percentile
 from memoria.graph import driver
 from memoria.graph.dialect import graph_dialect
 from memoria.graph.schema import VECTOR_MODEL, VECTOR_TEXT, embedding_dimensions

@@ -21,13 +21,13 @@ from typing import Any
 
 import numpy as np
 
-from memoria.bench.activation import percentile
 from memoria.bench.search import WALKING, build_memory, query_vectors_known, search_benchmark
 from memoria.bench.tenants import SET_FACT_VECTORS, SET_VECTORS_OF_NODES, unit_vectors
 from memoria.embeddings import configured_model_id, embedder
+from memoria.evaluation.timing import percentile
 from memoria.graph import driver
 from memoria.graph.schema import embedding_dimensions
-from memoria.graphindex.projection import projection_load
+from memoria.projection.projection import projection_load
 from memoria.readmodel.cache import view_cache
 from memoria.readmodel.scopes import SCOPES
 from memoria.search.config import Scope

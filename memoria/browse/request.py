@@ -1,7 +1,7 @@
 """Graph view requests as callers send them (URL parameters): pydantic models of their query strings.
 
 Every problem names its parameter, so a 400 says exactly what to fix; nothing is read on bad input. The views
-read them with memoria.graph.query.query_parse and document them from the same models.
+read them with memoria.requests.query.query_parse and document them from the same models.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from memoria.browse.filters import CATEGORY_CHOICES, EdgeFilter
 from memoria.browse.neighbourhood import DEFAULT_LIMIT, LINK_KINDS, MAX_LIMIT, MAX_OFFSET
 from memoria.browse.paths import DEFAULT_MAX_HOPS, MAX_HOPS, PathMode, PathQuery
 from memoria.browse.selectors import MAX_CARDS
-from memoria.graph.asof import FLAG_VALUES, view_moment
-from memoria.graph.query import EMPTY, ID_CHARACTERS, ChoiceList, WholeQuery, id_list, number_or_empty
 from memoria.graph.rules import ID_PATTERN, MAX_WEIGHT, MIN_WEIGHT
-from memoria.graph.vocabulary import NodeId, RequestModel, Timestamp
+from memoria.requests.moment import FLAG_VALUES, view_moment
+from memoria.requests.query import EMPTY, ID_CHARACTERS, ChoiceList, WholeQuery, id_list, number_or_empty
+from memoria.requests.vocabulary import NodeId, RequestModel, Timestamp
 
 MAX_SUBGRAPH_HOPS = 3  # a hub's three-hop neighbourhood already reaches most of a small-world graph
 

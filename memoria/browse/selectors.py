@@ -77,6 +77,15 @@ COMMUNITY_MEMBER_COUNT = """
 MATCH (c:Memory {group_id: $group, id: $id})-[:HAS_MEMBER]->(n:Entity)
 RETURN count(n) AS total
 """
+# A group's first view: its entities with the most facts, so the graph view never opens on an empty canvas.
+MOST_CONNECTED = f"""
+MATCH (n:{kinds.ENTITY} {{group_id: $group}})
+WITH n, COUNT {{ (n)-[:RELATES]-() }} AS facts
+WHERE facts > 0
+WITH n ORDER BY facts DESC, n.name, n.id
+LIMIT $limit
+RETURN {NODE_CARD_COLUMNS}
+"""
 # Edges between known ends, found from their source node so the unique id index is used.
 FACTS_BY_ENDS = f"""
 UNWIND $rows AS row
@@ -161,6 +170,12 @@ def node_cards(*, group: str, ids: Sequence[str]) -> list[NodeCard]:
     wanted = list(dict.fromkeys(ids))[:MAX_CARDS]
     found = {row["id"]: NodeCard.from_row(row) for row in driver.read(NODE_CARDS, ids=wanted, group=group)}
     return [found[node_id] for node_id in wanted if node_id in found]
+
+
+def most_connected(*, group: str, limit: int) -> list[NodeCard]:
+    """The group's entities with the most facts, most first (ties by name); none without a fact. One read that
+    counts every entity's facts: the graph view asks it once, when a group opens with nothing to show."""
+    return [NodeCard.from_row(row) for row in driver.read(MOST_CONNECTED, group=group, limit=limit)]
 
 
 def node_detail(*, group: str, node_id: str, kind: str | None = None) -> NodeDetail:

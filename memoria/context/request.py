@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from memoria.graph.rules import MAX_QUERY_LENGTH
-from memoria.graph.vocabulary import GroupName, RequestModel, Timestamp
+from memoria.requests.vocabulary import GroupName, RequestModel, Timestamp
 
 DEFAULT_BUDGET_TOKENS = 1000
 MIN_BUDGET_TOKENS = 100  # room for the header and a few facts
@@ -21,9 +21,12 @@ class ContextRequest(RequestModel):
         default=DEFAULT_BUDGET_TOKENS,
         ge=MIN_BUDGET_TOKENS,
         le=MAX_BUDGET_TOKENS,
-        description="the most tokens the text may take (counted by the embedding model's tokenizer)",
+        description="the most tokens the text may take, counted as GPT-4o's tokenizer counts them (o200k_base)",
     )
     as_of: Timestamp | None = Field(
-        default=None, description="facts that held at this time (default: those that hold now)"
+        default=None,
+        description="what held at this time: facts, and episodes and summaries no later (default: what holds now)",
     )
-    format: Literal["json", "text"] = Field(default="json", description="json: items with ids and scores; text")
+    format: Literal["json", "text"] = Field(
+        default="json", description="json: the text and an item per line naming its episodes; text: the text alone"
+    )

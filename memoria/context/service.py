@@ -1,69 +1,68 @@
-"""Build a context block: search the group (facts held at `as_of`, else now), follow the graph from the entities
-found by Activation Energy for facts the search missed, add the involved entities' summaries and the relevant
-episodes, and pack them best first into a token budget.
+"""Build a context block: the most evidence a budget of LLM tokens (o200k_base) can carry about a query.
 
-The budget is counted with the embedding model's own tokenizer (offline), on the very lines the text holds; the
-text is rebuilt from the kept lines and counted again, so it never exceeds the budget. Given the same memory and
-request the text is the same: ordering is by score, then id, and "now" never appears in it.
+Search the group (facts that hold at `as_of`, else now; entities; episodes by the default episodes recipe), rank the
+episodes with the episodes the found facts came from (RRF, as `evaluate`'s hybrid reads them), follow the graph from
+the best entities by Activation Energy for chains of facts the search missed, then pack one line per distinct piece
+of memory, best first: an episode with the facts drawn from it that add to what it says, a fact whose episode is
+not shown, a chain of facts in hop order, and last entity summaries that add words nothing above them says.
+Episodes dated after `as_of`, and summaries written from them, are left out. The same memory and request give the
+same text: ties are broken by id, and "now" never appears in it.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from asgiref.sync import async_to_sync
-
-from memoria.browse.records import FACT_COLUMNS, EdgeCard
-from memoria.browse.selectors import node_detail
-from memoria.embeddings import embedder
-from memoria.errors import NodeNotFound
-from memoria.graph import driver, kinds
-from memoria.graph.asof import valid_time
+from memoria.browse.records import EdgeCard
+from memoria.context import lines
+from memoria.context.packing import MIN_CUT_TOKENS, Packed, Piece, pack
+from memoria.context.sources import EpisodeRow, Mention, entity_mentions, episode_rows, fact_cards, walk
 from memoria.graph.rules import TIMESTAMP_FORMAT
-from memoria.retrieval.activation import Seed
-from memoria.retrieval.event_types import EventType
-from memoria.retrieval.request import ActivationRequest
-from memoria.retrieval.runs import activation_run
-from memoria.search.config import SearchConfig
-from memoria.search.methods import FACT_HOLDS
-from memoria.search.recipes import recipe
+from memoria.search.config import Scope, SearchConfig
+from memoria.search.recipes import SCOPE_DEFAULT_RECIPES, recipe
+from memoria.search.rerankers import rrf
 from memoria.search.service import SearchHit, search
 
-SEARCH_RECIPE = "combined_hybrid_rrf"
-SEARCH_LIMIT = 20  # candidates per kind: more than a small budget holds, so the budget is what decides
-MAX_ENTITY_LOOKUPS = 20  # fact ends not among the entity hits, read for their summaries
-MAX_LINE_CHARACTERS = 600  # an episode's content, or a summary, is cut to this in its line
-ACTIVATION_SEEDS = 5  # the best entities found, as the retriever's own seed search takes
-FACT, ENTITY, EPISODE = "fact", "entity", "episode"
-# The facts met on activation paths that hold at the moment, by (id, stored source, stored target) so the id index
-# is used; the rule of holding is search's own (FACT_HOLDS), not a copy.
-HOLDING_FACTS = f"""
-UNWIND $rows AS row
-MATCH (:Memory {{group_id: $group, id: row.source}})-[r:RELATES]->(:Memory {{group_id: $group, id: row.target}})
-WHERE r.id = row.id AND r.group_id = $group AND {FACT_HOLDS}
-RETURN {FACT_COLUMNS}
-"""
-SECTIONS = ((FACT, "Facts"), (ENTITY, "Entities"), (EPISODE, "Episodes"))
+# Candidates per scope: more than a budget of 2,000 tokens holds of LoCoMo's turns (about 40 tokens a line), so the
+# budget, not the search, decides what is left out; fixed, so blocks of every budget share one candidate set.
+SEARCH_LIMIT = 40
+ENTITY_CANDIDATES = 5  # entity summaries come last: only the best few can add anything
+ENTITY_EPISODES = 3  # an entity names the newest episodes that mention it
+FACT, CHAIN, EPISODE, ENTITY = "fact", "chain", "episode", "entity"
+FACTS, CHAINS, EPISODES, ENTITIES = "Facts", "Connected facts, in order", "Episodes", "Entities"
+SECTIONS = (FACTS, CHAINS, EPISODES, ENTITIES)
+SECTION_OF = {FACT: FACTS, CHAIN: CHAINS, EPISODE: EPISODES, ENTITY: ENTITIES}
 
 
 @dataclass(frozen=True)
 class ContextItem:
+    """One line of the block and where it comes from: `line` is its index in `text.splitlines()`."""
+
     kind: str
     id: str
-    score: float
-    line: str
-    tokens: int = 0
-    name: str | None = None
+    line: int
+    tokens: int
+    episodes: tuple[tuple[str, str], ...] = ()  # (id, name) of its source episodes, for citing
     valid_at: str | None = None
     invalid_at: str | None = None
+    facts: tuple[str, ...] = ()  # a chain's facts in hop order; the facts an episode line carries
+    merged: tuple[str, ...] = ()  # ids of near-identical pieces shown as this one
+    cut: bool = False
 
     def as_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        if self.kind != FACT:
-            data.pop("valid_at")
-            data.pop("invalid_at")
+        data: dict[str, Any] = {
+            "kind": self.kind,
+            "id": self.id,
+            "line": self.line,
+            "tokens": self.tokens,
+            "episodes": [{"id": episode, "name": name} for episode, name in self.episodes],
+        }
+        if self.kind == FACT:
+            data.update(valid_at=self.valid_at, invalid_at=self.invalid_at)
+        optional = {"facts": list(self.facts), "merged": list(self.merged), "cut": self.cut}
+        data.update({name: value for name, value in optional.items() if value})
         return data
 
 
@@ -79,7 +78,7 @@ class ContextBlock:
     left_out: int = 0  # candidates that did not fit
 
     def as_dict(self, *, form: str = "json") -> dict[str, Any]:
-        """The answer of every face: with the items (`form` json) or the text alone (text)."""
+        """The answer of every face: the text and its counts, and with `form` json the items that cite it."""
         items = {"items": [item.as_dict() for item in self.items]} if form == "json" else {}
         return {
             "group": self.group,
@@ -88,154 +87,263 @@ class ContextBlock:
             "budget_tokens": self.budget_tokens,
             "used_tokens": self.used_tokens,
             "left_out": self.left_out,
-            **items,
             "text": self.text,
+            **items,
         }
 
-
-def _cut(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= MAX_LINE_CHARACTERS else flat[: MAX_LINE_CHARACTERS - 1].rstrip() + "…"
-
-
-def _validity(valid_at: str | None, invalid_at: str | None) -> str:
-    if valid_at and invalid_at:
-        return f" (from {valid_at} until {invalid_at})"
-    if valid_at:
-        return f" (since {valid_at})"
-    if invalid_at:
-        return f" (until {invalid_at})"
-    return ""
+    @property
+    def episode_ids(self) -> tuple[str, ...]:
+        """The episodes whose own text the block shows (whole or cut), in the order taken."""
+        return tuple(item.id for item in self.items if item.kind == EPISODE)
 
 
-def _fact_item(fact_id: str, text: str, score: float, valid_at: str | None, invalid_at: str | None) -> ContextItem:
-    return ContextItem(
-        FACT, fact_id, score, f"- {_cut(text)}{_validity(valid_at, invalid_at)}", None, valid_at, invalid_at
-    )
+@dataclass
+class _Source:
+    """A piece's provenance while the block is assembled."""
+
+    kind: str
+    id: str
+    episodes: list[tuple[str, str]] = field(default_factory=list)
+    valid_at: str | None = None
+    invalid_at: str | None = None
+    facts: list[str] = field(default_factory=list)
+    merged: list[str] = field(default_factory=list)
 
 
-async def _paths(request: ActivationRequest) -> list[dict[str, Any]]:
-    return [event async for event in activation_run(request) if event["type"] == EventType.SEED_FINISHED]
+@dataclass(frozen=True)
+class _Fact:
+    id: str
+    text: str
+    valid_at: str | None
+    invalid_at: str | None
+    episodes: tuple[str, ...]
 
 
-def activation_facts(*, group: str, entities: list[SearchHit], moment: str) -> list[tuple[EdgeCard, float]]:
-    """Facts on the activation paths from the best entities found, that hold at `moment`, by transfer energy."""
-    best = entities[0].score if entities else 0.0
-    if best <= 0:
-        return []
-    seeds = tuple(Seed(hit.id, hit.score / best) for hit in entities[:ACTIVATION_SEEDS])
-    # The walk itself at the moment: a fact that ended before it (or began after) neither carries energy nor
-    # counts in a degree, so the paths are the ones that held then (HOLDING_FACTS below keeps them exact).
-    at = valid_time(moment)
-    finished = async_to_sync(_paths)(ActivationRequest(group=group, seeds=seeds, query_tags=(), moment=at))
-    energy: dict[str, float] = {}
-    ends: dict[str, tuple[str, str]] = {}
-    for event in finished:
-        for path in event["paths"]:
-            for hop in path["hops"]:
-                stored = (hop["source"], hop["target"]) if hop["direction"] == "out" else (hop["target"], hop["source"])
-                ends[hop["edge_id"]] = stored
-                energy[hop["edge_id"]] = max(energy.get(hop["edge_id"], 0.0), hop["transfer_energy"])
-    if not ends:
-        return []
-    rows = [{"id": edge_id, "source": source, "target": target} for edge_id, (source, target) in ends.items()]
-    holding = driver.read(HOLDING_FACTS, rows=rows, group=group, **at.nullable_parameters())
-    cards = [EdgeCard.from_fact_row(row) for row in holding]
-    return sorted(((card, energy[card.id]) for card in cards), key=lambda pair: (-pair[1], pair[0].id))
+def search_config(limit: int) -> SearchConfig:
+    """Facts, entities and episodes, each by the recipe a search of that scope runs by default."""
+    scoped = {
+        scope.value: getattr(recipe(SCOPE_DEFAULT_RECIPES[scope], limit=limit), scope.value)
+        for scope in (Scope.FACTS, Scope.ENTITIES, Scope.EPISODES)
+    }
+    return SearchConfig(**scoped)
 
 
 def _ranked(hits: tuple[SearchHit, ...]) -> list[SearchHit]:
     return sorted(hits, key=lambda hit: (-hit.score, hit.id))
 
 
-@dataclass
-class _Candidates:
-    items: list[ContextItem] = field(default_factory=list)
-    seen: set[str] = field(default_factory=set)
-
-    def add(self, item: ContextItem) -> None:
-        if item.id not in self.seen:
-            self.seen.add(item.id)
-            self.items.append(item)
-
-
-def _candidates(*, group: str, query: str, moment: str) -> list[ContextItem]:
-    searched = recipe(SEARCH_RECIPE, limit=SEARCH_LIMIT)
-    config = SearchConfig(facts=searched.facts, entities=searched.entities, episodes=searched.episodes)
-    found = search(query=query, groups=[group], config=config, valid_at=moment)
-    chosen = _Candidates()
-    facts = _ranked(found.facts)
-    entities = _ranked(found.entities)
-    for hit in facts:
-        chosen.add(_fact_item(hit.id, hit.text or hit.name, hit.score, hit.valid_at, hit.invalid_at))
-    walked = activation_facts(group=group, entities=entities, moment=moment)
-    for card, energy in walked:
-        chosen.add(_fact_item(card.id, card.fact or card.relation, energy, card.valid_at, card.invalid_at))
-    for hit in entities:
-        chosen.add(ContextItem(ENTITY, hit.id, hit.score, _entity_line(hit.name, hit.text), hit.name))
-    fact_ends = [(hit.source, hit.target) for hit in facts] + [(card.source, card.target) for card, _ in walked]
-    ends = [end for pair in fact_ends for end in pair if end and end not in chosen.seen]
-    for end in list(dict.fromkeys(ends))[:MAX_ENTITY_LOOKUPS]:
-        try:
-            detail = node_detail(group=group, node_id=end, kind=kinds.ENTITY)
-        except NodeNotFound:  # deleted since the search, or not an entity
-            continue
-        chosen.add(ContextItem(ENTITY, end, 0.0, _entity_line(detail.card.name, detail.summary), detail.card.name))
-    for hit in _ranked(found.episodes):
-        chosen.add(ContextItem(EPISODE, hit.id, hit.score, f"- {hit.name}: {_cut(hit.text)}", hit.name))
-    return chosen.items
-
-
-def _entity_line(name: str, summary: str) -> str:
-    return f"- {name}: {_cut(summary)}" if summary.strip() else f"- {name}"
-
-
-def _header(as_of: str | None) -> str:
+def header_for(as_of: str | None) -> str:
     """Short and bounded (no query, no group name): the smallest budget always leaves room for items."""
-    return f"Memory as of {as_of}:" if as_of else "Memory (facts that hold now):"
+    return f"Memory as of {lines.day(as_of)} (what held then):" if as_of else "Memory (what holds now):"
 
 
-def _render(header: str, items: list[ContextItem]) -> str:
-    lines = [header]
-    for kind, title in SECTIONS:
-        kept = [item.line for item in items if item.kind == kind]
-        if kept:
-            lines += [f"{title}:", *kept]
-    return "\n".join(lines)
+def _fact_of_hit(hit: SearchHit, episodes: tuple[str, ...]) -> _Fact:
+    return _Fact(hit.id, hit.text or hit.name, hit.valid_at, hit.invalid_at, episodes)
+
+
+def _fact_of_card(card: EdgeCard) -> _Fact:
+    text = card.fact or f"{card.source_name} {card.relation.replace('_', ' ').lower()} {card.target_name}"
+    return _Fact(card.id, text, card.valid_at, card.invalid_at, card.episodes)
+
+
+class _Assembly:
+    """Pieces in rank order, each distinct: near-identical lines merge, a fact is shown once."""
+
+    def __init__(self, days: frozenset[str], visible: dict[str, EpisodeRow]) -> None:
+        self.days = days
+        self.visible = visible
+        self.pieces: list[Piece] = []
+        self.sources: dict[str, _Source] = {}
+        self.words: dict[str, frozenset[str]] = {}
+        self.shown_facts: set[str] = set()
+        self.sublines: list[frozenset[str]] = []  # the words of facts shown under their episodes
+
+    def _episodes(self, ids: tuple[str, ...]) -> list[tuple[str, str]]:
+        return [(episode, self.visible[episode].name) for episode in ids if episode in self.visible]
+
+    def add(self, piece: Piece, source: _Source) -> bool:
+        said = lines.words(piece.line)
+        for key, other in self.words.items():
+            if self.sources[key].kind == source.kind and lines.same(said, other):
+                kept = self.sources[key]
+                kept.merged.append(source.id)
+                kept.episodes += [pair for pair in source.episodes if pair not in kept.episodes]
+                return False
+        self.pieces.append(piece)
+        self.sources[piece.key] = source
+        self.words[piece.key] = said
+        return True
+
+    def fact_line(self, fact: _Fact) -> str:
+        return lines.fact_text(fact.text, fact.valid_at, fact.invalid_at, self.days)
+
+    def episode(self, row: EpisodeRow, facts: list[_Fact]) -> None:
+        """The episode's line, and under it the facts drawn from it that say more than it does (another word, or a
+        date of their own)."""
+        said = lines.words(f"{row.name} {row.content}")
+        adding: list[_Fact] = []
+        for fact in facts:
+            dated = fact.invalid_at or (fact.valid_at and lines.day(fact.valid_at) != lines.day(row.at))
+            if fact.id in self.shown_facts or (lines.says(said, lines.words(fact.text)) and not dated):
+                continue
+            fact_words = lines.words(self.fact_line(fact))
+            if any(lines.same(fact_words, other) for other in [*self.words.values(), *self.sublines]):
+                continue  # the same fact, stated again by another episode: shown once
+            self.sublines.append(fact_words)
+            adding.append(fact)
+        sublines = tuple(f"  + {self.fact_line(fact)}" for fact in adding)
+        line = lines.episode_line(row.name, row.content, row.at, self.days)
+        source = _Source(EPISODE, row.id, [(row.id, row.name)], facts=[fact.id for fact in adding])
+        if self.add(Piece(f"{EPISODE}:{row.id}", EPISODES, line, sublines), source):
+            self.shown_facts.update(fact.id for fact in facts)
+
+    def fact(self, fact: _Fact) -> None:
+        if fact.id in self.shown_facts:
+            return
+        source = _Source(FACT, fact.id, self._episodes(fact.episodes), fact.valid_at, fact.invalid_at)
+        if self.add(Piece(f"{FACT}:{fact.id}", FACTS, f"- {self.fact_line(fact)}"), source):
+            self.shown_facts.add(fact.id)
+
+    def chain(self, facts: list[_Fact]) -> None:
+        """A path of the walk as one line, its facts in hop order; not when a fact of it is already shown."""
+        if any(fact.id in self.shown_facts for fact in facts):
+            return
+        line = "- " + " → ".join(self.fact_line(fact) for fact in facts)
+        episodes = self._episodes(tuple(episode for fact in facts for episode in fact.episodes))
+        source = _Source(CHAIN, facts[0].id, list(dict.fromkeys(episodes)), facts=[fact.id for fact in facts])
+        if self.add(Piece(f"{CHAIN}:{'/'.join(fact.id for fact in facts)}", CHAINS, line), source):
+            self.shown_facts.update(fact.id for fact in facts)
+
+    def entity(self, hit: SearchHit, mentions: list[Mention]) -> None:
+        """An entity's summary, when it adds words to everything ranked above it."""
+        summary = lines.flat(hit.text, lines.MAX_TEXT_CHARACTERS)
+        above = frozenset().union(*self.words.values()) if self.words else frozenset()
+        if not summary or lines.says(above, lines.words(summary)):
+            return
+        episodes = [(mention.id, mention.name) for mention in mentions[:ENTITY_EPISODES]]
+        self.add(
+            Piece(f"{ENTITY}:{hit.id}", ENTITIES, lines.entity_line(hit.name, hit.text)),
+            _Source(ENTITY, hit.id, episodes),
+        )
+
+
+def _items(packed: Packed, sources: dict[str, _Source]) -> tuple[ContextItem, ...]:
+    items = []
+    for piece in packed.pieces:
+        source = sources[piece.key]
+        items.append(
+            ContextItem(
+                kind=source.kind,
+                id=source.id,
+                line=packed.line_numbers[piece.key],
+                tokens=packed.tokens[piece.key],
+                episodes=tuple(source.episodes),
+                valid_at=source.valid_at,
+                invalid_at=source.invalid_at,
+                facts=() if piece.cut and source.kind == EPISODE else tuple(source.facts),
+                merged=tuple(source.merged),
+                cut=piece.cut,
+            )
+        )
+    return tuple(items)
+
+
+@dataclass
+class ContextCandidates:
+    """Everything a block of any budget is packed from: the pieces in rank order, and the entities whose summaries
+    may come last (read only when a budget leaves room for them, then kept for the next budget)."""
+
+    group: str
+    query: str
+    as_of: str | None
+    moment: str
+    assembly: _Assembly
+    summarised: list[SearchHit]
+    base: int = 0  # how many of the assembly's pieces are not entities
+    entities_read: bool = False
+
+    def entity_pieces(self) -> None:
+        if self.entities_read:
+            return
+        self.entities_read = True
+        mentions = entity_mentions(self.group, [hit.id for hit in self.summarised])
+        for hit in self.summarised:
+            known = mentions.get(hit.id, [])
+            # A summary is written from the episodes that mention the entity: one of them after as_of means the
+            # summary says what was not known then, and no earlier version of it is stored.
+            if self.as_of is not None and any((mention.at or "") > self.moment for mention in known):
+                continue
+            self.assembly.entity(hit, known)
+
+
+def context_candidates(*, group: str, query: str, as_of: str | None = None) -> ContextCandidates:
+    """Search, walk and read what a block about `query` is made of; what held at `as_of` (a stored timestamp), or
+    now. The search depth does not depend on the budget, so blocks of several budgets share one candidate set."""
+    moment = as_of or datetime.now(UTC).strftime(TIMESTAMP_FORMAT)
+    found = search(query=query, groups=[group], config=search_config(SEARCH_LIMIT), valid_at=moment)
+    hits = _ranked(found.facts)
+    entities = _ranked(found.entities)
+    walked = walk(group=group, entities=entities, moment=moment)
+    cards = fact_cards(group, {**walked.ends, **{hit.id: (hit.source or "", hit.target or "") for hit in hits}}, moment)
+    facts = {hit.id: _fact_of_hit(hit, cards[hit.id].episodes if hit.id in cards else ()) for hit in hits}
+    strongest = sorted(walked.energy, key=lambda edge: (-walked.energy[edge], edge))
+    walk_facts = {edge: _fact_of_card(cards[edge]) for edge in strongest if edge in cards}
+    wanted = [hit.id for hit in found.episodes] + [
+        episode for fact in [*facts.values(), *walk_facts.values()] for episode in fact.episodes
+    ]
+    rows = episode_rows(group, list(dict.fromkeys(wanted)))
+    # An episode of a later time than as_of was not there yet; without as_of every stored episode is.
+    visible = {key: row for key, row in rows.items() if as_of is None or (row.at or "") <= moment}
+
+    def home(fact: _Fact) -> str:
+        shown = [episode for episode in fact.episodes if episode in visible]
+        return f"{EPISODE}:{shown[0]}" if shown else f"{FACT}:{fact.id}"
+
+    by_episode: dict[str, list[_Fact]] = {}
+    for fact in {**walk_facts, **facts}.values():
+        by_episode.setdefault(home(fact), []).append(fact)
+    episode_rank = [f"{EPISODE}:{hit.id}" for hit in _ranked(found.episodes) if hit.id in visible]
+    fact_rank = list(dict.fromkeys(home(fact) for fact in facts.values()))
+    order = [key for key, _ in rrf([episode_rank, fact_rank])]
+    # A time of day tells apart the episodes of one day (a conversation's turns); facts read by their day.
+    days = lines.timed_days([row.at for row in visible.values()])
+    assembly = _Assembly(days, visible)
+    for key in order:
+        kind, _, item_id = key.partition(":")
+        if kind == EPISODE:
+            assembly.episode(visible[item_id], by_episode.get(key, []))
+        else:
+            assembly.fact(facts[item_id])
+    for chain in walked.chains:
+        if all(edge in walk_facts for edge in chain):  # every fact of it holds at the moment
+            assembly.chain([walk_facts[edge] for edge in chain])
+    for fact in walk_facts.values():  # what the walk found that no episode shown above carries
+        assembly.fact(fact)
+    summarised = [hit for hit in entities[:ENTITY_CANDIDATES] if hit.text.strip()]
+    return ContextCandidates(group, query, as_of, moment, assembly, summarised, base=len(assembly.pieces))
+
+
+def context_pack(candidates: ContextCandidates, budget_tokens: int) -> ContextBlock:
+    """The best pieces within `budget_tokens` o200k_base tokens; entity summaries only in room the rest left."""
+    header = header_for(candidates.as_of)
+    assembly = candidates.assembly
+    packed = pack(header=header, sections=SECTIONS, pieces=assembly.pieces[: candidates.base], budget=budget_tokens)
+    if candidates.summarised and budget_tokens - packed.used_tokens >= MIN_CUT_TOKENS:
+        candidates.entity_pieces()
+        if len(assembly.pieces) > candidates.base:
+            packed = pack(header=header, sections=SECTIONS, pieces=assembly.pieces, budget=budget_tokens)
+    return ContextBlock(
+        group=candidates.group,
+        query=candidates.query,
+        as_of=candidates.as_of,
+        budget_tokens=budget_tokens,
+        used_tokens=packed.used_tokens,
+        text=packed.text,
+        items=_items(packed, assembly.sources),
+        left_out=packed.left_out,
+    )
 
 
 def context_build(*, group: str, query: str, budget_tokens: int, as_of: str | None = None) -> ContextBlock:
-    """The context block for `query` within `budget_tokens`; facts held at `as_of` (a stored timestamp) or now."""
-    moment = as_of or datetime.now(UTC).strftime(TIMESTAMP_FORMAT)
-    candidates = _candidates(group=group, query=query, moment=moment)
-    counter = embedder()
-    header = _header(as_of)
-    titles = dict(SECTIONS)
-    counts = counter.token_counts([header, *titles.values(), *(item.line for item in candidates)])
-    header_tokens, title_tokens = counts[0], dict(zip(titles, counts[1 : 1 + len(titles)], strict=True))
-    used = header_tokens
-    kept: list[ContextItem] = []
-    opened: set[str] = set()
-    for item, tokens in zip(candidates, counts[1 + len(titles) :], strict=True):
-        cost = tokens + (0 if item.kind in opened else title_tokens[item.kind])
-        if used + cost > budget_tokens:
-            continue  # a shorter item further down may still fit
-        used += cost
-        opened.add(item.kind)
-        kept.append(ContextItem(**{**asdict(item), "tokens": tokens}))
-    text = _render(header, kept)
-    used = counter.token_counts([text])[0]
-    while kept and used > budget_tokens:  # lines are counted apart; the whole text is the measure
-        kept.pop()
-        text = _render(header, kept)
-        used = counter.token_counts([text])[0]
-    return ContextBlock(
-        group=group,
-        query=query,
-        as_of=as_of,
-        budget_tokens=budget_tokens,
-        used_tokens=used,
-        text=text,
-        items=tuple(kept),
-        left_out=len(candidates) - len(kept),
-    )
+    """The context block for `query` within `budget_tokens` o200k_base tokens; what held at `as_of`, or now."""
+    return context_pack(context_candidates(group=group, query=query, as_of=as_of), budget_tokens)

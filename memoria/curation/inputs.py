@@ -17,10 +17,10 @@ from memoria.curation.audit import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
 from memoria.curation.models import EDGE, ENTITY
 from memoria.errors import InvalidGraphDocument, InvalidInput
 from memoria.graph.kinds import RELATION_CATEGORIES
-from memoria.graph.query import EMPTY, ID_CHARACTERS, whole_or_empty
 from memoria.graph.rules import ID_PATTERN, MAX_RELATION_LENGTH, MAX_TEXT_LENGTH
-from memoria.graph.vocabulary import Checked, NodeId, RequestModel, Tags, Timestamp, Weight, input_parse
 from memoria.interchange.document import EdgeRecord, parse_graph_document
+from memoria.requests.query import EMPTY, ID_CHARACTERS, whole_or_empty
+from memoria.requests.vocabulary import Checked, NodeId, RequestModel, Tags, Timestamp, Weight, input_parse
 
 # Edge fields a curator edits in place; source and target change only through merges, episodes never by hand.
 EDITABLE_EDGE_FIELDS: tuple[str, ...] = ("relation", "category", "fact", "weight", "tags", "valid_at")

@@ -16,8 +16,8 @@ from memoria.curation.models import AuditEntry
 from memoria.curation.state import GraphState
 from memoria.curation.store import AppliedChange
 from memoria.graph import kinds
-from memoria.interchange.reindex import reindex_after_write
-from memoria.live import publish_curation
+from memoria.live import Feed, publish
+from memoria.reindex import reindex_after_write
 
 logger = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ def _edge_now(source: str, target: str, props: dict[str, Any]) -> dict[str, Any]
 
 def curation_broadcast(entry: AuditEntry) -> None:
     try:
-        async_to_sync(publish_curation)(entry.group, curation_event(entry))
+        async_to_sync(publish)(entry.group, Feed.CURATION, curation_event(entry))
     except Exception:  # a listener's outage must not turn a stored change into an error
         logger.exception("could not broadcast curation entry %s", entry.pk)
 

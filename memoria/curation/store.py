@@ -23,7 +23,7 @@ from memoria.graph.schema import VECTOR_MODEL, VECTOR_TEXT
 from memoria.graph.versions import group_version_bump
 from memoria.ingest.persist import CREATE_ENTITIES as CREATE_NODES
 from memoria.interchange.importer import MERGE_LINKS as CREATE_LINKS
-from memoria.interchange.reindex import FACT_TEXT, NODE_TEXT
+from memoria.reindex import FACT_TEXT, NODE_TEXT
 
 Runner = neo4j.ManagedTransaction
 
@@ -56,7 +56,7 @@ MATCH (n:{kinds.MEMORY_LABEL} {{group_id: $group, id: id}})-[r]-(m)
 RETURN n.id AS node, type(r) AS type, r.id AS edge_id, startNode(r).id AS source, endNode(r).id AS target
 """
 # Vectors stay, with their model and text version, when the embedded text stays (the reindex contract,
-# memoria.interchange.reindex); otherwise they go, and reindex makes new ones after the commit.
+# memoria.reindex); otherwise they go, and reindex makes new ones after the commit.
 # The claim's revision (memoria.graph.claims) stays: it is not part of a node's audited state.
 UPDATE_NODES = f"""
 UNWIND $rows AS row

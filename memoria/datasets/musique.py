@@ -22,10 +22,13 @@ from memoria.graph.rules import (
     MAX_TAGS,
     MAX_TAGS_PER_FACT,
     MAX_WEIGHT,
+    relation_problem,
+    shown,
+    text_problem,
 )
-from memoria.graph.vocabulary import GroupName, RequestModel, input_parse
-from memoria.interchange.jsontext import file_bytes, json_decode, shown
-from memoria.interchange.records import record_parse, relation_problem, text_problem
+from memoria.interchange.jsontext import file_bytes, json_decode
+from memoria.interchange.records import record_parse
+from memoria.requests.vocabulary import GroupName, RequestModel, input_parse
 
 CORPUS_FILE = "corpus.json"
 OPENIE_FILE = "openie.json"

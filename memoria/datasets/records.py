@@ -24,8 +24,7 @@ from pydantic import (
     field_validator,
 )
 
-from memoria.graph.rules import TIMESTAMP_FORMAT
-from memoria.interchange.jsontext import shown
+from memoria.graph.rules import TIMESTAMP_FORMAT, shown
 from memoria.interchange.records import AnyList, Name, PresentText
 
 

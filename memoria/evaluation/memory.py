@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
+from memoria.context.sources import fact_cards
 from memoria.evaluation.recall import distinct
 from memoria.evaluation.runner import Retriever
-from memoria.graph import driver, kinds
 from memoria.search.config import MAX_LIMIT, Scope
 from memoria.search.recipes import SCOPE_DEFAULT_RECIPES, recipe
 from memoria.search.rerankers import rrf
@@ -29,14 +29,6 @@ HYBRID_RECIPE = "combined_hybrid_rrf"
 # this many facts per episode place, so that k distinct episodes can come out of them.
 FACTS_PER_EPISODE = 3
 
-# Read through each fact's source node, so the id index finds it (relationship ids are not indexed).
-FACT_EPISODES = f"""
-UNWIND $facts AS fact
-MATCH (:{kinds.MEMORY_LABEL} {{group_id: $group, id: fact.source}})-[r:{kinds.RELATES}]->()
-WHERE r.id = fact.id
-RETURN r.id AS id, coalesce(r.episodes, []) AS episodes
-"""
-
 
 def fact_limit(episodes: int) -> int:
     return min(MAX_LIMIT, FACTS_PER_EPISODE * episodes)
@@ -51,11 +43,8 @@ def recipe_described(name: str, *, limit: int) -> dict[str, Any]:
 
 def episodes_of_facts(group: str, facts: Sequence[SearchHit]) -> list[str]:
     """The episodes the facts came from, in the facts' rank order (within a fact, as stored), each once."""
-    if not facts:
-        return []
-    rows = driver.read(FACT_EPISODES, facts=[{"id": hit.id, "source": hit.source} for hit in facts], group=group)
-    stored = {row["id"]: row["episodes"] for row in rows}
-    return distinct(episode for hit in facts for episode in stored.get(hit.id, ()))
+    cards = fact_cards(group, {hit.id: (hit.source or "", hit.target or "") for hit in facts}, None)
+    return distinct(episode for hit in facts if hit.id in cards for episode in cards[hit.id].episodes)
 
 
 def hybrid_episodes(episodes: Sequence[str], fact_episodes: Sequence[str], *, limit: int) -> list[str]:

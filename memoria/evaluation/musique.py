@@ -33,10 +33,10 @@ from memoria.evaluation.records import (
 from memoria.evaluation.report import ReportRow
 from memoria.evaluation.runner import Question, Retriever, retrievers_run
 from memoria.evaluation.stored import stored_count
-from memoria.graphindex.cache import ProjectionCache
 from memoria.linking.synonyms import inferred_count
 from memoria.ppr.request import MAX_TOP_K, PprRequest
 from memoria.ppr.service import ppr_run
+from memoria.projection.cache import ProjectionCache
 
 QUERIES_FILE = "queries.json"
 METHODS: dict[str, str] = {

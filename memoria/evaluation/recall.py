@@ -9,8 +9,8 @@ import statistics
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from memoria.bench.activation import percentile
 from memoria.errors import InvalidInput
+from memoria.evaluation.timing import percentile
 
 MAX_K = 100
 

@@ -19,7 +19,7 @@ as "the end became known" and not as "the record was withdrawn": docs/retrieval.
 The definition exists three times in Python, which are held to each other by tests/graph/test_asof.py: `counts` here on
 Python values, `counts_cypher` as a parameterised Cypher predicate (`moment_cypher` wraps it for queries written
 once for every moment), and `FactIntervals.mask` over the interval arrays the projection keeps
-(memoria/graphindex/projection.py). Search applies the same two forms to its `valid_at` (`valid_time`): on the
+(memoria/projection/projection.py). Search applies the same two forms to its `valid_at` (`valid_time`): on the
 server's indexes through `moment_cypher`, on the group's view through `counts`. The explorer's drawing keeps a
 fourth form in JavaScript (`holdsAt` in graph_view.js, at known_at = now) to hide loaded facts when its moment
 moves without asking the server; tests/e2e/test_as_of.py holds it to `counts` in Chromium on random times.
@@ -28,78 +28,20 @@ moves without asking the server; tests/e2e/test_as_of.py holds it to `counts` in
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
-from pydantic import Field, StrictBool, ValidationInfo, field_validator
 
-from memoria.errors import InvalidInput
 from memoria.graph.rules import TIMESTAMP_FORMAT, normalise_timestamp
-from memoria.graph.vocabulary import RequestModel, Timestamp, input_parse
 
-FIELDS = ("as_of", "known_at", "include_invalidated")
-# What views and traversals take: `valid_at` is the older name of `as_of`, kept for the callers that used it.
-VIEW_FIELDS = ("valid_at", *FIELDS)
-FLAG_VALUES = {"true": True, "false": False}  # a URL's include_invalidated
 STORED_WIDTH = len("2026-01-01T00:00:00Z")
 STORED_SEPARATORS = [4, 7, 10, 13, 16, 19]
 STORED_DIGITS = [i for i in range(STORED_WIDTH) if i not in STORED_SEPARATORS]
 # Stored timestamps as int64 seconds: an unknown start reads as always, an unknown end as never.
 EARLIEST = np.iinfo(np.int64).min
 LATEST = np.iinfo(np.int64).max
-
-
-class AsOfInput(RequestModel):
-    """The three request fields (REST body, websocket frame): when, as known when, or every fact."""
-
-    as_of: Timestamp | None = Field(default=None, description="the world's time the facts must hold at (default: now)")
-    known_at: Timestamp | None = Field(
-        default=None, description="what the memory knew at this time (default: now); replays an earlier state"
-    )
-    include_invalidated: StrictBool = Field(
-        default=False, description="every fact counts, ended or not (audits); not with as_of or known_at"
-    )
-
-    @field_validator("include_invalidated")
-    @classmethod
-    def _not_with_times(cls, value: bool, info: ValidationInfo) -> bool:
-        given = [name for name in ("as_of", "known_at") if info.data.get(name) is not None]
-        if value and given:
-            raise ValueError(f"true counts every fact at every time, so it cannot come with {' and '.join(given)}")
-        return value
-
-    def resolved(self, now: datetime | None = None) -> AsOf:
-        """The moment this request asks at, missing times filled with now (one now for both)."""
-        if self.include_invalidated:
-            return EVERY_FACT
-        stamp = (now or datetime.now(UTC)).astimezone(UTC).strftime(TIMESTAMP_FORMAT)
-        return AsOf(as_of=self.as_of or stamp, known_at=self.known_at or stamp)
-
-
-def view_moment(given: Mapping[str, object]) -> AsOf:
-    """The moment a view's facts must count at, from the time fields given (as_of, known_at, include_invalidated,
-    and valid_at, the older name of as_of). As for retrieval, none of them means now, so a view shows what holds
-    now; `include_invalidated=true` shows history, ended facts included, for audits. InvalidInput names the field
-    as the caller spelled it."""
-    raw = {name: given[name] for name in FIELDS if given.get(name) is not None}
-    older = given.get("valid_at")
-    if older is not None and "as_of" in raw:
-        raise InvalidInput("valid_at: is the older name of as_of: give one of them")
-    if older is not None:
-        raw["as_of"] = older
-    if isinstance(raw.get("include_invalidated"), str):  # a URL's flag
-        flag = str(raw["include_invalidated"])
-        raw["include_invalidated"] = FLAG_VALUES.get(flag.lower(), flag)
-    try:
-        return input_parse(AsOfInput, raw).resolved()
-    except InvalidInput as error:
-        named = "valid_at" if older is not None else "as_of"
-        raise InvalidInput(
-            [f"{named}:{p.removeprefix('as_of:')}" if p.startswith("as_of:") else p for p in error.problems]
-        ) from None
 
 
 def seconds(stamp: str) -> int:
@@ -163,7 +105,9 @@ def valid_time(valid_at: str | None) -> AsOf:
     """Search's `valid_at` (a checked timestamp, or None) as a moment: the world's time asked about, as the memory
     knows it now; None means every fact, search's default. With known_at = now the definition is plain valid time,
     which is what search has always filtered by."""
-    return AsOfInput(as_of=valid_at).resolved() if valid_at is not None else EVERY_FACT
+    if valid_at is None:
+        return EVERY_FACT
+    return AsOf(as_of=normalise_timestamp(valid_at), known_at=datetime.now(UTC).strftime(TIMESTAMP_FORMAT))
 
 
 def counts_cypher(fact: str) -> str:

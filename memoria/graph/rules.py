@@ -1,5 +1,6 @@
 """The rules every layer shares for the words of the domain: id pattern, weight range, tag and text limits, the
-one timestamp form and its parser, the derived edge id.
+one timestamp form and its parser, the derived edge id, the characters a text and a relation name may hold, and
+how a refused value is quoted in a problem.
 
 Low in the graph layer so that the graph layer itself (as-of moments, models, the vocabulary types) and every
 engine package can apply them without importing the import-format parser that used to own them.
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from datetime import UTC, datetime
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9._:/@#\-]{1,200}\Z")  # \Z: "$" would let a final newline in
@@ -51,3 +53,53 @@ def derived_edge_id(group: str, source: str, relation: str, target: str) -> str:
     """A stable id for an edge given without one, so re-imports update it in place."""
     digest = hashlib.sha256(f"{group}\x1f{source}\x1f{relation}\x1f{target}".encode()).hexdigest()
     return f"rel-{digest[:24]}"
+
+
+SHOWN_CHARACTERS = 60  # of a rejected value quoted in a problem, so a 10 MB value cannot flood the answer
+
+
+def shown(value: object, limit: int = SHOWN_CHARACTERS) -> str:
+    """A rejected value as problems quote it: its repr, cut short with its full length when long."""
+    if isinstance(value, str):
+        return f"{value[:limit]!r}… ({len(value)} characters)" if len(value) > limit else repr(value)
+    if value is None or isinstance(value, bool | int | float):
+        text = repr(value)
+        return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} digits)"
+    # A list or object is named, not printed: printing one nested a thousand levels deep would itself fail.
+    return f"a {type(value).__name__}"
+
+
+# Never in any text: control characters (NUL...) other than tab and line breaks.
+FORBIDDEN_IN_TEXT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+# Never in a one-line text (a name, a relation, a tag): any control character, nor the bidirectional overrides
+# and isolates that make text display in another order than it is stored.
+FORBIDDEN_IN_LINE = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# A relation is a predicate name: letters, digits and combining marks of any script, spaces and this punctuation.
+RELATION_PUNCTUATION = "_-.',()&:+/"
+NOT_RELATION_WORD = re.compile(r"[^\w " + re.escape(RELATION_PUNCTUATION) + "]")
+
+
+def text_problem(value: str, *, single_line: bool) -> str | None:
+    """Why a text may not be stored (the first forbidden character, by code point), or None."""
+    found = (FORBIDDEN_IN_LINE if single_line else FORBIDDEN_IN_TEXT).search(value)
+    if found is None:
+        return None
+    kind = "one-line text" if single_line else "text"
+    return f"holds U+{ord(found.group()):04X} at character {found.start()}, which a {kind} may not hold"
+
+
+def relation_problem(value: str) -> str | None:
+    """Why a relation name is refused: it is shown and filtered on as a name, so it holds no markup or code."""
+    if problem := text_problem(value, single_line=True):
+        return problem
+    normal = unicodedata.normalize("NFKC", value)
+    if normal != value:
+        # Fullwidth letters, ligatures, mathematical letters: a lookalike of another relation, never a new one.
+        return f"is not in Unicode NFKC form (it holds compatibility characters); write {shown(normal)}"
+    for found in NOT_RELATION_WORD.finditer(value):
+        if not unicodedata.category(found.group()).startswith("M"):
+            return (
+                f"holds {found.group()!r} (U+{ord(found.group()):04X}) at character {found.start()}; a relation "
+                f"may hold letters, digits, spaces and {RELATION_PUNCTUATION}"
+            )
+    return None

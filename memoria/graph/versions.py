@@ -15,7 +15,7 @@ names the stamps it replaced (`folded`) and, when every one of them named its
 nodes, the union of those (so a view that missed some of the folded writes
 still re-reads instead of rebuilding): together they let an in-memory view
 catch up by re-reading only what changed (memoria/readmodel/group_view.py,
-memoria/graphindex/update.py).
+memoria/projection/update.py).
 """
 
 from __future__ import annotations

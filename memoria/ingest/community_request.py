@@ -11,7 +11,6 @@ from typing import Annotated, Literal
 from pydantic import Field, ValidationInfo, field_validator
 
 from memoria.errors import InvalidInput
-from memoria.graph.vocabulary import RequestModel
 from memoria.ingest.communities import (
     ALGORITHMS,
     DEFAULT_RESOLUTION,
@@ -20,6 +19,7 @@ from memoria.ingest.communities import (
     MIN_RESOLUTION,
     check_resolution,
 )
+from memoria.requests.vocabulary import RequestModel
 
 # A JSON number only: lax floats would take "1.5" and true, which the body never meant.
 Resolution = Annotated[

@@ -16,7 +16,6 @@ from pydantic import BeforeValidator, Field, RootModel
 
 from memoria.errors import InvalidInput
 from memoria.graph.rules import TIMESTAMP_FORMAT
-from memoria.graph.vocabulary import RequestModel
 from memoria.interchange.records import (
     OptionalName,
     OptionalRecordId,
@@ -25,6 +24,7 @@ from memoria.interchange.records import (
     RequiredText,
     record_parse,
 )
+from memoria.requests.vocabulary import RequestModel
 
 DEFAULT_SOURCE = "message"
 # One request is one transaction: bounded so that a request stays a few seconds of work.

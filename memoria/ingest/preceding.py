@@ -47,7 +47,7 @@ MATCH (e:{kinds.EPISODE} {{group_id: $group, source: $source}})
 RETURN e.id AS id, coalesce(e.valid_at, '') AS valid_at, coalesce(e.created_at, '') AS created_at,
        coalesce(e.content, '') AS content, e.{PRECEDING_PROPERTY} AS preceding
 """
-# Matched as Memory, the label the (group_id, id) key is declared on (memoria.search.graph_method.EPISODE_TEXTS).
+# Matched as Memory, the label the (group_id, id) key is declared on (memoria.ppr.search_walk.EPISODE_TEXTS).
 PRECEDING_STORE = f"""
 UNWIND $rows AS row
 MATCH (e:{kinds.MEMORY_LABEL} {{group_id: $group, id: row.id}})

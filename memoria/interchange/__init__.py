@@ -1,1 +1,1 @@
-"""Graph documents in and out of the store, and the vector contract every write keeps (reindex.py)."""
+"""Graph documents in and out of the store: the format's records and parser, the importer and the exporter."""

@@ -12,8 +12,8 @@ from typing import Any, TypeVar
 
 from memoria.errors import InvalidGraphDocument
 from memoria.graph import kinds
-from memoria.graph.rules import derived_edge_id
-from memoria.interchange.jsontext import json_decode, shown
+from memoria.graph.rules import derived_edge_id, shown
+from memoria.interchange.jsontext import json_decode
 from memoria.interchange.records import (
     DOCUMENT_KEYS,
     EdgeRecordBody,

@@ -2,7 +2,7 @@
 
 Nodes and edges are upserted by id in UNWIND batches inside one transaction,
 so an import either lands whole or not at all. It keeps the reindex contract
-(memoria/interchange/reindex.py): a stored item whose embedded text the import
+(memoria/reindex.py): a stored item whose embedded text the import
 changes loses its vector in that transaction, one whose text stays keeps it;
 with `embed=True` the written items lacking a vector are embedded after the commit.
 """
@@ -26,7 +26,7 @@ from memoria.graph.dialect import graph_dialect
 from memoria.graph.rules import TIMESTAMP_FORMAT
 from memoria.graph.versions import group_version_bump
 from memoria.interchange.document import EdgeRecord, GraphDocument, NodeRecord
-from memoria.interchange.reindex import (
+from memoria.reindex import (
     CLEAR_FACT_VECTOR,
     CLEAR_NODE_VECTOR,
     FACT_TEXT,
@@ -211,6 +211,14 @@ def _check_against_store(
     if problems:
         raise InvalidGraphDocument(problems)
     return stored, stored_edges
+
+
+def graph_document_check(*, document: GraphDocument, group: str) -> None:
+    """The import's checks against the stored group (kinds that would change, references to nodes neither in the
+    document nor stored in the group), raised as the import raises them: an import job's body is held to them
+    before it is queued, so a body the synchronous import refuses with 400 is refused the same way, not queued."""
+    check_group_name(group)
+    _check_against_store(document, group)
 
 
 def graph_document_import(

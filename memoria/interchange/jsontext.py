@@ -19,18 +19,6 @@ from memoria.errors import InvalidInput
 DEFAULT_MAX_FILE_BYTES = 1024**3  # a graph document of some millions of items; more is split across files
 UTF8_BOM = b"\xef\xbb\xbf"
 TOO_MANY_DIGITS = "holds an integer of more than 4,300 digits"
-SHOWN_CHARACTERS = 60  # of a rejected value quoted in a problem, so a 10 MB value cannot flood the answer
-
-
-def shown(value: object, limit: int = SHOWN_CHARACTERS) -> str:
-    """A rejected value as problems quote it: its repr, cut short with its full length when long."""
-    if isinstance(value, str):
-        return f"{value[:limit]!r}… ({len(value)} characters)" if len(value) > limit else repr(value)
-    if value is None or isinstance(value, bool | int | float):
-        text = repr(value)
-        return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} digits)"
-    # A list or object is named, not printed: printing one nested a thousand levels deep would itself fail.
-    return f"a {type(value).__name__}"
 
 
 def file_bytes(path: Path, *, where: str | None = None, error: type[InvalidInput] = InvalidInput) -> bytes:

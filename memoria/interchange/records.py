@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar, get_args
 
@@ -27,6 +26,7 @@ from pydantic import (
 
 from memoria.graph import kinds
 from memoria.graph.rules import (
+    FORBIDDEN_IN_TEXT,
     ID_PATTERN,
     MAX_NAME_LENGTH,
     MAX_RELATION_LENGTH,
@@ -37,9 +37,11 @@ from memoria.graph.rules import (
     MIN_WEIGHT,
     normalise_tag,
     normalise_timestamp,
+    relation_problem,
+    shown,
+    text_problem,
 )
-from memoria.graph.vocabulary import NodeId, RequestModel, Timestamp
-from memoria.interchange.jsontext import shown
+from memoria.requests.vocabulary import NodeId, RequestModel, Timestamp
 
 PROPERTY_KEY_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,63}\Z")
 # Counts a legitimate document stays far below; a hostile one costs an error instead of memory and a huge write.
@@ -49,40 +51,6 @@ MAX_PROPERTY_LIST = 1_000
 MAX_EDGE_EPISODES = 10_000
 MAX_ID_LENGTH = 200
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-# Never in any text: control characters (NUL...) other than tab and line breaks.
-FORBIDDEN_IN_TEXT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-# Never in a one-line text (a name, a relation, a tag): any control character, nor the bidirectional overrides
-# and isolates that make text display in another order than it is stored.
-FORBIDDEN_IN_LINE = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-# A relation is a predicate name: letters, digits and combining marks of any script, spaces and this punctuation.
-RELATION_PUNCTUATION = "_-.',()&:+/"
-NOT_RELATION_WORD = re.compile(r"[^\w " + re.escape(RELATION_PUNCTUATION) + "]")
-
-
-def text_problem(value: str, *, single_line: bool) -> str | None:
-    """Why a text may not be stored (the first forbidden character, by code point), or None."""
-    found = (FORBIDDEN_IN_LINE if single_line else FORBIDDEN_IN_TEXT).search(value)
-    if found is None:
-        return None
-    kind = "one-line text" if single_line else "text"
-    return f"holds U+{ord(found.group()):04X} at character {found.start()}, which a {kind} may not hold"
-
-
-def relation_problem(value: str) -> str | None:
-    """Why a relation name is refused: it is shown and filtered on as a name, so it holds no markup or code."""
-    if problem := text_problem(value, single_line=True):
-        return problem
-    normal = unicodedata.normalize("NFKC", value)
-    if normal != value:
-        # Fullwidth letters, ligatures, mathematical letters: a lookalike of another relation, never a new one.
-        return f"is not in Unicode NFKC form (it holds compatibility characters); write {shown(normal)}"
-    for found in NOT_RELATION_WORD.finditer(value):
-        if not unicodedata.category(found.group()).startswith("M"):
-            return (
-                f"holds {found.group()!r} (U+{ord(found.group()):04X}) at character {found.start()}; a relation "
-                f"may hold letters, digits, spaces and {RELATION_PUNCTUATION}"
-            )
-    return None
 
 
 def scalar_ok(value: Any) -> bool:

@@ -1,4 +1,4 @@
-"""The bodies that start jobs, as pydantic models on the domain's vocabulary (memoria.graph.vocabulary).
+"""The bodies that start jobs, as pydantic models on the domain's vocabulary (memoria.requests.vocabulary).
 
 An import job's body is the graph document itself (docs/import-format.md), checked by its own parser.
 """
@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from memoria.graph.query import WholeQuery
-from memoria.graph.vocabulary import RequestModel
 from memoria.ingest.community_request import CommunityBuild
+from memoria.requests.query import WholeQuery
+from memoria.requests.vocabulary import RequestModel
 
 
 class CommunitiesJob(CommunityBuild):

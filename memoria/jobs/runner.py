@@ -27,7 +27,7 @@ from django.utils import timezone
 
 from memoria.errors import MemoriaError
 from memoria.jobs.models import ACTIVE_STATES, Job, JobState
-from memoria.live import publish_job_from_thread
+from memoria.live import Feed, publish_from_thread
 
 logger = logging.getLogger(__name__)
 
@@ -69,7 +69,7 @@ def job_publish(job_id: uuid.UUID) -> None:
     """Push the job as it is stored now to its group's watchers; a listener's outage never fails the job."""
     job = Job.objects.defer("output").get(pk=job_id)
     try:
-        publish_job_from_thread(job.group, {"type": JOB_FRAME, "job": job_as_dict(job)})
+        publish_from_thread(job.group, Feed.JOB, {"type": JOB_FRAME, "job": job_as_dict(job)})
     except Exception:
         logger.exception("could not publish job %s", job_id)
 

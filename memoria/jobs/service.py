@@ -19,6 +19,7 @@ from memoria.accounts.roles import Role
 from memoria.accounts.services import check_access
 from memoria.errors import GroupNotFound, InvalidInput, WriteConflict
 from memoria.interchange.document import GraphDocument
+from memoria.interchange.importer import graph_document_check
 from memoria.jobs import work
 from memoria.jobs.inputs import DEFAULT_LIST_LIMIT, CommunitiesJob, ExportJob, ReindexJob
 from memoria.jobs.models import ACTIVE_STATES, Job, JobKind, JobState
@@ -62,6 +63,9 @@ def reindex_job_start(*, user: User, group: str, request: ReindexJob) -> dict[st
 
 
 def import_job_start(*, user: User, group: str, document: GraphDocument) -> dict[str, Any]:
+    """Queue an import once its document passes every check the synchronous import makes (400 otherwise)."""
+    check_access(user=user, group=group, role=ROLE_OF[JobKind.IMPORT])
+    graph_document_check(document=document, group=group)
     params = {"nodes": len(document.nodes), "edges": len(document.edges)}
     return _start(user, group, JobKind.IMPORT, params, lambda p: work.import_work(group, document, p))
 

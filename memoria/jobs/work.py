@@ -19,9 +19,9 @@ from memoria.ingest.communities import communities_build
 from memoria.interchange.document import GraphDocument
 from memoria.interchange.exporter import graph_document_export
 from memoria.interchange.importer import graph_document_import, import_size
-from memoria.interchange.reindex import group_reindex, reindex_backlog
 from memoria.jobs.inputs import CommunitiesJob, ReindexJob
 from memoria.jobs.runner import Progress
+from memoria.reindex import group_reindex, reindex_backlog
 
 Outcome = tuple[dict[str, Any], Any]
 

@@ -32,8 +32,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from memoria.graph import driver, kinds
-from memoria.graphindex.projection import Projection, mention_counts
 from memoria.ingest.text import STOPWORDS, name_key
+from memoria.projection.projection import Projection, mention_counts
 
 MAX_SPAN_WORDS = 12  # longer names are rarely typed out whole in a question
 CACHED_LEXICONS = 8

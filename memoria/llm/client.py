@@ -26,7 +26,6 @@ logger = logging.getLogger(__name__)
 
 Message = dict[str, str]
 
-DEFAULT_TIMEOUT_SECONDS = 60.0
 DEFAULT_MAX_ATTEMPTS = 3
 BACKOFF_SECONDS = 0.5  # doubled after each retried answer
 MAX_BACKOFF_SECONDS = 30.0  # also caps a server's Retry-After: a caller should not hang for minutes
@@ -42,8 +41,8 @@ SCHEMA_REFUSAL_WORDS = ("response_format", "json_schema")
 class LlmSettings:
     url: str  # the API base, e.g. http://127.0.0.1:8080/v1 (or the full …/chat/completions address)
     model: str
+    timeout: float  # seconds; MEMORIA_LLM_TIMEOUT when configured (memoria/settings.py holds its default)
     api_key: str = ""
-    timeout: float = DEFAULT_TIMEOUT_SECONDS
 
     @property
     def endpoint(self) -> str:
@@ -59,7 +58,7 @@ def llm_settings() -> LlmSettings | None:
         return None
     if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).hostname:
         raise LlmUnavailable(f"MEMORIA_LLM_URL={url!r} must be an http:// or https:// address")
-    raw_timeout = getattr(settings, "MEMORIA_LLM_TIMEOUT", None) or DEFAULT_TIMEOUT_SECONDS
+    raw_timeout = settings.MEMORIA_LLM_TIMEOUT
     try:
         timeout = float(raw_timeout)
     except (TypeError, ValueError) as error:
@@ -193,11 +192,11 @@ class ChatClient:
         if self.config.api_key:
             headers["Authorization"] = f"Bearer {self.config.api_key}"
         for attempt in range(1, self.max_attempts + 1):
-            request = urllib.request.Request(endpoint, data=data, headers=headers, method="POST")  # noqa: S310
+            # The scheme was checked in llm_settings: only http(s) reaches here.
+            request = urllib.request.Request(endpoint, data=data, headers=headers, method="POST")  # noqa: S310 - http(s)
             wait: float | None = None
             try:
-                # The scheme was checked in llm_settings: only http(s) reaches here.
-                with urllib.request.urlopen(request, timeout=self.config.timeout) as response:  # noqa: S310
+                with urllib.request.urlopen(request, timeout=self.config.timeout) as response:  # noqa: S310 - http(s)
                     raw = response.read(MAX_RESPONSE_BYTES + 1)
             except urllib.error.HTTPError as error:
                 detail = error.read(2000).decode("utf-8", "replace")

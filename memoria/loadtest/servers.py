@@ -25,9 +25,9 @@ REDIS_INSTALL_HINT = "apt-get install -y redis-server   (or: make loadtest-redis
 START_TIMEOUT_SECONDS = 60.0
 STOP_GRACE_SECONDS = 10.0
 LOG_TAIL_LINES = 12
-# Measuring daphnes (loadtest, bench mcp): per-user rates (memoria/api/throttles.py) far above what one run's single
-# user sends, so the throttle still counts every request (its cost is part of the load) but never refuses one
-# (docs/loadtest.md).
+# Measuring daphnes (loadtest, bench mcp): per-user rates (memoria/admission/throttles.py) far above what one
+# run's single user sends, so the throttle still counts every request (its cost is part of the load) but never
+# refuses one (docs/loadtest.md).
 UNTHROTTLED = "1000000/second"
 DAPHNE_OVERRIDES: dict[str, str] = {
     "MEMORIA_THROTTLE_RETRIEVAL": UNTHROTTLED,
@@ -136,7 +136,16 @@ class ServerSet:
         started = []
         for index in range(1, count + 1):
             port = free_port()
-            command = [sys.executable, "-m", "daphne", "-b", LOOPBACK, "-p", str(port), "memoria.asgi:application"]
+            command = [
+                sys.executable,
+                "-m",
+                "memoria.serving",
+                "-b",
+                LOOPBACK,
+                "-p",
+                str(port),
+                "memoria.asgi:application",
+            ]
             started.append(self._spawn(f"daphne-{index}", port, command, env))
         for managed in started:
             managed.wait_listening()

@@ -17,7 +17,7 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.mcpserver import Context
 from rest_framework.authtoken.models import Token
 
-from memoria.errors import MemoriaError
+from memoria.errors import NotAuthenticated
 
 SCHEMES = ("bearer", "token")
 TOKEN_VARIABLE = "MEMORIA_TOKEN"  # noqa: S105 - the name of the variable `manage.py mcp` reads, not a token
@@ -81,10 +81,6 @@ class TokenAuth:
             await _refuse(send, "Invalid token.")
             return
         await self.app(dict(scope, user=TokenCaller(user, key)), receive, send)
-
-
-class NotAuthenticated(MemoriaError):
-    """The stdio server's token stopped being valid (deleted, or its user deactivated) since it started."""
 
 
 def caller(ctx: Context) -> AbstractBaseUser:

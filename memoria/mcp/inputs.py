@@ -15,17 +15,27 @@ from memoria.api.episode_views import MAX_EPISODES_PER_REQUEST
 from memoria.browse.neighbourhood import DEFAULT_LIMIT as DEFAULT_FACTS
 from memoria.browse.neighbourhood import MAX_LIMIT as MAX_FACTS
 from memoria.browse.neighbourhood import MAX_OFFSET
+from memoria.context.request import ContextRequest
 from memoria.curation.inputs import VERSION_PATTERN
-from memoria.graph.asof import AsOfInput
 from memoria.graph.kinds import EPISODE_SOURCES, RELATION_CATEGORIES
 from memoria.graph.rules import MAX_NAME_LENGTH, MAX_QUERY_LENGTH, MAX_RELATION_LENGTH, MAX_TEXT_LENGTH
-from memoria.graph.vocabulary import GroupName, NodeId, RequestModel, Tags, Timestamp, Weight
 from memoria.ppr.request import MAX_TOP_K
+from memoria.requests.moment import AsOfInput
+from memoria.requests.vocabulary import GroupName, NodeId, RequestModel, Tags, Timestamp, Weight
 from memoria.retrieval.params import MAX_SEEDS
-from memoria.search.config import DEFAULT_LIMIT, MAX_LIMIT, Scope
+from memoria.search.config import MAX_LIMIT, Scope
 from memoria.search.recipes import RECIPES, offered_recipes
 
 Query = Field(min_length=1, max_length=MAX_QUERY_LENGTH)
+# What a default search_memory or retrieve call may cost the model that reads it (o200k_base tokens, measured by
+# tests/mcp/test_http.py on hostile memories): few hits, each text cut, compact JSON.
+SEARCH_DEFAULT_LIMIT = 5
+DEFAULT_TEXT_TOKENS = 60
+MAX_TEXT_TOKENS = 2000
+DEFAULT_MAX_PATHS = 20
+MAX_PATHS = 1000
+SEARCH_DEFAULT_TOKENS = 3000
+RETRIEVE_DEFAULT_TOKENS = 6000
 RECIPE_NAME_LENGTH = max(len(name) for name in RECIPES)
 Version = Field(default=None, pattern=VERSION_PATTERN.pattern, description="the `version` a read answered")
 
@@ -55,9 +65,27 @@ class SearchMemoryInput(RequestModel):
         " episodes_hybrid_graph_gated, the same fused with a walk from the rare entities the query names)",
         json_schema_extra=_offered_recipes_listed,
     )
-    limit: int = Field(default=DEFAULT_LIMIT, ge=1, le=MAX_LIMIT, description="results per scope")
+    limit: int = Field(default=SEARCH_DEFAULT_LIMIT, ge=1, le=MAX_LIMIT, description="results per scope")
+    text_tokens: int = Field(
+        default=DEFAULT_TEXT_TOKENS,
+        ge=1,
+        le=MAX_TEXT_TOKENS,
+        description="each hit's name and text cut to this many tokens (…); by default a call answers under"
+        f" {SEARCH_DEFAULT_TOKENS} tokens",
+    )
     valid_at: Timestamp | None = Field(default=None, description="only facts that held at this time")
     center: NodeId | None = Field(default=None, description="a node id, for the *_node_distance recipes")
+
+
+class GetContextInput(ContextRequest):
+    """POST /api/context's request, answering the text by default: an agent pastes the block, and pays for every
+    token it reads (the JSON form repeats nothing, but its items still cost about twice the text)."""
+
+    format: Literal["json", "text"] = Field(
+        default="text",
+        description="text (default): the block alone, ready for a prompt; json: also an item per line naming its"
+        " source episodes, for citing",
+    )
 
 
 class EpisodeInput(RequestModel):
@@ -83,8 +111,12 @@ class AddMemoryInput(RequestModel):
             raise ValueError("give exactly one of episode or episodes")
         return self
 
-    def batch(self) -> list[EpisodeInput]:
-        return [self.episode] if self.episode is not None else list(self.episodes or ())
+    def given(self) -> dict[str, Any] | list[dict[str, Any]]:
+        """The batch as REST's body gives it (an episode object, or a list of them), for the one episode parser:
+        its rules and words, a repeated id among them, apply to both faces."""
+        if self.episode is not None:
+            return self.episode.model_dump(exclude_none=True)
+        return [episode.model_dump(exclude_none=True) for episode in self.episodes or ()]
 
 
 class GetEntityInput(RequestModel):
@@ -120,6 +152,13 @@ class RetrieveInput(AsOfInput):
     params: dict[str, Any] | None = Field(default=None, description="activation: engine parameters (docs/retrieval.md)")
     top_k: int | None = Field(default=None, ge=1, le=MAX_TOP_K, description="ppr: how many scored nodes")
     relation_aware: bool | None = Field(default=None, description="ppr: weigh relations for the query")
+    max_paths: int = Field(
+        default=DEFAULT_MAX_PATHS,
+        ge=1,
+        le=MAX_PATHS,
+        description="activation: the strongest paths kept over all seeds (`paths_total` counts them all); by"
+        f" default a call answers under {RETRIEVE_DEFAULT_TOKENS} tokens",
+    )
 
     @model_validator(mode="after")
     def _seeds_or_query(self) -> RetrieveInput:

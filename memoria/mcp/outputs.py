@@ -98,9 +98,13 @@ class ContextOutput(BaseModel):
     query: str
     as_of: str | None
     budget_tokens: int
-    used_tokens: int = Field(description="tokens of `text` (the embedding model's tokenizer); never above the budget")
+    used_tokens: int = Field(description="tokens of `text` in o200k_base (GPT-4o's tokenizer); never above the budget")
     left_out: int = Field(description="candidates that did not fit in the budget")
-    items: list[dict[str, Any]] | None = Field(
-        default=None, description="format json: kind (fact, entity, episode), id, score, tokens, line, validity"
+    text: str | None = Field(
+        default=None, description="format json: the block (format text: the block is the tool's text content)"
     )
-    text: str = Field(description="ready to paste into a prompt")
+    items: list[dict[str, Any]] | None = Field(
+        default=None,
+        description="format json: per line of `text`, its kind (fact, chain, episode, entity), id, line index,"
+        " tokens and source episodes [{id, name}]",
+    )

@@ -24,10 +24,10 @@ from mcp.server.transport_security import TransportSecuritySettings
 from memoria.accounts.services import check_access
 from memoria.browse.selectors import entity_page, episode_page
 from memoria.errors import GroupNotFound
-from memoria.graph.vocabulary import GroupName, NodeId, RequestModel, input_parse
 from memoria.mcp.auth import TokenAuth, caller
 from memoria.mcp.errors import HANDLED, problem
 from memoria.mcp.tools import TOOLS, sdk_tool
+from memoria.requests.vocabulary import GroupName, NodeId, RequestModel, input_parse
 
 MCP_PATH = "/mcp"
 SERVER_NAME = "memoria"

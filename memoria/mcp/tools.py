@@ -1,9 +1,8 @@
 """The MCP tools: each checks its caller exactly as the REST view it mirrors does, then calls the same service.
 
-Every call goes the same way (`_admit`, one trip to the database thread): role and throttle first (REST's
-permission class and throttles), then the arguments through their pydantic model (one adapter to InvalidInput),
-then group access (check_access, the function REST's checks are made of); then the service. Engine errors become
-tool errors in memoria/mcp/errors.py.
+Every call goes the same way (`_admit`, one trip to the database thread): who calls, then admission's checks in
+REST's order (memoria/admission/calls.py: role, rate, arguments, group); then the service. Errors answer by the
+error table (memoria/admission/problems.py), rendered as tool errors by memoria/mcp/errors.py.
 """
 
 from __future__ import annotations
@@ -18,37 +17,36 @@ from django.contrib.auth.models import AbstractBaseUser
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
-from mcp_types import ToolAnnotations
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict
 
 from memoria.accounts.roles import Role
-from memoria.accounts.services import check_access, check_role, user_groups, user_role
-from memoria.api.throttles import INGEST, RETRIEVAL, SEARCH, throttle_count
+from memoria.accounts.services import user_groups, user_role
+from memoria.admission.calls import call_admit
+from memoria.admission.episodes import episodes_admit
+from memoria.admission.retrieval import activation_answer
+from memoria.admission.throttles import INGEST, RETRIEVAL, SEARCH
 from memoria.browse.filters import EdgeFilter
 from memoria.browse.neighbourhood import neighbourhood
 from memoria.browse.selectors import entity_page
-from memoria.context.request import ContextRequest
 from memoria.context.service import context_build
+from memoria.context.tokens import cut_to_tokens
 from memoria.curation.edit import edge_update
 from memoria.curation.inputs import edge_invalidation_parse, edge_patch_parse
 from memoria.curation.invalidate import edge_invalidate
 from memoria.curation.selectors import edge_detail
-from memoria.errors import GraphUnavailable, InvalidInput
+from memoria.errors import InvalidInput
 from memoria.graph import kinds
-from memoria.graph.asof import VIEW_FIELDS, view_moment
 from memoria.graph.selectors import group_summary, visible_groups
-from memoria.graph.vocabulary import input_parse
-from memoria.ingest.episodes import episode_input_parse
-from memoria.ingest.pipeline import episodes_add, extractors_for_settings
-from memoria.live import broadcast_events
 from memoria.mcp import inputs, outputs
 from memoria.mcp.auth import caller
 from memoria.mcp.errors import HANDLED, tool_error
 from memoria.ppr.request import PprBody
 from memoria.ppr.service import ppr_run
+from memoria.requests.moment import VIEW_FIELDS, view_moment
+from memoria.requests.vocabulary import input_parse
 from memoria.retrieval.event_types import EventType
 from memoria.retrieval.request import ActivationBody
-from memoria.retrieval.runs import activation_response, activation_run
 from memoria.search.config import SearchConfig
 from memoria.search.request import SearchParameters
 from memoria.search.service import search
@@ -63,7 +61,7 @@ class Call:
     ctx: Context
 
 
-Handler = Callable[[Call], Awaitable[BaseModel]]
+Handler = Callable[[Call], Awaitable[BaseModel | CallToolResult]]
 
 
 @dataclass(frozen=True)
@@ -81,17 +79,11 @@ class ToolSpec:
 def _admit(ctx: Context, spec: ToolSpec, arguments: dict[str, Any]) -> Call:
     """Everything before the service, in one trip to the database thread: who, role, rate, arguments, group."""
     user = caller(ctx)
-    check_role(user=user, role=spec.role)
-    if spec.throttle is not None:
-        throttle_count(scope=spec.throttle, user=user)
-    wanted = input_parse(spec.input_model, arguments)
-    group = getattr(wanted, "group", None)
-    if group is not None:
-        check_access(user=user, group=group, role=spec.role)
+    wanted = call_admit(user=user, role=spec.role, throttle=spec.throttle, model=spec.input_model, arguments=arguments)
     return Call(user, wanted, ctx)
 
 
-async def _call(spec: ToolSpec, arguments: dict[str, Any], ctx: Context) -> BaseModel:
+async def _call(spec: ToolSpec, arguments: dict[str, Any], ctx: Context) -> BaseModel | CallToolResult:
     try:
         call = await database_sync_to_async(_admit)(ctx, spec, arguments)
         return await spec.handler(call)
@@ -111,7 +103,7 @@ class _RawArguments(ArgModelBase):
 def sdk_tool(spec: ToolSpec) -> Tool:
     """The SDK's Tool for a spec: its input schema is the pydantic model's, its output schema the output model's."""
 
-    async def run(arguments: dict[str, Any], ctx: Context) -> BaseModel:
+    async def run(arguments: dict[str, Any], ctx: Context) -> BaseModel | CallToolResult:
         return await _call(spec, arguments, ctx)
 
     return Tool(
@@ -125,6 +117,32 @@ def sdk_tool(spec: ToolSpec) -> Tool:
         context_kwarg="ctx",
         annotations=ToolAnnotations(read_only_hint=spec.read_only, destructive_hint=False, open_world_hint=False),
     )
+
+
+# The parts of an answer that carry free text (names and texts can be as long as the memory let them be).
+TEXT_FIELDS = frozenset({"name", "text", "fact", "summary", "content", "source_name", "target_name"})
+NAME_TOKENS = 24
+
+
+def _cut_texts(value: Any, tokens: int) -> Any:
+    """The answer with each free text cut to `tokens` (a name to fewer): an agent pays for every token it reads."""
+    if isinstance(value, dict):
+        return {
+            key: cut_to_tokens(item, min(tokens, NAME_TOKENS) if key.endswith("name") else tokens)
+            if key in TEXT_FIELDS and isinstance(item, str)
+            else _cut_texts(item, tokens)
+            for key, item in value.items()
+        }
+    if isinstance(value, list):
+        return [_cut_texts(item, tokens) for item in value]
+    return value
+
+
+def _compact(model: BaseModel) -> CallToolResult:
+    """Structured content, and the same JSON as text without indentation (the SDK would indent it by two)."""
+    answer = model.model_dump(mode="json")
+    text = json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
+    return CallToolResult(content=[TextContent(text=text)], structured_content=answer)
 
 
 def _in_thread(function: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
@@ -160,11 +178,12 @@ def _search_config(wanted: inputs.SearchMemoryInput) -> tuple[str, SearchConfig,
     return parsed.query, config, parsed.valid_at
 
 
-async def search_memory(call: Call) -> outputs.SearchMemoryOutput:
-    def run() -> outputs.SearchMemoryOutput:
+async def search_memory(call: Call) -> CallToolResult:
+    def run() -> CallToolResult:
         query, config, valid_at = _search_config(call.wanted)
         found = search(query=query, groups=[call.wanted.group], config=config, valid_at=valid_at)
-        return outputs.SearchMemoryOutput.model_validate(found.as_dict())
+        answer = _cut_texts(found.as_dict(), call.wanted.text_tokens)
+        return _compact(outputs.SearchMemoryOutput.model_validate(answer))
 
     return await _in_thread(run)()
 
@@ -173,32 +192,8 @@ async def add_memory(call: Call) -> outputs.AddMemoryOutput:
     wanted: inputs.AddMemoryInput = call.wanted
 
     def run() -> outputs.AddMemoryOutput:
-        batch = wanted.batch()
-        where = "episode" if wanted.episode is not None else "episodes"
-        problems: list[str] = []
-        episodes = []
-        for index, episode in enumerate(batch):
-            place = where if wanted.episode is not None else f"{where}[{index}]"
-            try:
-                episodes.append(episode_input_parse(episode.model_dump(exclude_none=True), where=place))
-            except InvalidInput as error:
-                problems.extend(error.problems)
-        if problems:
-            raise InvalidInput(problems)
-        results = episodes_add(
-            group=wanted.group,
-            episodes=episodes,
-            extractors=extractors_for_settings(),
-            batch_size=len(episodes),
-            update_communities=wanted.update_communities,
-        )
-        added = sum(result.added for result in results)
-        return outputs.AddMemoryOutput(
-            group=wanted.group,
-            added=added,
-            unchanged=len(results) - added,
-            episodes=[outputs.EpisodeResult(**asdict(result)) for result in results],
-        )
+        answer = episodes_admit(group=wanted.group, given=wanted.given(), update_communities=wanted.update_communities)
+        return outputs.AddMemoryOutput.model_validate(answer)
 
     return await _in_thread(run)()
 
@@ -238,35 +233,60 @@ async def get_facts(call: Call) -> outputs.GetFactsOutput:
     return await _in_thread(read)()
 
 
-async def retrieve(call: Call) -> outputs.RetrieveOutput:
+def _strongest_paths(result: dict[str, Any], most: int) -> dict[str, Any]:
+    """The `most` strongest paths over all seeds (energy, then seed order and place), each under its seed."""
+    ranked = sorted(
+        (
+            (-path["energy"], seat, place)
+            for seat, seed in enumerate(result["seeds"])
+            for place, path in enumerate(seed["paths"])
+        )
+    )
+    kept = {(seat, place) for _, seat, place in ranked[:most]}
+    seeds = [
+        {**seed, "paths": [path for place, path in enumerate(seed["paths"]) if (seat, place) in kept]}
+        for seat, seed in enumerate(result["seeds"])
+    ]
+    return {**result, "seeds": seeds, "paths_total": len(ranked)}
+
+
+async def retrieve(call: Call) -> CallToolResult:
     wanted: inputs.RetrieveInput = call.wanted
     body = wanted.engine_request()
     if wanted.algorithm == "ppr":
         request = input_parse(PprBody, body).request()
         answer = await _in_thread(ppr_run)(request)
-        return outputs.RetrieveOutput(algorithm="ppr", result=answer.as_dict())
+        return _compact(outputs.RetrieveOutput(algorithm="ppr", result=_cut_texts(answer.as_dict(), NAME_TOKENS)))
     activation = input_parse(ActivationBody, body).request()
-    events: list[dict[str, Any]] = []
     levels = 0
-    stream = activation_run(activation, requested_by=call.user.get_username())
-    async for event in broadcast_events(activation.group, stream):  # watchers see it live, as with REST
-        events.append(event)
+
+    async def progress(event: dict[str, Any]) -> None:
+        nonlocal levels
         if event["type"] == EventType.LEVEL_EXPANDED:
             levels += 1
             await call.ctx.report_progress(levels, None, json.dumps(event, ensure_ascii=False))
-    if events[-1]["status"] == "failed":
-        raise GraphUnavailable(events[-1]["error"] or "every seed failed")
-    return outputs.RetrieveOutput(algorithm="activation", result=activation_response(events))
+
+    # Watchers see it live, as with REST.
+    answer = await activation_answer(activation, requested_by=call.user.get_username(), on_event=progress)
+    result = _strongest_paths(answer, wanted.max_paths)
+    return _compact(outputs.RetrieveOutput(algorithm="activation", result=_cut_texts(result, NAME_TOKENS)))
 
 
-async def get_context(call: Call) -> outputs.ContextOutput:
-    wanted: ContextRequest = call.wanted
+async def get_context(call: Call) -> CallToolResult:
+    """What the model reads is the text content: the block itself by default, or compact JSON (no indentation, the
+    text once, items pointing at its lines); the structured content carries the same without the block twice."""
+    wanted: inputs.GetContextInput = call.wanted
 
-    def run() -> outputs.ContextOutput:
+    def run() -> CallToolResult:
         block = context_build(
             group=wanted.group, query=wanted.query, budget_tokens=wanted.budget_tokens, as_of=wanted.as_of
         )
-        return outputs.ContextOutput(**block.as_dict(form=wanted.format))
+        answer = block.as_dict(form=wanted.format)
+        if wanted.format == "text":
+            counts = {name: value for name, value in answer.items() if name != "text"}
+            return CallToolResult(content=[TextContent(text=block.text)], structured_content=counts)
+        compact = json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
+        return CallToolResult(content=[TextContent(text=compact)], structured_content=answer)
 
     return await _in_thread(run)()
 
@@ -329,10 +349,12 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
     ToolSpec(
         "get_context",
-        "Get a compact context block about a query, ready to paste into a prompt: the facts that hold now (or at"
-        " `as_of`) with their validity dates, short summaries of the entities involved, and the most relevant"
-        " episodes, best first, never longer than `budget_tokens`. Use it before answering from memory.",
-        ContextRequest,
+        "Get a compact context block about a query, ready to paste into a prompt, never longer than"
+        " `budget_tokens` (GPT-4o tokens): the most relevant episodes with their dates and the facts drawn from"
+        " them, facts that hold now (or at `as_of`), chains of connected facts, and entity summaries that add to"
+        " them; one line per piece of memory. Answers the text by default; `format: json` adds an item per line"
+        " naming its source episodes, for citing. Use it before answering from memory.",
+        inputs.GetContextInput,
         outputs.ContextOutput,
         get_context,
         throttle=SEARCH,

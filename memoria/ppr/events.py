@@ -16,11 +16,11 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from memoria.graph.asof import AsOfInput
-from memoria.graphindex.cache import ProjectionCache
 from memoria.observability import retrieval_id_events
 from memoria.ppr.request import PprRequest
 from memoria.ppr.service import ScoredNode, ppr_run
+from memoria.projection.cache import ProjectionCache
+from memoria.requests.moment import AsOfInput
 from memoria.retrieval.budget import server_limits
 from memoria.retrieval.event_types import Algorithm, PprFinished, PprIteration, RetrievalFinished, RetrievalStarted
 

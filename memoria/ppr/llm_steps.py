@@ -12,14 +12,14 @@ from typing import ClassVar
 
 from memoria.errors import InvalidInput, LlmInvalidAnswer
 from memoria.graph import kinds
-from memoria.graph.vocabulary import input_parse
-from memoria.graphindex.projection import MENTION_ROLES
 from memoria.llm.client import MAX_SHOWN_PROBLEMS, ChatClient, chat_client
 from memoria.llm.modes import StepMode
 from memoria.llm.prompts import filter_facts as filter_prompt
 from memoria.llm.prompts import relation_betas as betas_prompt
 from memoria.ppr.relation_seeds import FACTS_KEPT, ScoredFact
 from memoria.ppr.relations import CATEGORY_DESCRIPTIONS, ENTITY_ENTITY, ENTITY_PASSAGE, BetasInput, RelationBetas
+from memoria.projection.projection import MENTION_ROLES
+from memoria.requests.vocabulary import input_parse
 
 
 class LlmBetaManager:

@@ -32,9 +32,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from memoria.graphindex.transition import TransitionGraph
+from memoria.projection.transition import DEFAULT_DAMPING, TransitionGraph
 
-DEFAULT_DAMPING = 0.5
 DEFAULT_TOLERANCE = 1e-6
 DEFAULT_MAX_ITERATIONS = 100
 # Multiply only the frontier's rows while they hold at most this share of all transitions.

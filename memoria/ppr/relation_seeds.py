@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import ClassVar, Protocol
 
 from memoria.graph.asof import EVERY_FACT, AsOf
-from memoria.graphindex.projection import Projection, mention_counts
 from memoria.llm.modes import StepMode
+from memoria.projection.projection import Projection, mention_counts
 from memoria.search.config import ScopeConfig, SearchConfig, SearchMethod
 from memoria.search.service import search
 

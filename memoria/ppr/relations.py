@@ -4,7 +4,7 @@ Two families, each normalised to sum 1: entity–entity facts (the five relation
 categories) and entity–passage links (how central an entity is to an episode
 that mentions it). An edge's weight is multiplied by its category's β; an edge
 of no known category takes its family's average, and SYNONYMY weighs as
-ATTRIBUTION (memoria.graphindex.projection reads it so).
+ATTRIBUTION (memoria.projection.projection reads it so).
 
 Where β comes from: the caller, the LLM manager (memoria.ppr.llm_steps) when one is configured, or the
 offline manager — the query's cosine to
@@ -28,9 +28,9 @@ import numpy as np
 from pydantic import AfterValidator, Field, WithJsonSchema
 
 from memoria.graph import kinds
-from memoria.graph.vocabulary import RequestModel, problems_raise
-from memoria.graphindex.projection import MENTION_ROLES, MENTIONS_LINK, NO_CATEGORY, Projection
 from memoria.llm.modes import StepMode
+from memoria.projection.projection import MENTION_ROLES, MENTIONS_LINK, NO_CATEGORY, Projection
+from memoria.requests.vocabulary import RequestModel, problems_raise
 
 ENTITY_ENTITY = "entity_entity"
 ENTITY_PASSAGE = "entity_passage"

@@ -14,11 +14,12 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator, Field, field_validator, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
-from memoria.graph.asof import AsOf, AsOfInput
-from memoria.graph.vocabulary import Flag, GroupName, ListOf, NodeId, QueryText, RequestModel, problems_raise
+from memoria.graph.asof import AsOf
 from memoria.llm.modes import STEP_MODES, StepMode
-from memoria.ppr.pagerank import DEFAULT_DAMPING
 from memoria.ppr.relations import BetasInput, RelationBetas
+from memoria.projection.transition import DEFAULT_DAMPING
+from memoria.requests.moment import AsOfInput
+from memoria.requests.vocabulary import Flag, GroupName, ListOf, NodeId, QueryText, RequestModel, problems_raise
 from memoria.retrieval.budget import BudgetLimits, PprBudgetInput, budget_limits
 from memoria.retrieval.event_types import Algorithm
 

@@ -22,10 +22,8 @@ from django.conf import settings
 
 from memoria.errors import InvalidInput
 from memoria.graph import kinds
-from memoria.graph.asof import AsOf, AsOfInput
+from memoria.graph.asof import AsOf
 from memoria.graph.versions import GroupVersion
-from memoria.graphindex.cache import STALE, Freshness, ProjectionCache, projection_cache
-from memoria.graphindex.projection import Projection
 from memoria.linking.lexicon import group_lexicon
 from memoria.llm.modes import StepMode
 from memoria.ppr.pagerank import CONJUGATE_GRADIENT, DEFAULT_TOLERANCE, POWER, PprResult, personalized_pagerank
@@ -33,13 +31,15 @@ from memoria.ppr.relation_seeds import ScoredFact, SeedOptions, relation_seeds
 from memoria.ppr.relations import RelationBetas
 from memoria.ppr.request import PprRequest, SeedWeight
 from memoria.ppr.steps import RelationSteps, relation_steps_for
+from memoria.projection.cache import STALE, Freshness, ProjectionCache, projection_cache
+from memoria.projection.projection import Projection
+from memoria.requests.moment import AsOfInput
 from memoria.retrieval.budget import STATUS as BUDGET_EXHAUSTED
 from memoria.retrieval.budget import BudgetExhausted, RetrievalBudget, server_limits
 from memoria.retrieval.event_types import Algorithm
 from memoria.search.service import search_seeds
 
 SEARCH_SEEDS = 5  # entities taken from hybrid search when the caller gives a query
-DEFAULT_THREADS = 1  # MEMORIA_PPR_THREADS=2 splits whole-graph multiplies over two cores (docs/ppr.md)
 
 CALLER = "caller"
 SEARCH = "search"
@@ -247,7 +247,7 @@ def _walked(
     walk = projection.walk(
         directed=request.directed, mentions=request.mentions, multipliers=multipliers, counting=counting
     )
-    threads = int(getattr(settings, "MEMORIA_PPR_THREADS", DEFAULT_THREADS))
+    threads = int(settings.MEMORIA_PPR_THREADS)
     stopped_at: list[tuple[int, float, np.ndarray]] = []
 
     def hook(iteration: int, bound: float, scores: Callable[[], np.ndarray]) -> None:

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from memoria.readmodel.name_index import NameIndex
 from memoria.readmodel.scopes import Item, ItemPage, ScopeSpec
 from memoria.readmodel.text_index import TextIndex
 from memoria.readmodel.vector_index import VectorIndex
@@ -24,6 +25,8 @@ class ScopeView:
         self.items: dict[str, Item] = {}
         self.text = TextIndex(spec.text_fields)
         self.vectors = VectorIndex(dimensions)
+        # Names by their words, for search-as-you-type's prefixes: node scopes only (a fact's name is its relation).
+        self.names = None if spec.is_fact else NameIndex()
         self._by_node: dict[str, set[str]] = defaultdict(set)  # facts: node id → ids of facts touching it
         self._text_bytes = 0
 
@@ -33,7 +36,8 @@ class ScopeView:
     @property
     def nbytes(self) -> int:
         texts = (TEXT_INDEX_FACTOR + 1) * self._text_bytes + INDEX_OVERHEAD_BYTES
-        return self.vectors.nbytes + texts + ITEM_OVERHEAD_BYTES * len(self.items)
+        names = self.names.nbytes if self.names is not None else 0
+        return self.vectors.nbytes + texts + names + ITEM_OVERHEAD_BYTES * len(self.items)
 
     def put(self, pages: Iterable[ItemPage]) -> int:
         """Add or replace items, page by page as they stream in; searchable after `commit`. A build (an empty
@@ -46,6 +50,8 @@ class ScopeView:
                 self._forget(item.id)
                 self.items[item.id] = item
                 self._text_bytes += item.text_bytes
+                if self.names is not None:
+                    self.names.put(item.id, item.name)
                 if item.source is not None and item.target is not None:
                     self._by_node[item.source].add(item.id)
                     self._by_node[item.target].add(item.id)
@@ -86,6 +92,8 @@ class ScopeView:
         if old is None:
             return
         self._text_bytes -= old.text_bytes
+        if self.names is not None:
+            self.names.remove(item_id, old.name)
         self.vectors.remove(item_id)
         for node in (old.source, old.target):
             if node is not None:

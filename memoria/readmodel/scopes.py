@@ -2,7 +2,7 @@
 
 Every read names the group, so its cost is the group's size, never the
 server's. Items come back as a few long columns per page (the style
-memoria/graphindex/projection.py measured five times faster than one record
+memoria/projection/projection.py measured five times faster than one record
 per item on ArcadeDB), pages named by explicit node-id lists.
 """
 

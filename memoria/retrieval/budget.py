@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 from django.conf import settings
 from pydantic import Field, model_validator
 
-from memoria.graph.vocabulary import Number, RequestModel, WholeNumber, problems_raise
+from memoria.requests.vocabulary import Number, RequestModel, WholeNumber, problems_raise
 
 TIME = "time"
 ROWS = "rows"

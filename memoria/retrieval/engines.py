@@ -25,8 +25,8 @@ from neo4j import exceptions as neo4j_errors
 from memoria.errors import GraphUnavailable, MemoriaError
 from memoria.graph.driver import async_driver_for_work
 from memoria.graph.versions import group_version_read_async
-from memoria.graphindex.cache import Freshness, ProjectionCache, projection_cache, request_wait_seconds
-from memoria.graphindex.projection import Projection
+from memoria.projection.cache import Freshness, ProjectionCache, projection_cache, request_wait_seconds
+from memoria.projection.projection import Projection
 from memoria.retrieval.budget import RetrievalBudget
 
 logger = logging.getLogger(__name__)

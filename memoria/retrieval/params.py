@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field
 
-from memoria.graph.vocabulary import Number, RequestModel, WholeNumber
+from memoria.requests.vocabulary import Number, RequestModel, WholeNumber
 
 MAX_SEEDS = 5
 

@@ -12,9 +12,10 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Field, field_validator, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
-from memoria.graph.asof import AsOf, AsOfInput
+from memoria.graph.asof import AsOf
 from memoria.graph.rules import MAX_TAGS
-from memoria.graph.vocabulary import (
+from memoria.requests.moment import AsOfInput
+from memoria.requests.vocabulary import (
     Flag,
     GroupName,
     ListOf,

@@ -10,8 +10,8 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
-from memoria.graph.asof import AsOfInput
 from memoria.observability import retrieval_id_events
+from memoria.requests.moment import AsOfInput
 from memoria.retrieval.activation import Seed, activation_events
 from memoria.retrieval.budget import RetrievalBudget, server_limits
 from memoria.retrieval.engines import EngineChoice, default_engine, engine_events

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from memoria.graph.asof import EVERY_FACT, AsOf
-from memoria.graphindex.incidence import FactIncidence
-from memoria.graphindex.projection import MomentMask, Projection
+from memoria.projection.incidence import FactIncidence
+from memoria.projection.projection import MomentMask, Projection
 from memoria.retrieval.energy import MISSING_WEIGHT, floored_jaccard, sqrt_degree
 from memoria.retrieval.levels import LevelQuery, LevelRead, LevelRow, SeedNode
 from memoria.retrieval.selection import Candidate

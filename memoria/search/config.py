@@ -15,15 +15,15 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from memoria.errors import InvalidInput
-from memoria.graph.vocabulary import QueryText, validation_problems
-from memoria.ppr.pagerank import DEFAULT_DAMPING
+from memoria.projection.transition import DEFAULT_DAMPING
+from memoria.requests.vocabulary import QueryText, validation_problems
 
 
 class SearchMethod(enum.StrEnum):
     BM25 = "bm25"
     COSINE = "cosine"
     BFS = "bfs"
-    PPR = "ppr"  # episodes only: PageRank from the entities the query names (memoria.search.graph_method)
+    PPR = "ppr"  # episodes only: PageRank from the entities the query names (its runner: memoria.ppr.search_walk)
 
 
 class Reranker(enum.StrEnum):
@@ -55,6 +55,10 @@ SCOPE_RERANKERS: dict[Scope, tuple[Reranker, ...]] = {
     Scope.EPISODES: _TEXT_RERANKERS,
     Scope.COMMUNITIES: _TEXT_RERANKERS,
 }
+
+# Methods that walk the graph from what the query names (memoria.search.walks): their runners are registered by
+# the package that owns the walk, and their candidates are fused after the text methods' ranking (service.py).
+WALK_METHODS = frozenset({SearchMethod.PPR})
 
 # Scopes whose items sit on the entity graph, so a graph_weight can blend their connectivity.
 GRAPH_SCOPES = (Scope.FACTS, Scope.ENTITIES)
@@ -159,7 +163,7 @@ def scope_problems(scope: Scope, config: ScopeConfig) -> list[str]:
         problems.append(f"{where}.graph_weight: must be a number in [0, 1]")
     elif not 0.0 <= weight <= 1.0:
         problems.append(f"{where}.graph_weight: {weight} is outside [0, 1]")
-    elif weight > 0 and scope not in GRAPH_SCOPES and SearchMethod.PPR not in config.methods:
+    elif weight > 0 and scope not in GRAPH_SCOPES and not walks_in(config):
         problems.append(f"{where}.graph_weight: only facts and entities have graph connectivity (episodes: with ppr)")
     damping = config.ppr_damping
     if isinstance(damping, bool) or not isinstance(damping, int | float) or not 0.0 < damping < 1.0:
@@ -169,11 +173,16 @@ def scope_problems(scope: Scope, config: ScopeConfig) -> list[str]:
         problems.append(f"{where}.ppr_seed_share: must be a number in (0, 1], or none for every linked entity")
     elif share is not None and SearchMethod.PPR not in config.methods:
         problems.append(f"{where}.ppr_seed_share: only used by the ppr method (episodes)")
-    if SearchMethod.PPR in config.methods and config.reranker is not Reranker.RRF:
+    if walks_in(config) and config.reranker is not Reranker.RRF:
         problems.append(f"{where}.reranker: with ppr the text methods are fused by rrf (other rerankers: not yet)")
     if config.reranker is Reranker.NODE_DISTANCE and not config.center_node_id:
         problems.append(f"{where}.center_node_id: node_distance needs a center node id")
     return problems
+
+
+def walks_in(config: ScopeConfig) -> bool:
+    """Whether the scope's methods include a walk (WALK_METHODS)."""
+    return not WALK_METHODS.isdisjoint(config.methods)
 
 
 _QUERY = TypeAdapter(QueryText)

@@ -15,7 +15,7 @@ from memoria.search.config import DEFAULT_LIMIT, Reranker, Scope, ScopeConfig, S
 from memoria.search.config import SearchMethod as M
 
 HYBRID = (M.BM25, M.COSINE)
-# Cosine fused with PPR from the query's linked entities (memoria.search.graph_method). Both constants were chosen
+# Cosine fused with PPR from the query's linked entities (memoria.ppr.search_walk). Both constants were chosen
 # by 5-fold cross-validation on the shared MuSiQue questions (docs/evaluation.md, "Graph fusion").
 GRAPH_FUSION_WEIGHT = 0.75
 GRAPH_FUSION_DAMPING = 0.9

@@ -16,7 +16,7 @@ from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, model_v
 from pydantic.json_schema import SkipJsonSchema
 
 from memoria.errors import InvalidInput
-from memoria.graph.vocabulary import (
+from memoria.requests.vocabulary import (
     GroupName,
     ListOf,
     NodeId,

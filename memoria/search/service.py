@@ -24,6 +24,7 @@ from memoria.observability import in_context
 from memoria.readmodel.cache import ViewTooLarge
 from memoria.search import connectivity, methods, rerankers, view_methods
 from memoria.search.config import (
+    WALK_METHODS,
     Reranker,
     Scope,
     ScopeConfig,
@@ -31,9 +32,11 @@ from memoria.search.config import (
     SearchMethod,
     parse_query,
     search_config_check,
+    walks_in,
 )
 from memoria.search.methods import Candidate
 from memoria.search.recipes import recipe
+from memoria.search.walks import WalkRequest, walk_run
 
 # Each method is asked for twice the results wanted, so fusion has something to choose from (as Graphiti does).
 METHOD_DEPTH = 2
@@ -144,11 +147,8 @@ def checked_valid_at(valid_at: datetime | str | None, *, where: str = "valid_at"
 
 def _run_method(scope: Scope, method: SearchMethod, config: ScopeConfig, request: _Request) -> list[Candidate]:
     limit = METHOD_DEPTH * config.limit
-    if method is SearchMethod.PPR:
-        # Imported here: PPR's own seeding searches (memoria.ppr.service imports this module).
-        from memoria.search.graph_method import ppr_episodes
-
-        return ppr_episodes(
+    if method in WALK_METHODS:
+        walk = WalkRequest(
             group=request.group,
             query=request.query,
             limit=limit,
@@ -160,6 +160,7 @@ def _run_method(scope: Scope, method: SearchMethod, config: ScopeConfig, request
                 scope.value, ids=ids, groups=[request.group], report=request.views
             ),
         )
+        return walk_run(method, walk)
     if request.engine is not Engine.CYPHER and not request.fallbacks:
         try:
             return _run_view_method(scope, method, config, request, limit)
@@ -274,8 +275,8 @@ def _rerank(
     found: dict[SearchMethod, list[Candidate]],
     candidates: dict[str, Candidate],
 ) -> rerankers.Ranked:
-    if SearchMethod.PPR in found:
-        return _text_then_graph(found)
+    if not WALK_METHODS.isdisjoint(found):
+        return _text_then_walk(found)
     fused = rerankers.rrf([[candidate.id for candidate in ranked] for ranked in found.values()])
     order = [item for item, _ in fused]
     if config.reranker is Reranker.RRF:
@@ -304,29 +305,40 @@ def _rerank(
     return rerankers.by_mentions(order, mentions)
 
 
-def _text_then_graph(found: dict[SearchMethod, list[Candidate]]) -> rerankers.Ranked:
-    """With ppr among the methods: the text methods' ranking (one method's own scores, so cosine stays a cosine;
-    several fused by RRF), then the episodes only PPR found, at the text ranking's lowest score, in PPR's order.
-    The graph's share is blended in afterwards (`_blend_ppr`); alone, ppr ranks by its own score."""
-    text = [ranked for method, ranked in found.items() if method is not SearchMethod.PPR]
+def _walked(found: dict[SearchMethod, list[Candidate]]) -> list[Candidate]:
+    """The walk methods' candidates, in the config's order (an id the first walk found keeps its place)."""
+    seen: dict[str, Candidate] = {}
+    for method, ranked in found.items():
+        if method in WALK_METHODS:
+            for candidate in ranked:
+                seen.setdefault(candidate.id, candidate)
+    return list(seen.values())
+
+
+def _text_then_walk(found: dict[SearchMethod, list[Candidate]]) -> rerankers.Ranked:
+    """With a walk among the methods: the text methods' ranking (one method's own scores, so cosine stays a cosine;
+    several fused by RRF), then the items only the walk found, at the text ranking's lowest score, in the walk's
+    order. The walk's share is blended in afterwards (`_blend_walk`); alone, a walk ranks by its own score."""
+    text = [ranked for method, ranked in found.items() if method not in WALK_METHODS]
+    walked = _walked(found)
     if not text:
-        return [(candidate.id, candidate.score) for candidate in found[SearchMethod.PPR]]
+        return [(candidate.id, candidate.score) for candidate in walked]
     if len(text) == 1:
         ranked = [(candidate.id, candidate.score) for candidate in text[0]]
     else:
         ranked = rerankers.rrf([[candidate.id for candidate in listed] for listed in text])
     seen = {item for item, _ in ranked}
     floor = min((score for _, score in ranked), default=0.0)
-    return ranked + [(c.id, floor) for c in found[SearchMethod.PPR] if c.id not in seen]
+    return ranked + [(c.id, floor) for c in walked if c.id not in seen]
 
 
-def _blend_ppr(
+def _blend_walk(
     ranked: rerankers.Ranked, found: dict[SearchMethod, list[Candidate]], *, weight: float
 ) -> rerankers.Ranked:
-    """(1 − w)·text + w·PPR, the PPR score over the best one's (0 for episodes PPR did not find)."""
-    ppr = {candidate.id: candidate.score for candidate in found.get(SearchMethod.PPR, [])}
-    best = max(ppr.values(), default=0.0)
-    graph = {item: (ppr.get(item, 0.0) / best if best > 0 else 0.0) for item, _ in ranked}
+    """(1 − w)·text + w·walk, the walk's score over its best one's (0 for items the walk did not find)."""
+    walk = {candidate.id: candidate.score for candidate in _walked(found)}
+    best = max(walk.values(), default=0.0)
+    graph = {item: (walk.get(item, 0.0) / best if best > 0 else 0.0) for item, _ in ranked}
     return connectivity.blend(ranked, graph, graph_weight=weight)
 
 
@@ -373,8 +385,8 @@ def _finish_scope(
                 candidates[candidate.id] = candidate
             scores.setdefault(candidate.id, {})[method.value] = candidate.score
     ranked = _rerank(scope, config, request, found, candidates) if candidates else []
-    if config.graph_weight > 0 and ranked and SearchMethod.PPR in found:
-        ranked = _blend_ppr(ranked, found, weight=config.graph_weight)
+    if config.graph_weight > 0 and ranked and not WALK_METHODS.isdisjoint(found):
+        ranked = _blend_walk(ranked, found, weight=config.graph_weight)
     elif config.graph_weight > 0 and ranked:
         ranked = _blend_graph(scope, config, request, ranked, candidates, scores)
     hits = []
@@ -482,17 +494,18 @@ def _merged(answers: list[SearchResults], scoped: dict[Scope, ScopeConfig]) -> S
 def _search_group(request: _Request, scoped: dict[Scope, ScopeConfig]) -> SearchResults:
     """One group's search: its scopes' methods run side by side on the shared pool."""
     indexed = {SearchMethod.BM25, SearchMethod.COSINE}
-    walks = any(SearchMethod.PPR in scope_config.methods for scope_config in scoped.values())
+    walks = any(walks_in(scope_config) for scope_config in scoped.values())
     if walks and request.engine is not Engine.CYPHER:
         # One read of the group's stamps serves the views' catch-up and the walk's projection (its version is
         # their sum), where each made a round trip of its own.
         request = replace(request, stamps=group_stamps(group=request.group))
     running: dict[Scope, dict[SearchMethod, concurrent.futures.Future]] = {scope: {} for scope in scoped}
-    # The walk reads no view and is the longest method: it starts while the views catch up (the texts of the
+    # A walk reads no view and is the longest method: it starts while the views catch up (the texts of the
     # episodes it finds come from a view only if that view is caught up by then, else from the server).
     for scope, scope_config in scoped.items():
-        if SearchMethod.PPR in scope_config.methods:
-            running[scope][SearchMethod.PPR] = _run_on_pool(_run_method, scope, SearchMethod.PPR, scope_config, request)
+        for method in scope_config.methods:
+            if method in WALK_METHODS:
+                running[scope][method] = _run_on_pool(_run_method, scope, method, scope_config, request)
     _views_prepare(request, [scope for scope, scope_config in scoped.items() if indexed & set(scope_config.methods)])
     # A task only ever waits for tasks submitted before it, so the shared pool's FIFO queue cannot deadlock.
     start = _run_here if _reads_views_only(request, scoped) else _run_on_pool

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from memoria.graph.vocabulary import GroupName, RequestModel
+from memoria.requests.vocabulary import GroupName, RequestModel
 
 MAX_SUGGESTIONS = 20
 MAX_TYPED_CHARS = 200

@@ -8,7 +8,7 @@ import json
 import pytest
 from rest_framework.test import APIClient
 
-from tests.graphindex.graphs import random_memory, store
+from tests.projection.graphs import random_memory, store
 
 ENDPOINTS = {"activation": "/api/retrieval/activation", "ppr": "/api/retrieval/ppr"}
 BAD = [

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from memoria.context.tokens import token_count
 from tests.search.memory import node_id, search_memory_group
 
 URL = "/api/context"
@@ -17,13 +18,14 @@ def memory(graph_server: object) -> Iterator[str]:
         yield group
 
 
-def test_a_viewer_gets_items_with_ids_and_scores_and_the_text(client_for, memory: str) -> None:
+def test_a_viewer_gets_the_text_and_items_naming_their_episodes(client_for, memory: str) -> None:
     client = client_for("viewer", [memory])
     response = client.post(URL, {"group": memory, "query": "safety gloves in Lyon", "budget_tokens": 400}, "json")
     assert response.status_code == 200, response.json()
     body = response.json()
-    assert body["used_tokens"] <= 400 and body["text"].startswith("Memory (facts that hold now):")
-    assert all({"kind", "id", "score", "tokens", "line"} <= set(item) for item in body["items"])
+    assert body["used_tokens"] == token_count(body["text"]) <= 400
+    assert body["text"].startswith("Memory (what holds now):")
+    assert all({"kind", "id", "tokens", "line", "episodes"} <= set(item) for item in body["items"])
     assert node_id(memory, "stocks") in {item["id"] for item in body["items"]}
 
     wanted = {"group": memory, "query": "safety gloves in Lyon", "budget_tokens": 400, "format": "text"}

@@ -7,7 +7,7 @@ from rest_framework.test import APIClient
 
 from memoria.graph.versions import group_version
 from tests.conftest import count_group
-from tests.interchange.test_index_service import chain, nodes
+from tests.graphindex.test_service import chain, nodes
 
 MAY = "2025-05-01T00:00:00Z"
 
@@ -194,4 +194,4 @@ def test_unknown_nodes_are_404(client_for, group: str) -> None:
     nodes(group, "a")
     viewer = client_for("viewer", [group])
     assert viewer.get(f"{base(group)}/nodes/{group}-nope/traverse").status_code == 404
-    assert viewer.get(f"{base(group)}/edges/exists", {"source": "x"}).json()["detail"] == "target: required"
+    assert viewer.get(f"{base(group)}/edges/exists", {"source": "x"}).json()["detail"] == "target: is required"

@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 from memoria import embeddings
 from memoria.embeddings import embedder
 from memoria.graph.rules import derived_edge_id
-from memoria.interchange.reindex import group_reindex, reindex_backlog
+from memoria.reindex import group_reindex, reindex_backlog
 from memoria.search.methods import communities_cosine, entities_cosine, episodes_cosine, facts_cosine
 from tests.conftest import count_group
 from tests.interchange.test_import_export import sample

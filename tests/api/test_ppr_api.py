@@ -9,9 +9,9 @@ from rest_framework.test import APIClient
 
 from memoria.api.errors import exception_handler
 from memoria.errors import ProjectionLoading
-from memoria.graphindex.cache import projection_cache
+from memoria.projection.cache import projection_cache
 from tests.conftest import count_group
-from tests.graphindex.graphs import random_memory, store
+from tests.projection.graphs import random_memory, store
 
 
 def run(client: APIClient, body: object):
@@ -179,4 +179,5 @@ def test_a_projection_still_loading_answers_503_with_retry_after() -> None:
     assert response.data == {
         "detail": "the graph projection of group 'g' is loading, 40% done",
         "code": "projection_loading",
+        "retry_after": 5,
     }

@@ -9,13 +9,13 @@ from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from memoria.graph.asof import EVERY_FACT, AsOf
-from memoria.graphindex.cache import ProjectionCache
 from memoria.interchange.exporter import graph_document_export
-from memoria.interchange.reindex import group_reindex
+from memoria.projection.cache import ProjectionCache
+from memoria.reindex import group_reindex
 from memoria.retrieval.params import ActivationParams
 from memoria.retrieval.query_tags import forget_group_vocabulary
 from memoria.retrieval.reference import EdgeData, ReferenceGraph
-from tests.graphindex.test_cache import GatedLoader
+from tests.projection.test_cache import GatedLoader
 
 
 def run(client: APIClient, body: object):

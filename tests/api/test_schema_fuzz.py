@@ -117,25 +117,27 @@ CROSS_FIELD_OPERATIONS = {
     ("POST", "/api/groups/{group}/jobs/import"),
 }
 # Saved views: a name must hold a non-space character and a state only the graph page's URL keys; an episode's
-# content must hold a non-space character and its name no control character: rules the schema's lengths do not
-# express.
+# content must hold a non-space character and its name no control character; a relation asked about (an edge's
+# existence, its removal) passes the import format's character rules, as a stored one did: rules the schema's
+# lengths do not express.
 RULED_TEXT_OPERATIONS = {
     ("POST", "/api/groups/{group}/episodes"),
     ("POST", "/api/groups/{group}/views"),
     ("PATCH", "/api/groups/{group}/views/{view_id}"),
+    ("GET", "/api/graph/{group}/edges/exists"),
+    ("DELETE", "/api/graph/{group}/edges"),
 }
 UNDESCRIBED_INPUT = FREE_FORM_BODY_OPERATIONS | CROSS_FIELD_OPERATIONS | RULED_TEXT_OPERATIONS
 
 
-@schema.hook
-def map_path_parameters(context: schemathesis.HookContext, path_parameters: dict[str, Any]) -> dict[str, Any]:
+def _real_item_ids(path_parameters: dict[str, Any] | None) -> None:
+    """Most of the time, a path id becomes one of the group's stored ids (picked by a hash of the drawn one)."""
     for name, kind in ITEM_PARAMETERS.items():
         value = (path_parameters or {}).get(name)
         if isinstance(value, str) and STORED_IDS_BY_KIND.get(kind):
             real = STORED_IDS_BY_KIND[kind]
             pick = zlib.crc32(value.encode("utf-8", "surrogatepass")) % (len(real) + 1)
             path_parameters[name] = real[pick] if pick < len(real) else value
-    return path_parameters
 
 
 def _valid_bodies() -> dict[tuple[str, str], Any]:
@@ -179,10 +181,12 @@ def _valid_bodies() -> dict[tuple[str, str], Any]:
 
 @schema.hook
 def map_case(context: schemathesis.HookContext, case: schemathesis.Case) -> schemathesis.Case:
-    """Half the positive cases of a free-form write carry a well-formed body instead (picked by a hash, so the
-    choice is as reproducible as the generated body)."""
+    """Positive cases name the group's real items in their path most of the time, and half the positive cases of a
+    free-form write carry a well-formed body instead (picked by a hash, so the choice is as reproducible as the
+    generated body). Negative cases keep what was drawn: a path id made to break its pattern must stay broken."""
     if not STORED_IDS_BY_KIND or case.meta is None or case.meta.generation.mode != GenerationMode.POSITIVE:
         return case
+    _real_item_ids(case.path_parameters)
     valid = _valid_bodies().get((case.method, case.path))
     drawn = json.dumps(case.body, sort_keys=True, default=str).encode()
     if valid is not None and zlib.crc32(drawn) % 2 == 0:

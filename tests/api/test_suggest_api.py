@@ -51,6 +51,30 @@ def test_limit_and_a_half_typed_word(client_for, memory) -> None:
     assert client.get("/api/search/suggest", {"q": "   ", "group": group}).json()["suggestions"] == []
 
 
+def names(client, group: str, text: str) -> list[str]:
+    answer = client.get("/api/search/suggest", {"q": text, "group": group}).json()
+    return [item["name"] for item in answer["suggestions"]]
+
+
+def test_typed_letters_narrow_to_names_and_nonsense_finds_nothing(client_for, memory) -> None:
+    """Before (issue 32): "Lyo" and "supp" listed whatever their embeddings landed near, and nonsense got eight
+    confident suggestions. Now names holding words that start with the typed ones come first, whole words before
+    prefixes, then names starting with the text; below the relevance floor nothing is listed."""
+    group, _ = memory
+    client = client_for("viewer", [group])
+    for typed in ("Ly", "Lyo"):
+        assert names(client, group, typed)[:2] == ["Lyons cycle count log", "Warehouse Lyon"], typed
+    for typed in ("Lyon", "lyon "):  # the whole word before a word it starts
+        assert names(client, group, typed)[:2] == ["Warehouse Lyon", "Lyons cycle count log"], typed
+    assert names(client, group, "wareh ly")[0] == "Warehouse Lyon"
+    assert names(client, group, "Nordb")[0] == "Nordbalt Metals ASN feed"  # starts with the text
+    assert set(names(client, group, "Nordb")[1:3]) == {SAME_NAME}
+    assert "Prefers service level 97% over lower holding cost" not in names(client, group, "supp")
+    assert names(client, group, "distribution centre") == ["Warehouse Lyon"]  # a summary's words, by BM25
+    assert names(client, group, "zzqxv") == []
+    assert names(client, group, "qwv plmk") == []
+
+
 @pytest.mark.parametrize(
     ("params", "problem"),
     [

@@ -11,7 +11,7 @@ from django.core.management import call_command
 
 from memoria.bench.activation import bench_group
 from memoria.graph import driver
-from memoria.graphindex.cache import projection_cache
+from memoria.projection.cache import projection_cache
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import pytest
 from memoria.browse.filters import EdgeFilter
 from memoria.browse.neighbourhood import neighbourhood, subgraph
 from memoria.errors import InvalidInput, NodeNotFound
-from memoria.graph.asof import AsOfInput
+from memoria.requests.moment import AsOfInput
 from tests.browse.graphs import small_memory
 
 

@@ -12,7 +12,7 @@ from memoria.browse.filters import EdgeFilter
 from memoria.browse.paths import PathMode, PathQuery, path_find, shortest_path, strongest_path
 from memoria.errors import InvalidInput, NodeNotFound
 from memoria.graph import driver
-from memoria.graph.asof import AsOfInput
+from memoria.requests.moment import AsOfInput
 from tests.browse.graphs import entity, fact, load
 
 #   A ─0.3─ B ─0.3─ D          shortest A→D: two hops; A-F-D (0.25) is stronger than A-B-D (0.09)

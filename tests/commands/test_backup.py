@@ -24,7 +24,7 @@ from memoria.curation.models import AuditEntry
 from memoria.curation.undo import audit_entry_undo
 from memoria.graph import driver
 from memoria.graph.versions import group_version
-from memoria.interchange.reindex import group_reindex
+from memoria.reindex import group_reindex
 from tests.conftest import count_group
 from tests.curation.memory import edge_id, node_id, store_curation_memory
 

@@ -17,10 +17,10 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from memoria.graph import driver
+from memoria.graphindex.maig import HEADER, MAGIC, MaigEdge, maig_encode
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.exporter import graph_document_export
 from memoria.interchange.importer import graph_document_import
-from memoria.interchange.maig import HEADER, MAGIC, MaigEdge, maig_encode
 from memoria.interchange.records import MAX_EDGE_EPISODES, MAX_PROPERTIES
 from tests.conftest import count_group
 from tests.interchange.test_import_export import sample

@@ -12,7 +12,7 @@ from django.core.management import call_command
 
 from memoria import embeddings
 from memoria.embeddings import embedder
-from memoria.interchange.reindex import reindex_backlog
+from memoria.reindex import reindex_backlog
 from memoria.search.methods import entities_cosine
 from tests.conftest import count_group
 from tests.interchange.test_import_export import sample

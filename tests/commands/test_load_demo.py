@@ -9,7 +9,7 @@ from django.core.management import CommandError, call_command
 
 from memoria.datasets.demo import demo_document
 from memoria.embeddings import embedder
-from memoria.interchange.reindex import reindex_backlog
+from memoria.reindex import reindex_backlog
 from memoria.search.methods import facts_cosine
 
 

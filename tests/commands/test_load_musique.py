@@ -8,7 +8,7 @@ from pathlib import Path
 from django.core.management import call_command
 
 from memoria.embeddings import embedder
-from memoria.interchange.reindex import reindex_backlog
+from memoria.reindex import reindex_backlog
 from memoria.search.methods import episodes_cosine
 from tests.datasets.test_musique import CORPUS, write_dataset
 

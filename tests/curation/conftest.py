@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memoria.interchange.reindex import group_reindex
+from memoria.reindex import group_reindex
 from tests.curation.memory import store_curation_memory
 
 

@@ -10,7 +10,7 @@ from asgiref.sync import sync_to_async
 
 from memoria.accounts.roles import Role
 from memoria.accounts.services import token_for, user_grant
-from memoria.interchange.reindex import group_reindex
+from memoria.reindex import group_reindex
 from tests.curation.memory import edge_id, store_curation_memory
 from tests.explorer.test_retrieval_socket import connect, post_json, receive
 

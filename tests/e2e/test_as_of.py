@@ -26,6 +26,7 @@ PASSWORD = "correct horse battery staple"
 BEGINS = "2025-06-01T00:00:00Z"  # the recall fact holds from June 2025
 BEFORE = "2025-03-01T00:00:00Z"
 RELATION_ID = "MATCH ()-[r:RELATES]->() WHERE r.group_id = $group AND r.relation = $relation RETURN r.id AS id"
+SHOWN = "(() => { const counts = memoriaGraph.view.counts(); return [counts.nodes, counts.edges]; })()"
 EDGE_HIDDEN = "(id) => memoriaGraph.view.isEdgeHidden(id, ...memoriaGraph.view.graph.extremities(id))"
 
 
@@ -59,14 +60,18 @@ def test_the_graph_page_hides_a_fact_before_its_start_and_keeps_the_moment_in_th
     page.wait_for_function(EDGE_HIDDEN, arg=memory["edge"], timeout=10_000)
     assert f"as_of={quote(BEFORE, safe='')}" in page.url
     expect(page.get_by_test_id("time-label")).to_contain_text("as of")
+    shown = page.evaluate(SHOWN)
+    assert page.evaluate("(id) => memoriaGraph.view.isNodeHidden(id)", memory["recall"])  # its one fact is hidden
 
-    # The moment comes back with the link: the page loads and expands at it, so the fact is not even loaded.
+    # The moment comes back with the link, and so does what it shows. Before (issue 32) the nodes were read at the
+    # moment, without the facts that hid them: the recall came back as a lone node, one more than before the reload.
     page.reload()
     page.wait_for_function("document.body.dataset.graphReady === 'true'", timeout=30_000)
     assert page.evaluate("memoriaGraph.asOf.value()") == BEFORE
     expect(page.get_by_test_id("node-links")).to_be_visible()
-    assert page.evaluate("(id) => memoriaGraph.view.hasEdge(id)", memory["edge"]) is False
-    assert page.evaluate("memoriaGraph.view.counts().edges") >= 3  # the request's other facts are there
+    assert page.evaluate(EDGE_HIDDEN, memory["edge"]) is True
+    assert page.evaluate(SHOWN) == shown
+    assert shown[1] >= 3  # the request's other facts are there
 
     # Back to every time: expanding again (a new moment is a new expansion) brings the fact, shown.
     page.get_by_test_id("as-of-clear").click()

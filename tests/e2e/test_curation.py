@@ -152,7 +152,7 @@ def test_a_viewer_sees_no_editing_controls_and_cannot_write(
     edge_id = open_graph_on_edge(page, daphne_url, group, memory)
     wait_live(page)
     # A curator, in another browser context, changes the edge: the viewer's inspector follows, still read-only.
-    curator = page.context.browser.new_context().new_page()
+    curator = page.context.browser.new_context(bypass_csp=True).new_page()
     sign_in(curator, daphne_url, "carla", PASSWORD)
     answer = curator.evaluate(SEND_JSON, ["PATCH", edge_url(group, edge_id), {"weight": 0.5}])
     assert answer["status"] == 200, answer

@@ -80,6 +80,13 @@ def click_node(page: Page, node_id: str) -> None:
     click_at(page, page.evaluate("(id) => memoriaGraph.view.viewportPosition(id)", node_id))
 
 
+def double_click_node(page: Page, node_id: str) -> None:
+    settle(page)
+    box = page.get_by_test_id("graph-canvas").bounding_box()
+    position = page.evaluate("(id) => memoriaGraph.view.viewportPosition(id)", node_id)
+    page.mouse.dblclick(box["x"] + position["x"], box["y"] + position["y"])
+
+
 def test_switch_group_search_and_open_an_entity(page: Page, daphne_url: str, memory: dict, group: str) -> None:
     sign_in(page, daphne_url, "planner", PASSWORD, then="/search/")
     switcher = page.get_by_test_id("group-switcher")
@@ -130,10 +137,16 @@ def test_graph_view_expand_path_and_edge_inspector(page: Page, daphne_url: str, 
     expect(page.get_by_test_id("node-count")).to_have_text("3")  # the request, ERP orders, the stockout
     expect(page.get_by_test_id("node-panel")).to_contain_text("Forecast gloves demand in Lyon")
 
-    click_node(page, memory["stockout"])  # expanding the stockout brings Lyon in
+    # A click reads a node and draws nothing more: before (issue 32) it also expanded it, 41 → 64 nodes while
+    # picking two path ends.
+    click_node(page, memory["stockout"])
     expect(page.get_by_test_id("node-panel")).to_contain_text("Stockout of safety gloves")
+    expect(page.get_by_test_id("expand")).to_be_visible()
+    page.wait_for_timeout(500)
+    expect(page.get_by_test_id("node-count")).to_have_text("3")
+    double_click_node(page, memory["stockout"])  # expanding the stockout brings Lyon in
     expect(page.get_by_test_id("node-count")).to_have_text("4")
-    click_node(page, memory["lyon"])  # and Lyon brings the policy and the supplier
+    double_click_node(page, memory["lyon"])  # and Lyon brings the policy and the supplier
     expect(page.get_by_test_id("node-count")).to_have_text("6")
     page.get_by_test_id("path-to-here").click()
     expect(page.get_by_test_id("path-to")).to_have_text("Lyon warehouse")
@@ -249,3 +262,26 @@ def test_a_link_to_a_missing_node_says_so_and_no_page_asks_for_a_missing_file(
     expect(page.get_by_test_id("not-found")).to_contain_text("It may have been deleted or merged")
     expect(page.locator("header.topbar")).to_be_visible()
     assert [url for url in failed if not url.endswith("/entities/does-not-exist/")] == []
+
+
+def test_problems_show_over_the_canvas_and_a_bad_id_does_not_stop_the_others(
+    page: Page, daphne_url: str, memory: dict, group: str
+) -> None:
+    """Before (issue 32): one id that cannot be an id refused the whole request, nothing was drawn, the message
+    sat ~1,370 px down the left column; a 5,000-character find stayed on "Searching…"."""
+    sign_in(page, daphne_url, "planner", PASSWORD)
+    open_graph(page, daphne_url, group, f"nodes=%3Cscript%3E,{memory['forecast']}")
+    expect(page.get_by_test_id("node-count")).to_have_text("1")
+    notice = page.get_by_test_id("graph-notice")
+    expect(notice).to_contain_text("“<script>” is not a node id")
+    canvas = page.get_by_test_id("graph-canvas").bounding_box()
+    box = notice.bounding_box()
+    assert canvas["y"] <= box["y"] < canvas["y"] + 100 and box["x"] >= canvas["x"], (canvas, box)
+    page.locator("[data-notice-close]").click()
+    expect(notice).to_be_hidden()
+
+    # A find too long for the server: its refusal replaces "Searching…" (which stayed, before).
+    page.get_by_label("Add entities by search").fill("x" * 5000)
+    page.get_by_label("Add entities by search").press("Enter")
+    expect(page.get_by_test_id("add-error")).to_contain_text("q")
+    expect(page.locator("[data-add-results]")).not_to_contain_text("Searching…")

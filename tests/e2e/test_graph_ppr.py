@@ -13,7 +13,7 @@ from playwright.sync_api import Page, expect
 
 from memoria.accounts.roles import Role
 from memoria.accounts.services import user_grant
-from memoria.graphindex.cache import projection_cache
+from memoria.projection.cache import projection_cache
 from tests.e2e.browsing import screenshot, sign_in
 from tests.e2e.memory import warehouse_memory
 from tests.e2e.test_explorer import PASSWORD, open_graph, settle

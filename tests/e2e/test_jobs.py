@@ -4,6 +4,7 @@ is still there (the jobs live in the database, not in the page)."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -61,3 +62,46 @@ def test_a_curator_runs_watches_cancels_and_reloads(page: Page, slow_jobs_url: s
     expect(rows.nth(0).get_by_test_id("job-state")).to_have_text("cancelled")
     expect(rows.nth(1).get_by_test_id("job-state")).to_have_text("succeeded")
     expect(page.get_by_test_id("job-cancel")).to_have_count(0)
+
+
+def test_an_import_waits_for_a_confirm_and_a_bad_file_is_told_plainly(
+    page: Page, daphne_url: str, transactional_db: None, group: str
+) -> None:
+    """Before (issue 32): the import started as soon as a file was chosen, and a bad file showed the browser's raw
+    JSON parser message."""
+    user_grant(username="keeper", role=Role.CURATOR, groups=[group], password=PASSWORD)
+    sign_in(page, daphne_url, "keeper", PASSWORD, then=f"/g/{group}/jobs/")
+    page.wait_for_function("document.body.dataset.jobsLive === 'true'")
+    chooser = page.get_by_test_id("import-file")
+    chooser.set_input_files(files=[{"name": "notes.json", "mimeType": "application/json", "buffer": b"{nodes: oops"}])
+    message = page.get_by_test_id("jobs-message")
+    expect(message).to_have_text(
+        re.compile(r"^Not started: “notes\.json” is not a graph document: it is not JSON text\.")
+    )
+    expect(message).not_to_contain_text("Unexpected token")
+    expect(page.get_by_test_id("import-confirm")).to_be_hidden()
+
+    document = {
+        "nodes": [{"id": f"{group}-a", "name": "Alpha"}, {"id": f"{group}-b", "name": "Beta"}],
+        "edges": [{"source": f"{group}-a", "target": f"{group}-b", "relation": "feeds", "weight": 0.5}],
+    }
+    chooser.set_input_files(
+        files=[{"name": "graph.json", "mimeType": "application/json", "buffer": json.dumps(document).encode()}]
+    )
+    expect(page.get_by_test_id("import-summary")).to_have_text(
+        f"Import “graph.json” (2 nodes, 1 edge) into {group}? Items with ids already stored are updated."
+    )
+    expect(message).to_be_hidden()
+    page.wait_for_timeout(500)
+    expect(page.get_by_test_id("job")).to_have_count(0)  # nothing starts on the choice
+    page.get_by_test_id("import-cancel").click()
+    expect(page.get_by_test_id("import-confirm")).to_be_hidden()
+    expect(page.get_by_test_id("job")).to_have_count(0)
+
+    chooser.set_input_files(
+        files=[{"name": "graph.json", "mimeType": "application/json", "buffer": json.dumps(document).encode()}]
+    )
+    page.get_by_test_id("import-go").click()
+    job = page.get_by_test_id("job").first
+    expect(job.get_by_test_id("job-state")).to_have_text("succeeded", timeout=60_000)
+    assert driver.read(f"MATCH (n:{kinds.ENTITY} {{group_id: $group}}) RETURN count(n) AS n", group=group)[0]["n"] == 2

@@ -219,3 +219,44 @@ def test_changing_min_activation_reruns_and_lists_paths_gained_and_lost(
             page.wait_for_timeout(1200)  # let the layout settle for the picture
             screenshot(page, "live-retrieval.png")
         before = after
+
+
+def test_a_refused_setting_is_said_at_once_and_the_old_run_is_marked_not_current(
+    page: Page, daphne_url: str, memory: dict, group: str
+) -> None:
+    """Before (issue 32): with "re-run when a setting changes", MIN_ACTIVATION -5, 5, 0 or empty and MAX_DEPTH 999
+    gave no message and no run, the old run on screen as if current; a refused query left "Finding seeds…"."""
+    open_live(page, daphne_url, group, memory["request"], pace="0")
+    page.get_by_test_id("run").click()
+    first = wait_finished(page)
+    error = page.get_by_test_id("live-error")
+    for field, value, said in [
+        ("min-activation", "-5", "MIN_ACTIVATION: -5 is outside"),
+        ("min-activation", "5", "MIN_ACTIVATION: 5 is outside"),
+        ("min-activation", "0", "MIN_ACTIVATION: 0 is outside"),
+        ("min-activation", "", "MIN_ACTIVATION: (empty) is outside"),
+    ]:
+        page.get_by_test_id(field).fill(value)
+        expect(error).to_contain_text(said)
+        expect(page.get_by_test_id(field)).to_have_attribute("aria-invalid", "true")
+        assert page.evaluate(f"{LIVE_ROOT}.stale") == "true"
+        assert page.evaluate("memoriaLive.live.el.status.textContent").startswith("Not re-run")
+    page.get_by_test_id("max-depth").fill("999")
+    expect(error).to_contain_text("MAX_DEPTH: 999 is outside")
+    page.get_by_test_id("min-activation").fill("0.02")
+    expect(page.get_by_test_id("min-activation")).to_have_attribute("aria-invalid", "false")
+    expect(error).not_to_contain_text("MIN_ACTIVATION")
+    page.wait_for_timeout(900)  # past the re-run's 450 ms wait
+    assert page.evaluate(f"{LIVE_ROOT}.liveRun") == first  # nothing ran with refused settings
+    page.get_by_test_id("max-depth").fill("3")
+    wait_finished(page, run_other_than=first)  # good again: the re-run comes, and the mark goes
+    expect(error).to_have_text("")
+    assert page.evaluate(f"{LIVE_ROOT}.stale") is None
+
+    # A query the server refuses: its message, and a status that says nothing ran.
+    page.evaluate("memoriaLive.seeds.length = 0")
+    page.get_by_test_id("live-query").fill("x" * 5000)
+    page.get_by_test_id("run").click()
+    expect(error).not_to_have_text("")
+    page.wait_for_function(f"{LIVE_STATE} === 'error'")
+    assert "Finding seeds" not in page.evaluate("memoriaLive.live.el.status.textContent")

@@ -4,7 +4,10 @@ query as sliders, and moving one re-runs with the user's β."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+from pathlib import Path
 from urllib.parse import quote
 
 import pytest
@@ -12,10 +15,10 @@ from playwright.sync_api import Page, expect
 
 from memoria.accounts.roles import Role
 from memoria.accounts.services import user_grant
-from memoria.graphindex.cache import projection_cache
+from memoria.projection.cache import projection_cache
 from tests.e2e.browsing import sign_in
 from tests.e2e.test_live import LIVE_ROOT, PASSWORD, POST_JSON, wait_finished
-from tests.graphindex.graphs import random_memory, store
+from tests.projection.graphs import random_memory, store
 
 TOP_K = 9
 
@@ -122,3 +125,36 @@ def test_ppr_from_the_live_page_ranks_as_the_rest_answer(page: Page, daphne_url:
     page.wait_for_timeout(1500)  # room for any further run to start
     assert len(retrieves) - sent == 1, retrieves[sent:]
     assert json.loads(retrieves[-1])["betas"]["entity_entity"]["CAUSALITY"] == pytest.approx(start - 0.05)
+
+
+def test_a_ppr_run_exports_its_ranking_and_is_framed_whole(page: Page, daphne_url: str, memory: str) -> None:
+    """Before (issue 32): after a PPR run the export gave a header-only CSV and `[]`, and the drawing was left
+    unfitted after its layout, labels running off the canvas."""
+    sign_in(page, daphne_url, "planner", PASSWORD)
+    seed = f"{memory}-e1"
+    page.goto(f"{daphne_url}/g/{memory}/live/?seed={quote(seed, safe='')}")
+    page.wait_for_function("document.body.dataset.liveReady === 'true'", timeout=20_000)
+    page.get_by_test_id("algorithm").select_option("ppr")
+    page.get_by_test_id("ppr-top-k").fill(str(TOP_K))
+    page.get_by_test_id("rerun").uncheck()
+    page.get_by_test_id("run").click()
+    wait_finished(page)
+    answer = rest_answer(page)
+
+    with page.expect_download() as info:
+        page.get_by_test_id("export-paths-csv").click()
+    rows = list(csv.DictReader(io.StringIO(Path(info.value.path()).read_text())))
+    assert [(row["id"], float(row["score"])) for row in rows] == ranked(answer["scores"])
+    assert [row["rank"] for row in rows] == [str(rank) for rank in range(1, TOP_K + 1)]
+    with page.expect_download() as info:
+        page.get_by_test_id("export-paths-json").click()
+    exported = json.loads(Path(info.value.path()).read_text())
+    assert exported["algorithm"] == "ppr" and ranked(exported["scores"]) == ranked(answer["scores"])
+
+    # Once the layout among its facts stops, every node is inside the canvas with room for a label to its right.
+    page.wait_for_function("!memoriaLive.live.view.layoutRunning() && !memoriaLive.ppr.fitPending", timeout=20_000)
+    page.wait_for_timeout(500)  # the camera's animation
+    box = page.get_by_test_id("live-canvas").bounding_box()
+    width, height = box["width"], box["height"]
+    positions = page.evaluate("memoriaLive.live.view.nodeIds().map((id) => memoriaLive.live.view.viewportPosition(id))")
+    assert all(0 <= at["x"] <= width * 0.9 and 0 <= at["y"] <= height for at in positions), (width, height, positions)

@@ -72,3 +72,18 @@ def test_the_help_page_lists_the_shortcuts_and_links_the_api_docs(
     expect(page.get_by_test_id("help-shortcuts").locator("kbd")).to_have_text(SHORTCUT_KEYS)
     page.get_by_test_id("api-docs-link").click()
     page.wait_for_url(f"{daphne_url}/api/docs/")
+
+
+def test_the_first_tab_stop_skips_the_header(page: Page, daphne_url: str, group: str, transactional_db: None) -> None:
+    """Before (issue 32): no skip link, 13 header stops before a page's own controls."""
+    user_grant(username="skipper", role=Role.VIEWER, groups=[group], password=PASSWORD)
+    sign_in(page, daphne_url, "skipper", PASSWORD, then=f"/g/{group}/jobs/")  # a page with no autofocus
+    page.keyboard.press("Tab")
+    skip = page.get_by_test_id("skip-link")
+    expect(skip).to_be_focused()
+    box = skip.bounding_box()
+    assert box is not None and box["y"] >= 0  # shown once focused
+    page.keyboard.press("Enter")
+    expect(page.locator("main#main")).to_be_focused()
+    page.keyboard.press("Tab")  # the next stop is the page's own, not the header's
+    assert page.evaluate("document.querySelector('header.topbar').contains(document.activeElement)") is False

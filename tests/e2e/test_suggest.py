@@ -12,6 +12,7 @@ from playwright.sync_api import Locator, Page, expect
 from memoria.accounts.roles import Role
 from memoria.accounts.services import user_grant
 from tests.e2e.browsing import sign_in
+from tests.e2e.test_accessibility import _blocking
 from tests.search.suggest_memory import SAME_NAME, store_suggest_memory
 
 PASSWORD = "correct horse battery staple"
@@ -89,6 +90,8 @@ def test_escape_closes_and_enter_without_a_choice_runs_the_full_search(
 def test_graph_add_box_adds_the_chosen_twin(page: Page, daphne_url: str, memory: dict[str, str], group: str) -> None:
     sign_in(page, daphne_url, "finder", PASSWORD, then=f"/g/{group}/graph/")
     page.wait_for_function("document.body.dataset.graphReady === 'true'", timeout=30_000)
+    page.get_by_test_id("start-clear").click()  # the group's first view drew its most connected entities
+    expect(page.get_by_test_id("node-count")).to_have_text("0")
     sent = suggest_requests(page)
     box = page.get_by_label("Add entities by search")
     box.press_sequentially("expedite request Nordbalt", delay=25)
@@ -106,3 +109,42 @@ def test_graph_add_box_adds_the_chosen_twin(page: Page, daphne_url: str, memory:
     page.wait_for_function("([id]) => memoriaGraph.view.graph.hasNode(id)", arg=[memory["wh"]], timeout=30_000)
     assert not page.evaluate("([id]) => memoriaGraph.view.graph.hasNode(id)", [memory["first"]])
     expect(page.locator("[data-add-search]").get_by_test_id("suggestions")).to_be_hidden()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_open_list_is_readable_in_both_themes(page: Page, daphne_url: str, memory: dict, scheme: str) -> None:
+    """Before: in the light theme the header's list inherited the dark top bar's white text, names white on white
+    and kind badges at 1.13:1 (axe: serious colour-contrast on 8 elements)."""
+    page.emulate_media(color_scheme=scheme)
+    sign_in(page, daphne_url, "finder", PASSWORD, then="/search/")
+    box = page.get_by_test_id("header-search")
+    box.press_sequentially("Nordbalt", delay=25)
+    rows = page.locator(".header-search").get_by_test_id("suggestion")
+    expect(rows.first).to_be_visible(timeout=FIRST_SEARCH_MS)
+    box.press("ArrowDown")  # one highlighted, as a keyboard user sees it
+    assert _blocking(page) == []
+    name = rows.first.locator(".suggest-name")
+    colour, background = name.evaluate(
+        "(el) => [getComputedStyle(el).color, getComputedStyle(el.closest('.suggest-list')).backgroundColor]"
+    )
+    assert colour != background, (colour, background)
+
+
+def test_more_letters_narrow_and_nonsense_says_no_good_match(page: Page, daphne_url: str, memory: dict) -> None:
+    """Before: "Lyo" found nothing about Lyon and "zzqxv" got eight confident suggestions (issue 32)."""
+    sign_in(page, daphne_url, "finder", PASSWORD, then="/search/")
+    box = page.get_by_test_id("header-search")
+    rows = page.locator(".header-search").get_by_test_id("suggestion")
+    box.press_sequentially("Lyo", delay=25)
+    expect(rows.first).to_contain_text("Lyons cycle count log", timeout=FIRST_SEARCH_MS)
+    expect(rows.nth(1)).to_contain_text("Warehouse Lyon")
+    box.fill("")
+    box.press_sequentially("zzqxv", delay=25)
+    empty = page.locator(".header-search").get_by_test_id("suggest-empty")
+    expect(empty).to_have_text("No good match for “zzqxv”. Enter searches everything.", timeout=FIRST_SEARCH_MS)
+    expect(rows).to_have_count(0)
+    expect(page.locator(".header-search").get_by_test_id("suggest-status")).to_have_text(
+        "No good match for “zzqxv”. Enter searches everything."
+    )
+    box.press("Enter")
+    expect(page.get_by_test_id("no-good-match")).to_contain_text("No good match for “zzqxv”.")

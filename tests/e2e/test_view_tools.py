@@ -12,12 +12,12 @@ from playwright.sync_api import Page, expect
 
 from memoria.accounts.roles import Role
 from memoria.accounts.services import user_grant
-from memoria.graphindex.cache import projection_cache
+from memoria.projection.cache import projection_cache
 from tests.e2e import test_graph_ppr
 from tests.e2e.browsing import sign_in
 from tests.e2e.test_explorer import PASSWORD, click_at, open_graph, settle
 from tests.e2e.test_live import wait_finished
-from tests.graphindex.graphs import random_memory, store
+from tests.projection.graphs import random_memory, store
 
 RATIO = "memoriaGraph.view.sigma.getCamera().ratio"
 ZOOMED = "memoriaGraph.view.sigma.getCamera().setState({x: 0.9, y: 0.1, ratio: 0.15, angle: 0})"
@@ -286,3 +286,32 @@ def test_the_style_control_sizes_colours_and_says_so_in_the_legend(
     expect(fresh.get_by_test_id("colour-community")).to_be_checked()
     expect(fresh.get_by_test_id("style-width")).to_contain_text("all one width")
     fresh.close()
+
+
+# What sticks out of the graph page's left column, and the radio or checkbox labels split over two lines.
+OVERFLOW = """() => {
+  const column = document.querySelector(".graph-page > aside.controls").getBoundingClientRect();
+  const out = [...document.querySelectorAll(".graph-page > aside.controls *")]
+    .filter((el) => el.getClientRects().length && el.getBoundingClientRect().right > column.right + 1)
+    .map((el) => el.outerHTML.slice(0, 80));
+  const split = [...document.querySelectorAll(".graph-page > aside.controls label.inline")]
+    .filter((label) => label.getClientRects().length && label.querySelector("input[type=radio]"))
+    .filter((label) => label.getClientRects().length > 1)
+    .map((label) => label.textContent.trim());
+  return { out, split };
+}"""
+
+
+def test_the_left_column_holds_a_long_view_name_the_style_select_and_its_radios(
+    page: Page, daphne_url: str, memory: dict, group: str
+) -> None:
+    """Before (issue 32): a long view name ran out of the column, the Style select overflowed it, and the "Colour
+    by" radios split from their words."""
+    user_grant(username="namer", role=Role.CURATOR, groups=[group], password=PASSWORD)
+    sign_in(page, daphne_url, "namer", PASSWORD)
+    open_graph(page, daphne_url, group, f"node={quote(memory['forecast'], safe='')}")
+    page.get_by_test_id("views-menu").locator("summary").click()
+    page.get_by_test_id("view-name").fill("Lyon" + "x" * 96)
+    page.get_by_test_id("view-save").click()
+    expect(page.get_by_test_id("view-open")).to_have_count(1)
+    assert page.evaluate(OVERFLOW) == {"out": [], "split": []}

@@ -14,7 +14,7 @@ from memoria.evaluation.memory import (
 )
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
-from memoria.interchange.reindex import group_reindex
+from memoria.reindex import group_reindex
 from memoria.search.service import SearchHit
 
 EPISODES = {

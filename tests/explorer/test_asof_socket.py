@@ -9,7 +9,7 @@ import pytest
 
 from memoria.accounts.roles import Role
 from tests.explorer.test_retrieval_socket import connect, receive, token_for_role, until_finished
-from tests.graphindex.graphs import random_memory, store
+from tests.projection.graphs import random_memory, store
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -7,6 +7,7 @@ import re
 from urllib.parse import quote
 
 import pytest
+from django.http import HttpRequest
 from django.test import Client
 
 from memoria.accounts.roles import Role
@@ -22,7 +23,7 @@ PASSWORD = "a long test password"
 def signed_in(username: str, role: Role, group: str) -> Client:
     user_grant(username=username, role=role, groups=[group], password=PASSWORD)
     client = Client()
-    assert client.login(username=username, password=PASSWORD)
+    assert client.login(request=HttpRequest(), username=username, password=PASSWORD)
     return client
 
 
@@ -58,6 +59,15 @@ def test_audit_page_lists_changes_and_offers_undo_to_curators_only(group: str, e
     curator_html = curator.content.decode()
     assert curation_config(curator_html)["can_curate"] is True
     assert curator_html.count('data-undo="') == 1  # only the latest change to the edge
+
+
+def test_audit_page_names_the_item_and_quotes_its_fact(group: str, edited: str) -> None:
+    """Before (issue 32): raw ids only, wrapped mid-id, no names and no fact text."""
+    html = signed_in("viktor", Role.VIEWER, group).get(f"/g/{group}/audit/").content.decode()
+    named = re.findall(r'data-testid="audit-item">([^<]*)</a>', html)
+    assert named == ["Forecast Q3 demand for SKU-1 uses_data ERP orders"] * 2
+    assert html.count('data-testid="audit-item-text">“The forecast uses ERP orders”') == 2
+    assert html.count(f'title="{edited}" data-testid="audit-item-id">{edited}</code>') == 2
 
 
 def test_audit_page_filters_by_item_and_pages(group: str, edited: str) -> None:

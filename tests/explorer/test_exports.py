@@ -8,6 +8,7 @@ import io
 import json
 
 import pytest
+from django.http import HttpRequest
 from django.test import Client
 
 from explorer.exports import CSV_COLUMNS, SCOPES
@@ -24,7 +25,7 @@ def browser(db: None, group: str) -> Client:
     small_memory(group)
     user_grant(username="reader", role=Role.VIEWER, groups=[group], password=PASSWORD)
     client = Client()
-    assert client.login(username="reader", password=PASSWORD)
+    assert client.login(request=HttpRequest(), username="reader", password=PASSWORD)
     return client
 
 

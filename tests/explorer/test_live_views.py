@@ -10,20 +10,14 @@ import pytest
 from django.test import Client
 
 from explorer.consumers import ALGORITHMS
-from memoria.accounts.roles import Role
-from memoria.accounts.services import user_grant
 from memoria.retrieval.params import MAX_SEEDS, ActivationParams
 from tests.browse.graphs import small_memory
-
-PASSWORD = "a long test password"
+from tests.explorer.signing import signed_in
 
 
 @pytest.fixture
 def browser(db: None, group: str) -> Client:
-    user_grant(username="reader", role=Role.VIEWER, groups=[group], password=PASSWORD)
-    client = Client()
-    assert client.login(username="reader", password=PASSWORD)
-    return client
+    return signed_in("reader", [group])
 
 
 def page_config(html: str, script_id: str) -> dict:

@@ -12,7 +12,7 @@ from explorer.errors import error_frame
 from memoria.accounts.roles import Role
 from memoria.errors import ProjectionLoading
 from tests.explorer.test_retrieval_socket import connect, post_json, receive, token_for_role, until_finished
-from tests.graphindex.graphs import random_memory, store
+from tests.projection.graphs import random_memory, store
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -192,7 +192,7 @@ async def test_watchers_see_retrievals_of_their_group_only(
 
 
 async def test_anonymous_and_forged_origin_are_refused(daphne_url: str, token_for_role) -> None:
-    async with connect(daphne_url, "/ws/retrievals/", Origin="http://127.0.0.1") as socket:  # a browser, signed out
+    async with connect(daphne_url, "/ws/retrievals/", Origin=daphne_url) as socket:  # a browser, signed out
         assert (await receive(socket))["code"] == "unauthenticated"
         with pytest.raises(websockets.ConnectionClosed) as closed:
             await receive(socket)

@@ -33,7 +33,7 @@ from memoria.graph.retry import OUTAGE_BOUND_SECONDS, PERMANENT
 from tests.api.test_errors import HUB_EDGES
 from tests.conftest import daphne_log, running_daphne
 from tests.explorer.test_retrieval_socket import connect, post_json, receive, token_for_role
-from tests.graphindex.graphs import random_memory, store
+from tests.projection.graphs import random_memory, store
 from tests.retrieval.test_activation import load
 
 pytestmark = pytest.mark.django_db(transaction=True)

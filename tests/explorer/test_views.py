@@ -6,6 +6,7 @@ from __future__ import annotations
 from urllib.parse import quote
 
 import pytest
+from django.http import HttpRequest
 from django.test import Client
 
 from memoria.accounts.roles import Role
@@ -34,7 +35,7 @@ def other_group(group: str):
 def browser(db: None, group: str) -> Client:
     user_grant(username="reader", role=Role.VIEWER, groups=[group, f"{group}-b"], password=PASSWORD)
     client = Client()
-    assert client.login(username="reader", password=PASSWORD)
+    assert client.login(request=HttpRequest(), username="reader", password=PASSWORD)
     return client
 
 
@@ -114,7 +115,7 @@ def test_an_unknown_group_is_a_styled_404_that_keeps_the_current_group(
     empty page and the session silently moved to another group."""
     user_grant(username="boss", role=Role.ADMIN, groups=[], password=PASSWORD)
     admin = Client()
-    assert admin.login(username="boss", password=PASSWORD)
+    assert admin.login(request=HttpRequest(), username="boss", password=PASSWORD)
     assert admin.get(f"/g/{group}/graph/").status_code == 200
     for missing in (f"/g/{group}-nope/graph/", f"/g/{group}-nope/live/", f"/g/{group}-nope/entities/x/"):
         response = admin.get(missing)
@@ -171,7 +172,7 @@ def test_vendored_scripts_are_served(browser: Client, name: str) -> None:
 def test_home_lands_on_the_demo_before_the_alphabetically_first_group(db: None) -> None:
     user_grant(username="newcomer", role=Role.VIEWER, groups=["aaa-first", "demo"], password=PASSWORD)
     client = Client()
-    assert client.login(username="newcomer", password=PASSWORD)
+    assert client.login(request=HttpRequest(), username="newcomer", password=PASSWORD)
     html = client.get("/").content.decode()
     assert '<span data-testid="landing-group">demo</span>' in html
     assert '<option value="demo" selected>' in html and 'data-group="aaa-first"' in html

@@ -10,18 +10,9 @@ import pytest
 
 from memoria.errors import InvalidInput
 from memoria.graph import driver
-from memoria.graph.asof import (
-    EARLIEST,
-    EVERY_FACT,
-    LATEST,
-    AsOf,
-    AsOfInput,
-    FactIntervals,
-    counts_cypher,
-    moment_cypher,
-    seconds,
-)
-from memoria.graph.vocabulary import input_parse
+from memoria.graph.asof import EARLIEST, EVERY_FACT, LATEST, AsOf, FactIntervals, counts_cypher, moment_cypher, seconds
+from memoria.requests.moment import AsOfInput
+from memoria.requests.vocabulary import input_parse
 from tests.graph.timed import COLUMNS, TIMES, random_times
 
 

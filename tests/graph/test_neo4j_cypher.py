@@ -10,10 +10,10 @@ from tests.graph.neo4j_cypher import lint, linter_ready, refusals, static_texts
 KNOWN_DEPRECATIONS = {
     # The CSR projection keys nodes by the server's internal integer id, which ArcadeDB has and elementId() is
     # not; Neo4j 5 still answers id(). Replacing it means keying the projection by (group, id) text.
-    "memoria.graphindex.projection.NODES",
-    "memoria.graphindex.projection.NODES_NAMED",
-    "memoria.graphindex.projection.EDGES",
-    "memoria.graphindex.update.NODES_NAMED",
+    "memoria.projection.projection.NODES",
+    "memoria.projection.projection.NODES_NAMED",
+    "memoria.projection.projection.EDGES",
+    "memoria.projection.update.NODES_NAMED",
 }
 
 

@@ -24,9 +24,9 @@ from memoria.ingest.resolve_entities import (
 from memoria.ingest.text import name_key
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
-from memoria.interchange.reindex import group_reindex
 from memoria.llm.client import ChatClient
 from memoria.llm.prompts import resolve_entities as prompt
+from memoria.reindex import group_reindex
 from tests.conftest import count_group
 from tests.llm.fake_openai import FakeOpenAI, Reply, chat_reply
 

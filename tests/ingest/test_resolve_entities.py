@@ -22,8 +22,8 @@ from memoria.ingest.resolve_entities import (
 from memoria.ingest.text import name_key
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
-from memoria.interchange.reindex import group_reindex
 from memoria.readmodel.cache import ViewCache
+from memoria.reindex import group_reindex
 
 STORED = ["Northwind Freight Logistics", "Ilse Varga", "Melisande", "color palette", "Berlin Marathon"]
 

@@ -15,10 +15,10 @@ from memoria.graph.schema import LEGACY_VECTOR_MODEL, VECTOR_MODEL, VECTOR_TEXT
 from memoria.graph.searchable import SEARCHABLE_TEXT_VERSION
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
-from memoria.interchange.reindex import group_reindex, reindex_backlog
+from memoria.reindex import group_reindex, reindex_backlog
 from memoria.search.config import ScopeConfig, SearchConfig, SearchMethod
 from memoria.search.service import Engine, search
-from tests.interchange.test_reindex import memory
+from tests.test_reindex import memory
 
 MODELS = f"""
 MATCH (n:Memory {{group_id: $group}}) WHERE n.name_embedding IS NOT NULL OR n.embedding IS NOT NULL

@@ -13,9 +13,9 @@ from memoria.graph.dialect import IndexSpec, graph_dialect
 from memoria.graph.searchable import fact_text, node_text
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import ImportReport, graph_document_import
-from memoria.interchange.reindex import reindex_backlog
+from memoria.reindex import reindex_backlog
 from memoria.search.methods import facts_cosine
-from tests.interchange.test_reindex import vectors_of
+from tests.test_reindex import vectors_of
 
 FULLTEXT_NODES = "CALL db.index.fulltext.queryNodes($index, $text) YIELD node RETURN node.id AS id"
 FULLTEXT_FACTS = "CALL db.index.fulltext.queryRelationships($index, $text) YIELD relationship AS r RETURN r.id AS id"

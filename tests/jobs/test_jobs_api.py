@@ -11,9 +11,9 @@ import sys
 import pytest
 
 from memoria.graph import driver, kinds
-from memoria.interchange.reindex import reindex_backlog
 from memoria.jobs.models import Job
 from memoria.jobs.service import jobs_recover_once
+from memoria.reindex import reindex_backlog
 from tests.conftest import count_group
 from tests.jobs.helpers import ended, many_entities, start, two_clusters, until
 
@@ -185,12 +185,19 @@ def test_a_cancelled_reindex_keeps_its_batches_and_the_next_goes_on(client_for, 
     assert (job["state"], job["result"]["texts"], reindex_backlog(group=group)) == ("succeeded", left, 0)
 
 
-def test_an_import_the_store_refuses_fails_with_the_reason(client_for, group: str) -> None:
+def test_an_import_the_store_refuses_is_400_before_it_is_queued(client_for, group: str) -> None:
+    """An edge naming nodes neither in the document nor stored in the group: the synchronous import's 400, word for
+    word, and no job queued (issue 33: it used to be accepted with 202 and fail in the background)."""
     curator = client_for("curator", [group])
     edge = {"id": f"{group}-f", "source": f"{group}-a", "target": f"{group}-b", "relation": "knows", "weight": 0.5}
-    response = start(curator, group, "import", {"nodes": [], "edges": [edge]})
-    assert response.status_code == 202, response.content  # the ends are looked up in the store by the job
-    job = ended(curator, group, response.json()["id"])
-    assert job["state"] == "failed" and f"{group}-a" in job["error"], job
-    assert job["result"] == {"note": "nothing of the import was written"}
+    document = {"nodes": [], "edges": [edge]}
+    queued = start(curator, group, "import", document)
+    direct = curator.post(f"/api/groups/{group}/import", document, format="json")
+    assert (queued.status_code, direct.status_code) == (400, 400), (queued.content, direct.content)
+    assert queued.json() == direct.json()
+    assert queued.json()["errors"] == [
+        f"edges[0].source: node '{group}-a' is neither in the document nor stored in this group",
+        f"edges[0].target: node '{group}-b' is neither in the document nor stored in this group",
+    ]
+    assert not Job.objects.filter(group=group).exists()
     assert count_group(group) == {"nodes": 0, "edges": 0}

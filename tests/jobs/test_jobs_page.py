@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.http import HttpRequest
 from django.test import Client
 
 from memoria.accounts.roles import Role
@@ -16,7 +17,7 @@ PASSWORD = "correct horse battery staple"
 def signed_in(username: str, role: Role, groups: list[str]) -> Client:
     user_grant(username=username, role=role, groups=groups, password=PASSWORD)
     client = Client()
-    assert client.login(username=username, password=PASSWORD)
+    assert client.login(request=HttpRequest(), username=username, password=PASSWORD)
     return client
 
 

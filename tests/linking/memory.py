@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from memoria.graph import driver
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
-from memoria.interchange.reindex import group_reindex
+from memoria.reindex import group_reindex
 
 ENTITIES = {
     "ada": ("Ada Lindqvist", {}),

@@ -9,8 +9,8 @@ import pytest
 
 from memoria.graph import driver
 from memoria.graph.versions import group_version_bump
-from memoria.graphindex.cache import ProjectionCache
 from memoria.linking.lexicon import Lexicon, group_lexicon
+from memoria.projection.cache import ProjectionCache
 from tests.linking.memory import QUESTION, store_two_hop, two_hop_group
 
 

@@ -145,7 +145,9 @@ def test_an_unreachable_server_is_unavailable_after_bounded_retries(sleeps: list
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     client = ChatClient(
-        LlmSettings(url=f"http://127.0.0.1:{port}/v1", model="m"), backoff_seconds=0.01, sleep=sleeps.append
+        LlmSettings(url=f"http://127.0.0.1:{port}/v1", model="m", timeout=2.0),
+        backoff_seconds=0.01,
+        sleep=sleeps.append,
     )
     with pytest.raises(LlmUnavailable, match="cannot be reached"):
         ask(client)

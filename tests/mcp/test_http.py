@@ -4,7 +4,9 @@ during retrieve, auth, access, and bad arguments that write nothing."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
+import random
 import urllib.error
 import urllib.request
 from typing import Any
@@ -13,7 +15,12 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from memoria.accounts.roles import Role
+from memoria.context.tokens import token_count
+from memoria.interchange.document import parse_graph_document
+from memoria.interchange.importer import graph_document_import
 from memoria.mcp.client import http_session
+from memoria.mcp.inputs import DEFAULT_MAX_PATHS, RETRIEVE_DEFAULT_TOKENS, SEARCH_DEFAULT_TOKENS
+from memoria.reindex import group_reindex
 from tests.conftest import count_group
 from tests.mcp.conftest import problem_of
 from tests.search.memory import node_id
@@ -81,11 +88,20 @@ async def test_every_tool_over_http(daphne_url: str, memory: str, token_for_role
         assert hits["facts"] and hits["entities"] and hits["episodes"] == [] and hits["communities"] == []
 
         context = await session.call_tool(
-            "get_context", {"group": memory, "query": "safety gloves", "budget_tokens": 200, "format": "text"}
+            "get_context", {"group": memory, "query": "safety gloves", "budget_tokens": 200}
         )
         assert not context.is_error, context
-        assert context.structured_content["used_tokens"] <= 200 and context.structured_content["items"] is None
-        assert context.structured_content["text"].startswith("Memory (facts that hold now):")
+        block = context.content[0].text  # the default: the block itself is what the model reads
+        assert block.startswith("Memory (what holds now):") and token_count(block) <= 200
+        assert context.structured_content["used_tokens"] == token_count(block)
+        assert "items" not in context.structured_content and "text" not in context.structured_content
+        cited = await session.call_tool(
+            "get_context", {"group": memory, "query": "safety gloves", "budget_tokens": 200, "format": "json"}
+        )
+        compact = cited.content[0].text
+        assert json.loads(compact) == cited.structured_content and "\n  " not in compact  # no indentation
+        assert cited.structured_content["text"] == block and compact.count(block.splitlines()[-1]) == 1
+        assert all("episodes" in item and isinstance(item["line"], int) for item in cited.structured_content["items"])
 
         entity = await session.call_tool("get_entity", {"group": memory, "entity_id": alice})
         assert entity.structured_content["entity"]["name"] == "Alice Martin"
@@ -276,3 +292,65 @@ async def test_bad_arguments_name_the_field_and_write_nothing(daphne_url: str, m
         bad_group = problem_of(await session.call_tool("get_entity", {"group": "no spaces", "entity_id": "x"}))
         assert bad_group["code"] == "invalid" and bad_group["errors"][0].startswith("group:")
     assert await sync_to_async(count_group)(memory) == before
+
+
+def _store_hostile(group: str) -> None:
+    """Thirty entities with 400-character names and long base64 summaries, long facts between them, and episodes
+    of 50,000 characters mentioning them: what a default call must not pass on whole."""
+    rng = random.Random(29)
+    names = [f"Pump {index} " + "x" * 400 for index in range(30)]
+    document = {
+        "nodes": [
+            {
+                "id": f"n{index}",
+                "name": name,
+                "labels": ["Entity"],
+                "summary": base64.b64encode(rng.randbytes(3000)).decode(),
+            }
+            for index, name in enumerate(names)
+        ]
+        + [
+            {"id": f"e{index}", "name": f"e{index}", "labels": ["Episode"], "content": "pump 泵 🔧 " * 5000}
+            for index in range(30)
+        ],
+        "edges": [
+            {
+                "id": f"f{index}-{step}",
+                "source": f"n{index}",
+                "target": f"n{(index + step) % 30}",
+                "relation": "feeds",
+                "weight": 0.9,
+                "tags": [],
+                "fact": "pump feeds " + "y" * 5000,
+            }
+            for index in range(30)
+            for step in (1, 2, 3)
+        ],
+        "mentions": [{"episode": f"e{index}", "entity": f"n{index}"} for index in range(30)],
+    }
+    graph_document_import(document=parse_graph_document(document, group=group), group=group)
+    group_reindex(group=group)
+
+
+async def test_default_search_and_retrieve_stay_under_their_stated_size(
+    daphne_url: str, group: str, token_for_role
+) -> None:
+    await sync_to_async(_store_hostile)(group)
+    token = await token_for_role("mcp-viewer", Role.VIEWER, [group])
+    async with http_session(daphne_url, token) as session:
+        found = await session.call_tool("search_memory", {"group": group, "query": "pump feeds pump"})
+        assert not found.is_error, found
+        assert sum(len(found.structured_content[scope]) for scope in found.structured_content if scope != "engine") > 10
+        assert token_count(found.content[0].text) <= SEARCH_DEFAULT_TOKENS
+        walked = await session.call_tool(
+            "retrieve", {"group": group, "query": "pump feeds pump", "params": {"min_activation": 0.0001}}
+        )
+        assert not walked.is_error, walked
+        result = walked.structured_content["result"]
+        kept = sum(len(seed["paths"]) for seed in result["seeds"])
+        assert 0 < kept <= DEFAULT_MAX_PATHS <= result["paths_total"]
+        assert token_count(walked.content[0].text) <= RETRIEVE_DEFAULT_TOKENS
+        wider = await session.call_tool(
+            "search_memory", {"group": group, "query": "pump feeds pump", "limit": 20, "text_tokens": 500}
+        )
+        assert token_count(wider.content[0].text) > SEARCH_DEFAULT_TOKENS  # the limits are what kept it small

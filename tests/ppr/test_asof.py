@@ -10,13 +10,13 @@ import pytest
 
 from memoria.graph import driver, kinds
 from memoria.graph.asof import EVERY_FACT, AsOf
-from memoria.graph.vocabulary import input_parse
-from memoria.graphindex.cache import ProjectionCache
 from memoria.ppr.relations import BetasInput
 from memoria.ppr.request import PprRequest, SeedWeight
 from memoria.ppr.service import ppr_run
+from memoria.projection.cache import ProjectionCache
+from memoria.requests.vocabulary import input_parse
 from tests.graph.timed import COLUMNS, TIMES, random_times, times_write
-from tests.graphindex.graphs import random_memory, store
+from tests.projection.graphs import random_memory, store
 
 EDGES = """
 MATCH (a:Memory {group_id: $group})-[r:RELATES|MENTIONS]->(b:Memory)

@@ -7,10 +7,10 @@ from collections.abc import Iterator
 import pytest
 
 from memoria.errors import InvalidInput
-from memoria.graph.vocabulary import input_parse
-from memoria.graphindex.cache import ProjectionCache
 from memoria.ppr.request import PprBody
 from memoria.ppr.service import LINKED, UNIFORM, ppr_run
+from memoria.projection.cache import ProjectionCache
+from memoria.requests.vocabulary import input_parse
 from tests.linking.memory import QUESTION, two_hop_group
 
 

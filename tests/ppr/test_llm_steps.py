@@ -16,8 +16,6 @@ from explorer.errors import error_frame
 from memoria.accounts.roles import Role
 from memoria.accounts.services import token_for, user_grant
 from memoria.errors import InvalidInput, LlmInvalidAnswer, LlmUnavailable
-from memoria.graph.vocabulary import input_parse
-from memoria.graphindex.cache import ProjectionCache
 from memoria.llm.prompts import filter_facts as filter_prompt
 from memoria.llm.prompts import relation_betas as betas_prompt
 from memoria.ppr.events import ppr_events
@@ -27,6 +25,8 @@ from memoria.ppr.relations import BetasInput, OfflineBetaManager
 from memoria.ppr.request import PprBody, PprRequest, SeedWeight
 from memoria.ppr.service import ppr_run
 from memoria.ppr.steps import relation_steps_for
+from memoria.projection.cache import ProjectionCache
+from memoria.requests.vocabulary import input_parse
 from tests.llm.fake_openai import FakeOpenAI, Reply, chat_reply, fake_openai
 from tests.search.memory import node_id, store_search_memory
 

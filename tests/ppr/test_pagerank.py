@@ -6,13 +6,13 @@ import igraph
 import numpy as np
 import pytest
 
-from memoria.graphindex.transition import transition_graph
 from memoria.ppr.pagerank import (
     CONJUGATE_GRADIENT,
     POWER,
     personalization,
     personalized_pagerank,
 )
+from memoria.projection.transition import transition_graph
 
 L1_AGREEMENT = 1e-6
 

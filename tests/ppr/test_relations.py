@@ -8,15 +8,15 @@ import pytest
 from memoria.errors import InvalidInput
 from memoria.graph import driver, kinds
 from memoria.graph.asof import EVERY_FACT
-from memoria.graph.vocabulary import input_parse
-from memoria.graphindex.cache import ProjectionCache
-from memoria.graphindex.projection import MENTIONS_LINK, projection_load
 from memoria.llm.modes import StepMode
 from memoria.ppr.relation_seeds import ScoredFact, entity_weights, passage_weights
 from memoria.ppr.relations import BetasInput, RelationBetas, betas_offline
 from memoria.ppr.request import PprRequest, SeedWeight
 from memoria.ppr.service import ppr_run
-from tests.graphindex.graphs import random_memory, store, stored_edges
+from memoria.projection.cache import ProjectionCache
+from memoria.projection.projection import MENTIONS_LINK, projection_load
+from memoria.requests.vocabulary import input_parse
+from tests.projection.graphs import random_memory, store, stored_edges
 from tests.search.memory import node_id, store_search_memory
 
 UNEVEN = {

@@ -8,11 +8,11 @@ from django.core.management import call_command
 
 from memoria.errors import InvalidInput
 from memoria.graph import driver, kinds
-from memoria.graphindex.cache import READY, ProjectionCache
-from memoria.interchange.reindex import group_reindex
 from memoria.ppr.request import PprRequest, SeedWeight
 from memoria.ppr.service import ppr_run
-from tests.graphindex.graphs import random_memory, store, stored_edges
+from memoria.projection.cache import READY, ProjectionCache
+from memoria.reindex import group_reindex
+from tests.projection.graphs import random_memory, store, stored_edges
 
 
 @pytest.fixture

@@ -9,13 +9,13 @@ import pytest
 from memoria.embeddings import embedder
 from memoria.graph import driver
 from memoria.graph.versions import COMPACT_AFTER, group_stamps, group_version, group_version_bump
+from memoria.graphindex.service import edge_remove
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
-from memoria.interchange.index_service import edge_remove
-from memoria.interchange.reindex import group_reindex
 from memoria.readmodel import scopes
 from memoria.readmodel.cache import ViewCache, ViewTooLarge, view_cache
 from memoria.readmodel.text_index import query_terms
+from memoria.reindex import group_reindex
 from memoria.search import view_methods
 from memoria.search.recipes import recipe
 from memoria.search.service import Engine, search

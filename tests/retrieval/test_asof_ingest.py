@@ -9,13 +9,14 @@ from typing import Any
 import pytest
 
 from memoria.graph import driver
-from memoria.graph.asof import EVERY_FACT, AsOf, AsOfInput
-from memoria.graphindex.cache import ProjectionCache
-from memoria.graphindex.projection import projection_load
+from memoria.graph.asof import EVERY_FACT, AsOf
 from memoria.ingest.episodes import EpisodeInput
 from memoria.ingest.pipeline import episodes_add
 from memoria.ppr.request import PprRequest, SeedWeight
 from memoria.ppr.service import ppr_run
+from memoria.projection.cache import ProjectionCache
+from memoria.projection.projection import projection_load
+from memoria.requests.moment import AsOfInput
 from memoria.retrieval.activation import Seed, activation_events
 from memoria.retrieval.engines import CYPHER_ENGINE, VIEW, EngineChoice
 from memoria.retrieval.params import ActivationParams

@@ -19,11 +19,11 @@ from rest_framework.test import APIClient
 
 from memoria.accounts.roles import Role
 from memoria.errors import InvalidInput
-from memoria.graph.vocabulary import input_parse
-from memoria.graphindex.cache import projection_cache
 from memoria.ppr.pagerank import personalized_pagerank
 from memoria.ppr.request import PprBody, PprRequest, SeedWeight
 from memoria.ppr.service import ppr_run
+from memoria.projection.cache import projection_cache
+from memoria.requests.vocabulary import input_parse
 from memoria.retrieval.activation import Seed
 from memoria.retrieval.budget import BudgetInput, BudgetLimits, RetrievalBudget, budget_limits
 from memoria.retrieval.params import ActivationParams
@@ -31,7 +31,7 @@ from memoria.retrieval.reference import ReferenceGraph
 from memoria.retrieval.request import ActivationBody
 from tests.api.conftest import client_for
 from tests.explorer.test_retrieval_socket import connect, token_for_role, until_finished
-from tests.graphindex.graphs import random_memory, store
+from tests.projection.graphs import random_memory, store
 from tests.retrieval.test_activation import collect, load
 
 __all__ = ["client_for", "token_for_role"]  # fixtures of the API and websocket tests

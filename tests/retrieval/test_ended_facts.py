@@ -10,9 +10,10 @@ from dataclasses import replace
 import pytest
 
 from memoria.graph import driver
-from memoria.graph.asof import AsOf, AsOfInput
+from memoria.graph.asof import AsOf
 from memoria.graph.driver import async_driver_for_work
 from memoria.graph.versions import group_version_bump
+from memoria.requests.moment import AsOfInput
 from memoria.retrieval import ended_facts
 from memoria.retrieval.activation import Seed
 from memoria.retrieval.ended_facts import (

@@ -11,8 +11,8 @@ from django.core.exceptions import ImproperlyConfigured
 
 from memoria.errors import GraphUnavailable, ProjectionLoading
 from memoria.graph.embedded import EmbeddedServer
-from memoria.graphindex.cache import ProjectionCache
-from memoria.graphindex.projection import Projection
+from memoria.projection.cache import ProjectionCache
+from memoria.projection.projection import Projection
 from memoria.retrieval.budget import BudgetLimits, RetrievalBudget
 from memoria.retrieval.engines import (
     AUTO,
@@ -24,8 +24,8 @@ from memoria.retrieval.engines import (
     engine_choose_async,
     engine_events,
 )
-from tests.graphindex.graphs import random_memory, store
-from tests.graphindex.test_cache import GatedLoader, one_more_fact
+from tests.projection.graphs import random_memory, store
+from tests.projection.test_cache import GatedLoader, one_more_fact
 
 
 @pytest.fixture

@@ -12,10 +12,10 @@ import memoria_client.models as client_models
 import pytest
 
 from explorer.frames import FrameType
-from memoria.graph.vocabulary import input_parse
-from memoria.graphindex.cache import ProjectionCache
 from memoria.ppr.events import ppr_events
 from memoria.ppr.request import PprBody
+from memoria.projection.cache import ProjectionCache
+from memoria.requests.vocabulary import input_parse
 from memoria.retrieval.activation import Seed, activation_events
 from memoria.retrieval.event_types import (
     EVENT_CLASSES,

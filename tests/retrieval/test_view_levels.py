@@ -13,8 +13,8 @@ import pytest
 from django.core.management import call_command
 
 from memoria.graph import driver
-from memoria.graphindex.projection import projection_load
 from memoria.interchange.exporter import graph_document_export
+from memoria.projection.projection import projection_load
 from memoria.retrieval.activation import Seed, activation_events
 from memoria.retrieval.budget import BudgetLimits, RetrievalBudget
 from memoria.retrieval.engines import CYPHER_ENGINE, VIEW, EngineChoice

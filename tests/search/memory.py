@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from memoria.graph import driver
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
-from memoria.interchange.reindex import group_reindex
+from memoria.reindex import group_reindex
 
 # Hops over RELATES from alice: lyon 1, gloves 2, rotterdam 3, bolts 4, nordbalt 5 (party 1, bob 4).
 ENTITIES = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memoria.errors import InvalidInput
-from memoria.graph.vocabulary import input_parse
+from memoria.requests.vocabulary import input_parse
 from memoria.search.config import (
     Reranker,
     Scope,

@@ -9,8 +9,8 @@ from dataclasses import replace
 import pytest
 
 from memoria.errors import InvalidInput
-from memoria.graph.vocabulary import input_parse
-from memoria.graphindex.cache import projection_cache
+from memoria.projection.cache import projection_cache
+from memoria.requests.vocabulary import input_parse
 from memoria.search.config import (
     Reranker,
     ScopeConfig,
@@ -169,9 +169,9 @@ def test_a_walking_search_reads_the_group_stamps_once_and_the_walks_texts_from_i
     # both (each used to make its own round trip), and the passages the walk finds show the views' texts, so the
     # server is not asked for them either.
     from memoria.graph import driver, versions
-    from memoria.graphindex import cache as projection_module
+    from memoria.ppr import search_walk
+    from memoria.projection import cache as projection_module
     from memoria.readmodel import group_view
-    from memoria.search import graph_method
     from memoria.search import service as search_module
 
     config = gated(6, 0.2)
@@ -188,14 +188,14 @@ def test_a_walking_search_reads_the_group_stamps_once_and_the_walks_texts_from_i
         raise AssertionError("the walk read the group's version a second time")
 
     def watched_read(query: str, **parameters: object) -> list:
-        if query == graph_method.EPISODE_TEXTS:
+        if query == search_walk.EPISODE_TEXTS:
             text_reads.append(parameters["ids"])
         return real_read(query, **parameters)
 
     monkeypatch.setattr(search_module, "group_stamps", counted_stamps)
     monkeypatch.setattr(group_view, "group_stamps", counted_stamps)
     monkeypatch.setattr(projection_module, "group_version", version_read)
-    monkeypatch.setattr(graph_method.driver, "read", watched_read)
+    monkeypatch.setattr(search_walk.driver, "read", watched_read)
     found = search(query=QUESTION, groups=[two_hop], config=config).episodes
     assert found[0].scores["ppr"] > 0
     assert stamp_reads == [two_hop]

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from memoria.errors import InvalidInput
-from memoria.graph.vocabulary import input_parse
+from memoria.requests.vocabulary import input_parse
 from memoria.search.config import (
     Reranker,
     ScopeConfig,

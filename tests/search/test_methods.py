@@ -6,10 +6,11 @@ import pytest
 
 from memoria.embeddings import embedder
 from memoria.graph import driver
-from memoria.graph.asof import EVERY_FACT, AsOf, AsOfInput
+from memoria.graph.asof import EVERY_FACT, AsOf
 from memoria.graph.searchable import FACT_TEXT
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
+from memoria.requests.moment import AsOfInput
 from memoria.search import methods
 from memoria.search.methods import cosine_similarities, lucene_query
 from tests.browse.graphs import entity, fact, load

@@ -14,7 +14,7 @@ from memoria.interchange.importer import ImportReport, graph_document_import
 from memoria.readmodel.cache import view_cache
 from memoria.search.config import ScopeConfig, SearchConfig, SearchMethod
 from memoria.search.service import Engine, search
-from tests.interchange.test_reindex import vectors_of
+from tests.test_reindex import vectors_of
 
 BM25 = ScopeConfig(methods=(SearchMethod.BM25,), limit=5)
 COSINE = ScopeConfig(methods=(SearchMethod.COSINE,), limit=5)

@@ -9,7 +9,7 @@ from memoria.accounts.roles import check_group_name
 from memoria.errors import GraphUnavailable, InvalidInput
 from memoria.interchange.document import GraphDocument
 from memoria.interchange.importer import ImportReport, graph_document_import, import_size
-from memoria.interchange.reindex import reindex_after_write
+from memoria.reindex import reindex_after_write
 
 
 def add_document_arguments(parser: CommandParser) -> None:

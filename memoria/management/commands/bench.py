@@ -17,8 +17,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from memoria.accounts.roles import check_group_name
 from memoria.errors import GraphUnavailable
-from memoria.graph.asof import EVERY_FACT, AsOf, AsOfInput
+from memoria.graph.asof import EVERY_FACT, AsOf
 from memoria.graph.health import graph_health
+from memoria.requests.moment import AsOfInput
 
 CPUINFO = Path("/proc/cpuinfo")
 MCP_BENCH_GROUP = "demo"  # the memory `make run` loads; the MCP figures of docs/benchmarks.md are on it
@@ -77,6 +78,13 @@ class Command(BaseCommand):
         search.add_argument(
             "--embedding-threads", type=int, help="embedding threads (torch or ONNX Runtime) for the query embedding"
         )
+        context = sub.add_parser(
+            "context", help="get_context at budgets 250, 1,000, 2,000 on a group of 10,000 episodes (100k facts)"
+        )
+        context.add_argument("--facts", type=int, default=100_000, help="the synthetic memory: 1 episode per 10 facts")
+        context.add_argument("--runs", type=int, default=100, help="timed blocks per budget")
+        context.add_argument("--warmup", type=int, default=10)
+        context.add_argument("--embedding-threads", type=int, help="embedding threads for the query embedding")
         render = sub.add_parser("render", help="graph view: time to first render in headless Chromium")
         render.add_argument("--edges", type=int, nargs="+", default=[1_000, 10_000, 30_000], help="nodes: a third")
         render.add_argument("--runs", type=int, default=3, help="fresh pages per size")
@@ -161,7 +169,7 @@ class Command(BaseCommand):
                 raise CommandError("--facts, --crowd, --crowd-groups, --runs and --episodes must be positive")
             if options["warmup"] < 0:
                 raise CommandError("--warmup must not be negative")
-        elif suite == "view":
+        elif suite in ("view", "context"):
             if min(options["facts"], options["runs"]) < 1 or options["warmup"] < 0:
                 raise CommandError("--facts and --runs must be positive and --warmup not negative")
         elif suite == "explorer":
@@ -313,6 +321,24 @@ class Command(BaseCommand):
         say(f"search, {facts} facts, limit 10, query embedding included, {runs} timed searches per recipe{threads}")
         for name, r in results.items():
             say(f"  {name:27s} p50 {r['p50_ms']:7.2f} ms  p95 {r['p95_ms']:7.2f} ms | hits {r['hits']:5.1f}")
+
+    def context(self, *, facts: int, runs: int, warmup: int, embedding_threads: int | None, **_: object) -> None:
+        from memoria.bench.context import context_benchmark
+        from memoria.bench.search import build_memory
+        from memoria.embeddings import embedder
+
+        say = self.stdout.write
+        say(machine_line())
+        group, memory = build_memory(facts=facts, say=say)
+        if embedding_threads:
+            embedder().threads_set(embedding_threads)
+        say(f"{load_line()} at start")
+        results = context_benchmark(group=group, memory=memory, runs=runs, warmup=warmup)
+        say(f"get_context, {facts} facts ({facts // 10} episodes), query embedding included, {runs} timed per series")
+        for name, r in results.items():
+            extra = f" | {r['tokens']:.0f} tokens, p95 {r['ratio_p95']:.2f}x the search" if "tokens" in r else ""
+            say(f"  {name:50s} p50 {r['p50_ms']:7.2f} ms  p95 {r['p95_ms']:7.2f} ms{extra}")
+        say(f"{load_line()} at end")
 
     def ppr(
         self,

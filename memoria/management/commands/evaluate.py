@@ -1,5 +1,7 @@
 """`evaluate locomo`: evidence recall@k of the memory's searches beside a dense baseline; `evaluate musique`: passage
-recall@k of dense retrieval, PPR, relation-aware PPR and the episodes recipes (docs/evaluation.md)."""
+recall@k of dense retrieval, PPR, relation-aware PPR and the episodes recipes; `evaluate context`: the share of a
+question's evidence in the context block per token budget, beside dense and BM25 + dense filling the same budget
+(docs/evaluation.md)."""
 
 from __future__ import annotations
 
@@ -14,10 +16,12 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from memoria.accounts.roles import check_group_name
+from memoria.context.request import MAX_BUDGET_TOKENS, MIN_BUDGET_TOKENS
 from memoria.datasets.locomo import conversation_name
 from memoria.datasets.musique import build_musique
 from memoria.embeddings import Embedder, embedder
 from memoria.errors import EmbeddingModelError, GraphUnavailable, InvalidInput
+from memoria.evaluation import context as context_evaluation
 from memoria.evaluation import graph_fusion
 from memoria.evaluation import locomo as evaluation
 from memoria.evaluation import musique as musique_evaluation
@@ -104,6 +108,33 @@ class Command(BaseCommand):
             "inferred synonymy edges per threshold, then leaves those of the default threshold)",
         )
         _add_run_arguments(musique)
+        context = sub.add_parser(
+            "context",
+            help="share of each question's evidence in the context block at each budget (o200k tokens), beside dense "
+            "and BM25 + dense filling the same budget; the episodes rankings and a cross-validated choice among them",
+        )
+        context.add_argument(
+            "--datasets", default="locomo,musique", help="which of locomo, musique, comma-separated (default both)"
+        )
+        context.add_argument("--locomo-dir", type=Path, help="default: ../shared/datasets/locomo")
+        context.add_argument("--musique-dir", type=Path, help="default: ../shared/datasets/musique")
+        context.add_argument("--group-prefix", default=DEFAULT_GROUP_PREFIX, help="LoCoMo groups, as evaluate locomo")
+        context.add_argument("--group", default=MUSIQUE_GROUP, help="the MuSiQue group, as evaluate musique")
+        context.add_argument(
+            "--budgets",
+            default=",".join(map(str, context_evaluation.BUDGETS)),
+            help="token budgets, comma-separated (each 100–32000)",
+        )
+        context.add_argument("--limit-questions", type=int, help="only the first N questions of each file")
+        context.add_argument("--skip-ingest", action="store_true", help="load nothing: every group must be loaded")
+        context.add_argument(
+            "--report",
+            nargs="+",
+            type=Path,
+            metavar="JSON",
+            help="instead: report the figures of earlier runs' --json files together (e.g. one per dataset)",
+        )
+        _add_run_arguments(context)
 
     def handle(self, *args: object, dataset: str, **options: Any) -> None:
         try:
@@ -314,6 +345,84 @@ class Command(BaseCommand):
             json_path.write_text(json.dumps(figures, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
             say(f"figures written to {json_path}")
 
+    def context(
+        self,
+        *,
+        datasets: str,
+        locomo_dir: Path | None,
+        musique_dir: Path | None,
+        group_prefix: str,
+        group: str,
+        budgets: str,
+        limit_questions: int | None,
+        skip_ingest: bool,
+        embedding_threads: int | None,
+        markdown: bool,
+        json_path: Path | None,
+        quiet: bool,
+        report: list[Path] | None = None,
+        **_: object,
+    ) -> None:
+        """Reads and checks every file first, loads what a group lacks (as evaluate locomo and musique do), then
+        builds the block for every question at every budget."""
+        started = time.perf_counter()
+        _check_options(limit_questions, embedding_threads, json_path)
+        if report:
+            self._context_report(report, _budgets(budgets))
+            return
+        wanted = [name.strip() for name in datasets.split(",") if name.strip()]
+        if not wanted or set(wanted) - {"locomo", "musique"}:
+            raise CommandError(f"--datasets {datasets!r}: name locomo, musique or both")
+        chosen = _budgets(budgets)
+        conversations = []
+        if "locomo" in wanted:
+            paths = _conversation_paths([locomo_dir or evaluation.default_locomo_dir()])
+            conversations = [
+                evaluation.locomo_conversation(path, group=name, limit_questions=limit_questions)
+                for path, name in _conversation_groups(paths, group_prefix).items()
+            ]
+        musique = None
+        if "musique" in wanted:
+            check_group_name(group)
+            directory = musique_dir or musique_evaluation.default_musique_dir()
+            musique = musique_evaluation.musique_set(directory, group=group, limit_questions=limit_questions)
+        health = graph_health()
+        if not health.up:
+            raise CommandError(f"graph server down: {health.detail}")
+        say = self.stdout.write
+        say(machine_line())
+        model = _embedder(embedding_threads)
+        self._ingest(conversations, skip_ingest, embedding_threads, quiet)
+        if musique is not None:
+            self._musique_ingest(musique, skip_ingest, quiet)
+        corpora = [_locomo_corpus(conversation) for conversation in conversations]
+        if musique is not None:
+            corpora.append(_musique_corpus(musique))
+        questions = sum(len(corpus.questions) for corpus in corpora)
+        with tqdm(total=questions, unit="question", desc="evaluate", disable=quiet, file=self.stderr._out) as bar:
+            scores = context_evaluation.context_evaluate(
+                corpora, embed=model.embed, budgets=chosen, progress=lambda _: bar.update()
+            )
+        say(
+            f"context block evidence: {len(corpora)} group(s), {questions} question(s) (LoCoMo categories 1–4), "
+            f"budgets {', '.join(map(str, chosen))} o200k_base tokens, embedding model {model.model_id}"
+        )
+        for line in context_evaluation.report_lines(scores, budgets=chosen):
+            say(line)
+        say(f"command {time.perf_counter() - started:.1f} s")
+        if json_path is not None:
+            json_path.write_text(json.dumps(context_evaluation.report_json(scores)) + "\n", encoding="utf-8")
+            say(f"figures written to {json_path}")
+
+    def _context_report(self, paths: list[Path], budgets: tuple[int, ...]) -> None:
+        try:
+            figures = [json.loads(path.read_text(encoding="utf-8")) for path in paths]
+            scores = context_evaluation.scores_read(figures)
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise CommandError(f"--report: not the figures evaluate context writes ({error})") from error
+        for line in context_evaluation.report_lines(scores, budgets=budgets):
+            self.stdout.write(line)
+
     def _fusion_tune(self, dataset: musique_evaluation.MusiqueSet, run: _RunOptions, model: Embedder) -> None:
         """The grid of graph_fusion.settings_grid on every question, and the cross-validated choice among it."""
         say = self.stdout.write
@@ -446,6 +555,45 @@ def _check_options(limit_questions: int | None, embedding_threads: int | None, j
         raise CommandError("--embedding-threads must be at least 1")
     if json_path is not None and not json_path.parent.is_dir():
         raise CommandError(f"--json {json_path}: folder {json_path.parent} does not exist")
+
+
+def _budgets(text: str) -> tuple[int, ...]:
+    try:
+        budgets = tuple(int(part) for part in text.split(","))
+    except ValueError as error:
+        raise CommandError(f"--budgets {text!r}: whole numbers, comma-separated") from error
+    if not budgets or any(not MIN_BUDGET_TOKENS <= budget <= MAX_BUDGET_TOKENS for budget in budgets):
+        raise CommandError(f"--budgets {text!r}: each in [{MIN_BUDGET_TOKENS}, {MAX_BUDGET_TOKENS}]")
+    return budgets
+
+
+def _locomo_corpus(conversation: LocomoConversation) -> context_evaluation.Corpus:
+    """The conversation's turns, and its questions but the adversarial ones (their premise is false)."""
+    episodes = conversation.episodes
+    adversarial = evaluation.category_label(evaluation.ADVERSARIAL)
+    return context_evaluation.Corpus(
+        dataset="locomo",
+        group=conversation.group,
+        ids=[episode.id or "" for episode in episodes],
+        names=[episode.name or "" for episode in episodes],
+        contents=[episode.content for episode in episodes],
+        times=[episode.valid_at for episode in episodes],
+        dense_texts=[episode.content for episode in episodes],
+        questions=[question for question in conversation.questions if question.label != adversarial],
+    )
+
+
+def _musique_corpus(dataset: musique_evaluation.MusiqueSet) -> context_evaluation.Corpus:
+    return context_evaluation.Corpus(
+        dataset="musique",
+        group=dataset.group,
+        ids=dataset.episode_ids(),
+        names=[passage.title for passage in dataset.passages],
+        contents=[passage.text for passage in dataset.passages],
+        times=[None] * len(dataset.passages),
+        dense_texts=[musique_evaluation.dense_text(passage) for passage in dataset.passages],
+        questions=list(dataset.questions),
+    )
 
 
 def _embedder(embedding_threads: int | None) -> Embedder:

@@ -9,8 +9,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from memoria.errors import GraphUnavailable, InvalidInput
+from memoria.graphindex.maig import maig_export
 from memoria.interchange.exporter import graph_document_export
-from memoria.interchange.maig import maig_export
 
 
 class Command(BaseCommand):

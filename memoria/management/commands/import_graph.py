@@ -8,9 +8,9 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from memoria.errors import InvalidInput
+from memoria.graphindex.maig import is_maig, load_maig_document
 from memoria.interchange.document import load_graph_document
 from memoria.interchange.jsontext import file_bytes
-from memoria.interchange.maig import is_maig, load_maig_document
 from memoria.management.commands._document_io import add_document_arguments, checked_group, write_document
 
 

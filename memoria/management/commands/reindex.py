@@ -9,7 +9,7 @@ from tqdm import tqdm
 from memoria.accounts.roles import check_group_name
 from memoria.errors import EmbeddingModelError, GraphUnavailable
 from memoria.ingest.preceding import preceding_backfill
-from memoria.interchange.reindex import DEFAULT_BATCH_SIZE, group_reindex, reindex_backlog
+from memoria.reindex import DEFAULT_BATCH_SIZE, group_reindex, reindex_backlog
 
 
 class Command(BaseCommand):

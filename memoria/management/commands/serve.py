@@ -40,7 +40,7 @@ class Command(BaseCommand):
         call_command("ensure_login", stdout=self.stdout)
         if prepare_only:
             return
-        from daphne.cli import CommandLineInterface  # installs Twisted's asyncio reactor
+        from memoria.serving import GuardedCommandLine  # installs Twisted's asyncio reactor
 
         _close_drivers_on_shutdown()
         host, port = settings.MEMORIA_HOST, settings.MEMORIA_PORT
@@ -48,7 +48,8 @@ class Command(BaseCommand):
             f"serving HTTP and websockets on http://{host}:{port}/ (Ctrl-C stops; the graph server keeps running)"
         )
         self.stdout.flush()
-        CommandLineInterface().run(["-b", host, "-p", str(port), "--proxy-headers", "memoria.asgi:application"])
+        proxy_headers = ["--proxy-headers"] if settings.MEMORIA_PROXY_HEADERS else []
+        GuardedCommandLine().run(["-b", host, "-p", str(port), *proxy_headers, "memoria.asgi:application"])
 
 
 def _close_drivers_on_shutdown() -> None:

@@ -8,6 +8,8 @@ export function h(tag, attributes = {}, ...children) {
     else if (key === "text") element.textContent = value;
     else if (key.startsWith("on")) element.addEventListener(key.slice(2), value);
     else if (key === "dataset") Object.assign(element.dataset, value);
+    // Through the CSSOM: the Content-Security-Policy refuses style attributes, not element.style.
+    else if (key === "style") Object.assign(element.style, value);
     else element.setAttribute(key, value === true ? "" : value);
   }
   for (const child of children.flat()) {

@@ -1,7 +1,8 @@
 // Export what is on screen: the canvas as PNG (the renderer's layers composed) or SVG (nodes, edges and labels as
-// the renderer placed them), and on the live page the completed paths as CSV or JSON. The controls are added to
-// the page's left panel, so the pages' templates stay as they are.
+// the renderer placed them), and on the live page the run's results (its completed paths, or a PPR run's ranking)
+// as CSV or JSON. The controls are added to the page's left panel, so the pages' templates stay as they are.
 import { h } from "./dom.js";
+import { ALGORITHM } from "./names.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 
@@ -66,9 +67,14 @@ export function canvasSvg(view) {
 
 const PATH_COLUMNS = ["rank", "seed_id", "depth", "energy", "end_reason", "nodes", "edges", "relations"];
 
-function csvCell(value) {
-  const text = String(value ?? "");
-  return /[",\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+// A spreadsheet reads a cell starting with one of these as a formula: such text gets a leading apostrophe, which
+// spreadsheets hide (OWASP's rule, the one of the search page's CSV: explorer/exports.py, FORMULA_STARTS).
+const FORMULA_STARTS = ["=", "+", "-", "@", "\t", "\r"];
+
+export function csvCell(value) {
+  const raw = String(value ?? "");
+  const text = typeof value === "string" && FORMULA_STARTS.some((start) => raw.startsWith(start)) ? `'${raw}` : raw;
+  return /[",\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
 // The live run's completed paths, strongest first, as the paths list shows them.
@@ -80,7 +86,29 @@ export function pathsCsv(ranked) {
   return [PATH_COLUMNS, ...rows].map((row) => row.map(csvCell).join(",")).join("\n") + "\n";
 }
 
-function exportPanel(view, { paths = null, name }) {
+const RANKING_COLUMNS = ["rank", "id", "name", "kind", "score"];
+
+// A PPR run's ranking, best first (a PPR run has no paths: before, issue 32, its export was a header and `[]`).
+export function rankingCsv(scores) {
+  const rows = scores.map((node, index) => [index + 1, node.id, node.name, node.kind, node.score]);
+  return [RANKING_COLUMNS, ...rows].map((row) => row.map(csvCell).join(",")).join("\n") + "\n";
+}
+
+// The live page's results: an Activation Energy run's completed paths, or a PPR run's ranking and passages.
+function liveResults(live, ppr) {
+  if (!live.run && ppr && ppr.lastAnswer) {
+    const answer = ppr.lastAnswer;
+    return {
+      kind: "ranking",
+      csv: () => rankingCsv(answer.scores),
+      json: () => ({ algorithm: ALGORITHM.PPR, retrieval_id: answer.retrieval_id, scores: answer.scores, passages: answer.passages }),
+    };
+  }
+  const ranked = live.run ? live.run.rankedPaths() : [];
+  return { kind: "paths", csv: () => pathsCsv(ranked), json: () => ranked };
+}
+
+function exportPanel(view, { results = null, name }) {
   const stamp = () => new Date().toISOString().slice(0, 19).replaceAll(":", "");
   const button = (text, testid, onclick) => h("button", { type: "button", class: "small secondary", "data-testid": testid, onclick }, text);
   return h(
@@ -92,8 +120,14 @@ function exportPanel(view, { paths = null, name }) {
       { class: "buttons" },
       button("PNG", "export-png", async () => download(await canvasPng(view), `${name}-${stamp()}.png`)),
       button("SVG", "export-svg", () => download(canvasSvg(view), `${name}-${stamp()}.svg`)),
-      paths && button("Paths CSV", "export-paths-csv", () => download(new Blob([pathsCsv(paths())], { type: "text/csv" }), `${name}-paths-${stamp()}.csv`)),
-      paths && button("Paths JSON", "export-paths-json", () => download(new Blob([JSON.stringify(paths(), null, 1)], { type: "application/json" }), `${name}-paths-${stamp()}.json`)),
+      results && button("Results CSV", "export-paths-csv", () => {
+        const shown = results();
+        download(new Blob([shown.csv()], { type: "text/csv" }), `${name}-${shown.kind}-${stamp()}.csv`);
+      }),
+      results && button("Results JSON", "export-paths-json", () => {
+        const shown = results();
+        download(new Blob([JSON.stringify(shown.json(), null, 1)], { type: "application/json" }), `${name}-${shown.kind}-${stamp()}.json`);
+      }),
     ),
   );
 }
@@ -106,9 +140,8 @@ function attach() {
     return true;
   }
   if (window.memoriaLive) {
-    const live = window.memoriaLive.live;
-    const paths = () => (live.run ? live.run.rankedPaths() : []);
-    panel.append(exportPanel(live.view, { paths, name: "memoria-live" }));
+    const { live, ppr } = window.memoriaLive;
+    panel.append(exportPanel(live.view, { results: () => liveResults(live, ppr), name: "memoria-live" }));
     return true;
   }
   return false;

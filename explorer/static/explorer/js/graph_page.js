@@ -10,6 +10,7 @@ import { attachCuration } from "./curation_graph.js";
 import { showEdge } from "./edge_inspector.js";
 import { GraphPpr } from "./graph_ppr.js";
 import { colours, createGraphView } from "./graph_view.js";
+import { NodeMenu } from "./node_menu.js";
 import { SuggestBox } from "./suggest.js";
 import { decodeState, emptyState, encodeState, hasState } from "./view_state.js";
 import { ViewsMenu } from "./views_menu.js";
@@ -33,7 +34,7 @@ const categoryBoxes = config.categories.map((category) =>
 $("[data-categories]").append(
   ...config.categories.map((category, index) =>
     h("label", { class: "inline small" }, categoryBoxes[index], " ",
-      h("span", { class: "swatch", style: `background:${colours.CATEGORY_COLOURS[category] || "#a4adb8"}` }),
+      h("span", { class: "swatch", style: { background: colours.CATEGORY_COLOURS[category] || "#a4adb8" } }),
       category.toLowerCase()),
   ),
 );
@@ -179,7 +180,7 @@ function drawLegend() {
           "data-key": entry.key,
           onclick: () => view.toggleLegendKey(entry.key),
         },
-        h("span", { class: "swatch", style: `background:${entry.colour}` }),
+        h("span", { class: "swatch", style: { background: entry.colour } }),
         ` ${entry.label.length > 40 ? `${entry.label.slice(0, 40)}…` : entry.label} `,
         h("span", { class: "muted", text: String(entry.count) })),
       ),
@@ -193,7 +194,10 @@ function drawStatus() {
   $('[data-testid="edge-count"]').textContent = String(counts.edges);
   const hidden = counts.totalNodes - counts.nodes;
   $("[data-hidden-count]").textContent = hidden ? `(${hidden} hidden)` : "";
-  $("[data-hint]").hidden = counts.totalNodes > 0 && counts.totalNodes > 3;
+  $("[data-hint]").hidden = counts.totalNodes > 3;
+  $("[data-hint]").textContent = counts.totalNodes
+    ? "Click a node to read it, double-click to expand it; click an edge to inspect it; drag a node to pin it."
+    : "Nothing drawn yet: search for entities to draw, or open a saved view.";
 }
 
 view.on("change", () => {
@@ -254,9 +258,12 @@ async function expand(id) {
   return page;
 }
 
+// Nodes and every fact among them, of all times: the drawing shows the moment (the filter hides the facts that do
+// not hold then, and the nodes all of whose facts are hidden). Read at the moment instead, a restored view lost
+// the facts that hid its nodes: 41 nodes and 10 links after a reload instead of 8 and 7 (issue 32).
 async function addByIds(ids) {
   if (!ids.length) return;
-  const found = await getJson(`${groupApi(group)}/subgraph`, { ids: ids.join(","), ...momentParameters() });
+  const found = await getJson(`${groupApi(group)}/subgraph`, { ids: ids.join(","), include_invalidated: "true" });
   const before = view.graph.order;
   view.addNodes(found.nodes);
   view.addEdges(found.edges);
@@ -382,6 +389,14 @@ function setPathEnd(which, id) {
 function drawNodePanel(id) {
   const card = view.node(id);
   const panel = $("[data-node-panel]");
+  // The panel is redrawn whenever the view changes: a focused button keeps the focus in its redrawn self.
+  const focused = panel.contains(document.activeElement) ? document.activeElement.dataset.testid : null;
+  drawNodePanelContent(id, card, panel);
+  const again = focused && panel.querySelector(`[data-testid="${focused}"]`);
+  if (again) again.focus();
+}
+
+function drawNodePanelContent(id, card, panel) {
   const known = expansions.get(id);
   const remaining = known ? Math.max(known.total - known.offset, 0) : null;
   const loaded = view.edgesOf(id);
@@ -411,6 +426,8 @@ function drawNodePanel(id) {
       h("button", { type: "button", class: "small secondary", onclick: () => view.focus(id) }, "Focus"),
       h("button", { type: "button", class: "small secondary", "data-testid": "ppr-seed",
         onclick: () => { ppr.toggleSeed(id); drawNodePanel(id); } }, ppr.isSeed(id) ? "Not a PPR seed" : "PPR seed"),
+      h("button", { type: "button", class: "small secondary", "data-testid": "node-menu-button", "aria-haspopup": "menu",
+        title: "More actions (right click on the node, or Shift+F10)", onclick: () => openMenu(id) }, "Menu…"),
     ),
     h("h3", {}, "Loaded facts"),
     h("ul", { class: "edge-list", "data-testid": "node-edges" },
@@ -500,8 +517,14 @@ $("[data-add-search]").addEventListener("submit", async (event) => {
   if (!query) return;
   const list = $("[data-add-results]");
   list.replaceChildren(h("li", { class: "muted small", text: "Searching…" }));
-  const found = await getJson("/api/search", { q: query, group, scope: "entities", limit: 8 }).catch(showError);
-  if (!found) return;
+  let found;
+  try {
+    found = await getJson("/api/search", { q: query, group, scope: "entities", limit: 8 });
+  } catch (error) {
+    // Said where the "Searching…" was (a 5,000-character find stayed on it, issue 32).
+    list.replaceChildren(h("li", { class: "error small", role: "alert", "data-testid": "add-error", text: error.message }));
+    return;
+  }
   list.replaceChildren(
     ...found.entities.map((hit) =>
       h("li", {}, h("button", { type: "button", class: "link-like", onclick: () => addAndOpen(hit.id) }, hit.name))),
@@ -524,18 +547,114 @@ const addBox = new SuggestBox($("[data-add-search] input[name=q]"), {
 
 // ---- wiring -----------------------------------------------------------------------------------------------
 
+// Problems show over the top of the drawing, where the user is looking; a new view (restore) clears them.
 function showError(error) {
-  $("[data-path-result]").replaceChildren(h("p", { class: "error", role: "alert", text: error.message }));
+  $("[data-notice-text]").textContent = error.message;
+  $("[data-notice]").hidden = false;
 }
+
+function clearError() {
+  $("[data-notice]").hidden = true;
+  $("[data-notice-text]").textContent = "";
+}
+
+$("[data-notice-close]").addEventListener("click", clearError);
 
 view.on("clickNode", (id, event) => {
   if (event && event.original && event.original.shiftKey) {
     toggleMark(id);
     return;
   }
+  // A click reads a node, it does not grow the view: picking two path ends took 41 nodes to 64 (issue 32).
   openNode(id);
-  if (!expansions.has(id)) userExpand(id);
-  else record();
+  record();
+});
+// A double click expands (as in Bloom), rather than zooming; so do the panel's Expand and its node menu.
+view.on("doubleClickNode", (id, event) => {
+  if (event && event.preventSigmaDefault) event.preventSigmaDefault();
+  openNode(id);
+  userExpand(id);
+});
+// The node menu (node_menu.js): right click on a node, Shift+F10 or the context-menu key with a node open, or the
+// panel's "Menu…". Each item is one step back (Ctrl+Z) and one history entry, as the panel's buttons are.
+const nodeMenu = new NodeMenu($(".stage"), {
+  group,
+  actions: {
+    name: (id) => (view.node(id) ? view.node(id).name : id),
+    moment: () => momentParameters(),
+    expand: (id) => { openNode(id); userExpand(id); },
+    expandRelation: (id, ends) => addByIds([id, ...ends]).then(() => record(), showError),
+    expandDepth: (id, depth) => expandToDepth(id, depth).catch(showError),
+    collapse: (id) => collapse(id),
+    dismissOthers: (id) => dismissOthers(id),
+    pathFrom: (id) => setPathEnd("from", id),
+    pathTo: (id) => setPathEnd("to", id),
+    liveUrl: (id) => `/g/${encodeURIComponent(group)}/live/?seed=${encodeURIComponent(id)}`,
+  },
+});
+
+function openMenu(id) {
+  if (!view.hasNode(id)) return;
+  const fromPanel = $("[data-node-panel]").contains(document.activeElement);
+  openNode(id); // redraws the panel: the focus goes back to its new "Menu…" button
+  const at = view.viewportPosition(id);
+  const returnTo = fromPanel ? () => $('[data-testid="node-menu-button"]') : document.activeElement;
+  nodeMenu.open(id, { x: at.x + 12, y: at.y + 12, returnTo });
+}
+
+// Every node within `depth` facts of this one (through the facts the filter shows), as "Around the seeds" does.
+async function expandToDepth(id, depth) {
+  const found = await getJson(`${groupApi(group)}/subgraph`, { ids: id, hops: depth, ...filterParameters() });
+  const before = view.graph.order;
+  view.addNodes(found.nodes, { near: id });
+  view.addEdges(found.edges);
+  view.startLayout({ ms: 2500 });
+  fitIfGrown(before);
+  if (found.truncated) showError(new Error(`Depth ${depth}: cut at the strongest-linked nodes.`));
+  record();
+}
+
+function forgetGone() {
+  for (const key of [...expansions.keys()]) if (!view.hasNode(key)) expansions.delete(key);
+  if (currentNode && !view.hasNode(currentNode)) {
+    currentNode = null;
+    $("[data-node-panel]").hidden = true;
+  }
+}
+
+// The inverse of expanding: the neighbours whose only shown link is to this node leave the view (pinned and
+// selected ones stay), and the node may be expanded afresh.
+function collapse(id) {
+  const leaves = view.graph.neighbors(id).filter((other) =>
+    view.graph.neighbors(other).length === 1 && !view.isPinned(other) && !view.marked.has(other));
+  for (const other of leaves) view.removeNode(other);
+  expansions.delete(id);
+  forgetGone();
+  if (view.hasNode(id)) drawNodePanel(id);
+  record();
+}
+
+// Only this node (and the selection) stays.
+function dismissOthers(id) {
+  const keep = new Set([id, ...view.marked]);
+  for (const other of view.nodeIds()) if (!keep.has(other)) view.removeNode(other);
+  forgetGone();
+  record();
+}
+
+view.on("rightClickNode", (id, event) => {
+  if (event && event.preventSigmaDefault) event.preventSigmaDefault();
+  if (event && event.original) event.original.preventDefault();
+  openMenu(id);
+});
+$(".canvas").addEventListener("contextmenu", (event) => event.preventDefault()); // the node menu, not the browser's
+document.addEventListener("keydown", (event) => {
+  const asked = event.key === "ContextMenu" || (event.shiftKey && event.key === "F10");
+  if (!asked || !currentNode || nodeMenu.isOpen) return;
+  const target = event.target;
+  if (target instanceof HTMLElement && ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName)) return;
+  event.preventDefault();
+  openMenu(currentNode);
 });
 view.on("clickEdge", (id) => openEdge(id));
 view.on("dragPin", () => record()); // a step to undo (pins are not in the URL: no history entry)
@@ -647,6 +766,7 @@ document.addEventListener("keydown", (event) => {
 // steps ("slide" pushes once per drag, then replaces).
 function record(mode = "push") {
   if (restoring) return;
+  if (!startActing) startCard.hidden = true;
   const state = captureState();
   remember(state);
   const { query, truncated } = encodeState(state);
@@ -669,13 +789,30 @@ function endSlide() {
   sliding = false;
 }
 
+// Whether a text can be a node id at all (the server's rule, memoria/graph/rules.py): one that cannot is left out
+// of what is asked, so it does not stop the others from drawing (`?nodes=<script>,demo-evt-015`, issue 32).
+const ID_PATTERN = new RegExp(config.id_pattern);
+const isNodeId = (id) => ID_PATTERN.test(id);
+
+function quoted(ids) {
+  const shown = ids.slice(0, 5).map((id) => `“${id.length > 40 ? `${id.slice(0, 40)}…` : id}”`);
+  return shown.join(", ") + (ids.length > 5 ? ", …" : "");
+}
+
 function reportMissing(asked) {
   // A link to a node that was deleted or merged, or mistyped: say so, and show what does exist.
-  const missing = asked.filter((id) => !view.hasNode(id));
-  if (!missing.length) return;
-  const names = missing.slice(0, 5).map((id) => `“${id}”`).join(", ") + (missing.length > 5 ? ", …" : "");
-  showError(new Error(`${missing.length === 1 ? "No node" : "No nodes"} ${names} in ${group}: ` +
-    "deleted or merged since the link was made, or the link is mistyped. Search for it instead."));
+  const malformed = asked.filter((id) => !isNodeId(id));
+  const missing = asked.filter((id) => isNodeId(id) && !view.hasNode(id));
+  const problems = [];
+  if (missing.length) {
+    problems.push(`${missing.length === 1 ? "No node" : "No nodes"} ${quoted(missing)} in ${group}: ` +
+      "deleted or merged since the link was made, or the link is mistyped. Search for it instead.");
+  }
+  if (malformed.length) {
+    problems.push(`${quoted(malformed)} ${malformed.length === 1 ? "is not a node id" : "are not node ids"} ` +
+      "(1–200 letters, digits or ._:/@#-): left out.");
+  }
+  if (problems.length) showError(new Error(problems.join(" ")));
 }
 
 // Draw a state from scratch: the filters first (expansions ask the server with them), then the nodes, the
@@ -697,6 +834,7 @@ async function restore(state) {
     $("[data-edge-panel]").hidden = true;
     $("[data-path-result]").replaceChildren();
     $("[data-around-result]").textContent = "";
+    clearError();
     setPathEnd("from", null);
     setPathEnd("to", null);
     ppr.clear();
@@ -714,7 +852,7 @@ async function restore(state) {
     for (const box of document.querySelectorAll("[data-link]")) box.checked = state.links.includes(box.dataset.link);
     applyFilter();
     if (state.nodes.length) {
-      await addByIds(state.nodes);
+      await addByIds(state.nodes.filter(isNodeId));
       if (stale()) return;
       reportMissing(state.nodes);
     } else if (state.query) {
@@ -787,14 +925,73 @@ const views = new ViewsMenu($("[data-views]"), {
   },
 });
 
+// ---- the first view (explorer/first_view.py) --------------------------------------------------------------
+
+// A group opened with nothing asked draws its most connected entities under a card that offers a search (drawn
+// as its top entities, as Bloom starts from a phrase) and a question to watch live. Any other action closes it.
+const startCard = $("[data-start]");
+let startActing = false; // the card's own actions keep it open
+
+function showStart(first) {
+  const count = first.ids.length;
+  $("[data-start-what]").textContent = count
+    ? `Drawn: the ${count} most connected entities of ${group} and the facts among them. Click one to read it.`
+    : `${group} has no linked entities yet: search it, or import a graph on the Jobs page.`;
+  const link = $('[data-testid="start-question"]');
+  $("[data-start-question]").hidden = !first.question;
+  if (first.question) {
+    link.href = first.question_url;
+    link.textContent = `“${first.question}”`;
+  }
+  startCard.hidden = false;
+}
+
+async function startAction(state, after = async () => {}) {
+  startActing = true;
+  try {
+    await restore(state);
+    await after();
+    record();
+  } finally {
+    startActing = false;
+  }
+}
+
+$("[data-start-close]").addEventListener("click", () => { startCard.hidden = true; });
+$("[data-start-clear]").addEventListener("click", () => {
+  startAction(emptyState()).then(() => {
+    $("[data-start-what]").textContent = "The canvas is empty: search to draw what it finds.";
+    $('[data-testid="start-search"]').focus();
+  }, showError);
+});
+$("[data-start-search]").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const query = String(new FormData(event.target).get("q") || "").trim();
+  if (!query) return;
+  startAction({ ...emptyState(), query }).then(() => {
+    const drawn = view.counts().nodes;
+    $("[data-start-what]").textContent = drawn
+      ? `Drawn: the ${drawn} entities “${query}” finds best. Click one to read it.`
+      : `No entity found for “${query}”.`;
+  }, showError);
+});
+const startBox = new SuggestBox($("[data-start-search] input[name=q]"), {
+  group,
+  onChoose: (item) => startAction(emptyState(), () => addAndOpen(item.id)).then(() => { startCard.hidden = true; }, showError),
+});
+
 async function start() {
   let search = window.location.search;
+  let state = null;
   if (!hasState(search) && config.default_view) {
     // No view in the URL: the group's default perspective, written into the URL as if it had been opened.
     search = config.default_view.state;
     views.announce(`Opened the group's default view “${config.default_view.name}”.`);
+  } else if (!hasState(search) && config.first_view) {
+    state = { ...emptyState(), nodes: config.first_view.ids };
+    showStart(config.first_view);
   }
-  await restore(decodeState(search));
+  await restore(state || decodeState(search));
   // The URL now says what is drawn (an older ?node= link becomes the full state).
   snapshot = captureState();
   writeUrl(encodeState(snapshot).query, "replace");
@@ -806,8 +1003,8 @@ attachCuration({ view, group, panel: $("[data-edge-panel]"), controls: $("[data-
 
 // For the browser tests and the console: the page's view and its actions.
 window.memoriaGraph = {
-  view, expand, openNode, openEdge, setPathEnd, findPath, ppr, asOf, addBox, captureState, restore, views,
-  toggleMark, setMarked, bulk, undo, redo, undoStack, redoStack,
+  view, expand, openNode, openEdge, setPathEnd, findPath, ppr, asOf, addBox, startBox, captureState, restore, views,
+  toggleMark, setMarked, bulk, undo, redo, undoStack, redoStack, nodeMenu,
 };
 start().catch((error) => {
   showError(error);

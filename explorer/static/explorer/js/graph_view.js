@@ -9,10 +9,12 @@
 //               hideNode(s), unhideAll, pinNode, select, setMarked (multi-selection), highlight({nodes, edges}), clearHighlight,
 //               setNodeStyle / setEdgeStyle (overlays such as a live retrieval's energies), clearStyles
 //   layout      startLayout({ms}), stopLayout(), layoutRunning()
-//   camera      focus(id), fit(), fitShown(), viewportPosition(id), edgeViewportPosition(id)
+//   camera      focus(id), fit(), fitAll({margin}), fitShown(), viewportPosition(id), edgeViewportPosition(id)
 //   events      on(type, handler): clickNode, clickEdge, clickStage, doubleClickNode, change, firstRender,
 //               layout (running or not), dragPin (a node dropped and pinned)
 //   teardown    destroy()
+
+const LABEL_MARGIN = 1.25; // the camera's zoom-out when framing the whole drawing, so right-hand labels fit
 
 const KIND_COLOURS = {
   Entity: "#5b7083",
@@ -172,7 +174,8 @@ export class GraphView {
   enableDragToPin() {
     let dragged = null;
     let moved = false;
-    this.sigma.on("downNode", ({ node }) => {
+    this.sigma.on("downNode", ({ node, event }) => {
+      if (event && event.original && event.original.button !== 0) return; // a right click opens a menu, not a drag
       dragged = node;
       moved = false;
     });
@@ -543,6 +546,11 @@ export class GraphView {
   }
 
   fit() { this.sigma.getCamera().animatedReset({ duration: 300 }); }
+
+  // Every node in view with a margin: labels are drawn to the right of their nodes, past the nodes' frame.
+  fitAll({ duration = 300, margin = LABEL_MARGIN } = {}) {
+    this.sigma.getCamera().animate({ x: 0.5, y: 0.5, ratio: margin, angle: 0 }, { duration });
+  }
 
   // The camera on the shown nodes: all of them (the reset frame) when none is hidden, else their bounding box
   // in the renderer's framed coordinates (the space the camera moves in), with a margin.

@@ -98,25 +98,61 @@ async function cancel(job) {
   }
 }
 
+// Choosing a file only reads it: the import starts once the user confirms what the file holds (before, issue 32,
+// it started on the choice, and a bad file showed the browser's raw parser message).
+const confirmBox = document.querySelector("[data-import-confirm]");
+let chosen = null; // {name, document} awaiting "Import"
+
+function closeConfirm(input) {
+  chosen = null;
+  if (confirmBox) confirmBox.hidden = true;
+  input.value = "";
+}
+
 async function importFile(input) {
   const file = input.files[0];
   if (!file) return;
+  say("");
   let document_;
   try {
     document_ = JSON.parse(await file.text());
-  } catch (error) {
-    say(`Not started: ${file.name} is not JSON (${error.message})`);
+  } catch {
+    say(`Not started: “${file.name}” is not a graph document: it is not JSON text. Choose a file made by ` +
+      "“Export the group”, or one written as docs/import-format.md describes.");
+    closeConfirm(input);
     return;
   }
-  await start(JOB_KIND.IMPORT, document_);
-  input.value = "";
+  const lists = document_ && typeof document_ === "object" && !Array.isArray(document_) &&
+    Array.isArray(document_.nodes) && Array.isArray(document_.edges);
+  if (!lists) {
+    say(`Not started: “${file.name}” is JSON but not a graph document: it needs a "nodes" list and an "edges" list.`);
+    closeConfirm(input);
+    return;
+  }
+  chosen = { name: file.name, document: document_ };
+  const count = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  confirmBox.querySelector("[data-import-summary]").textContent =
+    `Import “${file.name}” (${count(document_.nodes.length, "node")}, ${count(document_.edges.length, "edge")}) into ${config.group}? ` +
+    "Items with ids already stored are updated.";
+  confirmBox.hidden = false;
+  confirmBox.querySelector("[data-import-go]").focus();
+}
+
+const fileInput = document.querySelector("[data-import-file]");
+if (fileInput) {
+  fileInput.addEventListener("change", () => importFile(fileInput));
+  confirmBox.querySelector("[data-import-go]").addEventListener("click", async () => {
+    if (!chosen) return;
+    const { document: document_ } = chosen;
+    closeConfirm(fileInput);
+    await start(JOB_KIND.IMPORT, document_);
+  });
+  confirmBox.querySelector("[data-import-cancel]").addEventListener("click", () => closeConfirm(fileInput));
 }
 
 for (const button of document.querySelectorAll("[data-start]")) {
   button.addEventListener("click", () => start(button.dataset.start, STARTED[button.dataset.start]));
 }
-const fileInput = document.querySelector("[data-import-file]");
-if (fileInput) fileInput.addEventListener("change", () => importFile(fileInput));
 
 // The list as the page was rendered, newest first; then whatever changes, as it changes.
 for (const job of [...config.jobs].reverse()) show(job);

@@ -80,14 +80,17 @@ for (const [name, bound] of Object.entries(config.bounds)) {
   input.value = String(config.defaults[name]);
 }
 
-function paramProblems() {
+// What is wrong with the settings (each refused field is marked aria-invalid as well).
+function settingProblems() {
   const problems = [];
   for (const name of ALGORITHMS[algorithmSelect.value].params) {
     const input = form.elements[name];
     const bound = config.bounds[name];
     const value = Number(input.value);
     const lowOk = bound.low_allowed ? value >= bound.low : value > bound.low;
-    if (input.value === "" || !Number.isFinite(value) || !lowOk || value > bound.high || (input.step === "1" && !Number.isInteger(value))) {
+    const bad = input.value === "" || !Number.isFinite(value) || !lowOk || value > bound.high || (input.step === "1" && !Number.isInteger(value));
+    input.setAttribute("aria-invalid", String(bad));
+    if (bad) {
       problems.push(`${name.toUpperCase()}: ${input.value || "(empty)"} is outside ${bound.low_allowed ? "[" : "("}${bound.low}, ${bound.high}]`);
     }
   }
@@ -95,7 +98,14 @@ function paramProblems() {
     if (!(seed.score > 0 && seed.score <= 1)) problems.push(`seed ${seed.name}: score must be in (0, 1]`);
   }
   if (algorithmSelect.value === ALGORITHM.PPR) problems.push(...pprProblems());
-  else if (!seeds.length && !form.elements.query.value.trim()) problems.push("Give a query or choose seeds.");
+  return problems;
+}
+
+function paramProblems() {
+  const problems = settingProblems();
+  if (algorithmSelect.value !== ALGORITHM.PPR && !seeds.length && !form.elements.query.value.trim()) {
+    problems.push("Give a query or choose seeds.");
+  }
   return problems;
 }
 
@@ -228,6 +238,8 @@ function onFrame(frame) {
     if (!frame.retrieval_id || frame.retrieval_id === current) {
       showError(frame.errors ? frame.errors.join("; ") : frame.message);
       live.setState("error");
+      // Not "Finding seeds…" beside the refusal (issue 32): nothing runs.
+      live.el.status.textContent = "Not run: the server refused the request (the message above says why).";
       $("[data-cancel]").disabled = true;
     }
     return;
@@ -335,6 +347,7 @@ async function run({ auto = false, fromHistory = false } = {}) {
     return;
   }
   showError("");
+  delete live.el.root.dataset.stale;
   if (!fromHistory) recordRun(!auto);
   if (current && live.el.root.dataset.liveState === "running") await socket.send({ type: FRAME.CANCEL, retrieval_id: current });
   live.stop();
@@ -353,10 +366,20 @@ async function run({ auto = false, fromHistory = false } = {}) {
   }
 }
 
+// Settings are checked as they change: a refused one is said at once and, with "re-run when a setting changes",
+// the run on screen is marked as the last good settings' rather than left as if current (before, issue 32,
+// MIN_ACTIVATION -5, 0 or empty and MAX_DEPTH 999 gave no message and no run).
 function settingsChanged() {
+  const problems = settingProblems();
+  showError(problems.join(" "));
   const ran = algorithmSelect.value === ALGORITHM.PPR ? pprRan : lastFinished;
   if (!ran || !$("[data-rerun]").checked) return;
   clearTimeout(rerunTimer);
+  if (problems.length) {
+    live.el.root.dataset.stale = "true";
+    live.el.status.textContent = "Not re-run: a setting is refused (above). Shown: the run with the last good settings.";
+    return;
+  }
   rerunTimer = setTimeout(() => { if (!paramProblems().length) run({ auto: true }); }, 450);
 }
 

@@ -35,6 +35,15 @@ export class PprPanel {
       h("h3", { text: "Passages (episodes)" }), this.passages);
     live.el.status.after(this.section);
     this.hiddenByUs = [];
+    this.lastAnswer = null; // the finished run's answer: what the page's export writes (it has no paths)
+    // Once the short layout among the facts stops, the whole drawing is framed with room for the labels to the
+    // right of their nodes (before, issue 32, the layout left it unfitted and labels ran off the canvas).
+    this.fitPending = false;
+    this.view.on("layout", (running) => {
+      if (running || !this.fitPending) return;
+      this.fitPending = false;
+      this.view.fitAll();
+    });
   }
 
   // PPR's panel in place of the activation ones (seeds, energy plot, paths, legend), or back.
@@ -65,6 +74,7 @@ export class PprPanel {
 
   begin(started) {
     this.runId = started.retrieval_id;
+    this.lastAnswer = null;
     this.show(true);
     this.live.stop();
     this.live.run = null; // the drawing is no longer an activation run's: its tooltips would misname nodes
@@ -86,6 +96,7 @@ export class PprPanel {
   }
 
   finished(answer) {
+    this.lastAnswer = answer;
     this.draw(answer.scores);
     this.drawFacts(answer.scores.map((node) => node.id)).catch(() => {}); // without its facts the ranking still reads
     this.ranked.replaceChildren(...answer.scores.map((node) => this.row(node)));
@@ -128,7 +139,7 @@ export class PprPanel {
     });
     for (const id of this.view.nodeIds()) if (!nodes.some((node) => node.id === id)) this.view.removeNode(id);
     this.view.changed();
-    this.view.fit();
+    this.view.fitAll();
   }
 
   // The facts among the ranked nodes, from the subgraph API the graph page loads nodes with (at the run's moment:
@@ -142,7 +153,10 @@ export class PprPanel {
     if (run !== this.runId) return;
     const added = this.view.addEdges(found.edges);
     this.ranked.dataset.edges = String(added.length);
-    if (added.length) this.view.startLayout({ ms: 1200 });
+    if (added.length) {
+      this.fitPending = true;
+      this.view.startLayout({ ms: 1200 });
+    }
   }
 
   // One slider per relation category, per family, at the β the answer used; moving one re-runs with them all.

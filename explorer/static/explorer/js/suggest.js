@@ -1,5 +1,6 @@
-// Search-as-you-type under a text box: the group's best entities for what has been typed (GET /api/search/suggest),
-// each with its kind, date and a snippet, and its id when another suggestion has the same name. Waits DEBOUNCE_MS
+// Search-as-you-type under a text box: the group's best entities for what has been typed (GET /api/search/suggest:
+// names holding the typed words first, then good matches of hybrid search, nothing for nonsense), each with its
+// kind, date and a snippet, and its id when another suggestion has the same name. Waits DEBOUNCE_MS
 // after the last key, drops answers to older text, and is driven by the keyboard too (↑ ↓ Enter Esc).
 
 import { getJson } from "./api.js";
@@ -23,7 +24,9 @@ export class SuggestBox {
     this.request = null;
     const id = `suggest-${++boxes}`;
     this.list = h("ul", { class: "suggest-list", id, role: "listbox", hidden: true, "data-testid": "suggestions" });
-    input.after(this.list);
+    // Screen readers hear how many were found (or that none was good) without leaving the box.
+    this.announcer = h("span", { class: "visually-hidden", role: "status", "data-testid": "suggest-status" });
+    input.after(this.list, this.announcer);
     input.parentElement.classList.add("suggest-host");
     input.setAttribute("role", "combobox");
     input.setAttribute("aria-autocomplete", "list");
@@ -73,8 +76,12 @@ export class SuggestBox {
     this.input.removeAttribute("aria-activedescendant");
     const rows = items.map((item, index) => this.row(item, index));
     if (!rows.length) {
-      rows.push(h("li", { class: "suggest-empty muted small", text: problem || "No entity found." }));
+      // Below the server's relevance floor nothing is listed (memoria/search/relevance.py): say so, not "found".
+      const typed = this.input.value.trim();
+      const text = problem || `No good match for “${typed.length > 40 ? `${typed.slice(0, 40)}…` : typed}”. Enter searches everything.`;
+      rows.push(h("li", { class: "suggest-empty muted small", "data-testid": "suggest-empty", role: "option", "aria-disabled": "true", text }));
     }
+    this.announcer.textContent = items.length ? `${items.length} suggestion${items.length === 1 ? "" : "s"}; ↓ to choose` : rows[0].textContent;
     this.list.replaceChildren(...rows);
     this.list.hidden = false;
     this.input.setAttribute("aria-expanded", "true");
@@ -102,6 +109,12 @@ export class SuggestBox {
   key(event) {
     if (event.key === "Escape") {
       if (!this.list.hidden) event.preventDefault();  // a search box would also clear its text: only close the list
+      this.close();
+      return;
+    }
+    if (event.key === "Enter" && this.active < 0) {
+      // The box's form is submitted: the list (or an answer still on its way) would lie over what it draws.
+      this.abort();
       this.close();
       return;
     }

@@ -25,6 +25,6 @@ for (const tablist of document.querySelectorAll("[data-tabs]")) {
     select(tablist, next);
   });
   // Open the first tab that has results, so a search for an entity lands on entities.
-  const withResults = tabs.find((tab) => Number(tab.querySelector(".count")?.textContent || 0) > 0);
+  const withResults = tabs.find((tab) => parseInt(tab.querySelector(".count")?.textContent || "0", 10) > 0); // "20+": a cap
   select(tablist, withResults || tabs[0]);
 }
