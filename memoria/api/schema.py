@@ -41,6 +41,8 @@ ERROR_DESCRIPTIONS = {
     "404": "No such group or item visible to you.",
     "409": "Concurrent writers kept changing what this write depends on; nothing was written, retrying is safe.",
     "413": "The body is larger than the server accepts (MEMORIA_MAX_REQUEST_BYTES).",
+    "414": "The request line (path and query) is longer than the server accepts (MEMORIA_MAX_REQUEST_LINE_BYTES);"
+    " send long inputs in a POST body.",
     "415": "The body must be JSON (Content-Type: application/json).",
     "422": "The graph server refused the query as too large for its memory budget (`query_too_large`, `too_large`"
     " names what, e.g. ORDER BY); the same request fails the same way again: ask for less at once.",
@@ -99,6 +101,7 @@ class MemoriaAutoSchema(AutoSchema):
             "404": has_input,
             "409": writes,
             "413": has_body,
+            "414": bool(self._get_parameters()),  # the HTTP edge refuses a request line past its limit
             "415": has_body,
             "422": touches_graph,
             "429": bool(self.view.get_throttles()),
