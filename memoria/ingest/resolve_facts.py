@@ -337,12 +337,13 @@ def facts_resolve(*, request: ResolveFactsInput) -> FactResolution:
     created: list[str] = []
     merged: list[str] = []
     invalidated: list[str] = []
-    relied_on: set[str] = set()
+    relied_on: set[str] = set()  # the stored facts (not this batch's own) a decision was drawn from
     for fact in request.facts:
         current = known.current()
         duplicate = duplicate_of(fact, current)
         if duplicate is not None:
-            relied_on.add(duplicate.id)
+            if not duplicate.is_new:
+                relied_on.add(duplicate.id)
             episodes, tags, weight = sightings_fold(
                 (duplicate.episodes, duplicate.tags, duplicate.weight), ((request.episode_id,), fact.tags, fact.weight)
             )
@@ -365,7 +366,8 @@ def facts_resolve(*, request: ResolveFactsInput) -> FactResolution:
             is_new=True,
         )
         for old in contradicted_by(fact, current):
-            relied_on.add(old.id)
+            if not old.is_new:
+                relied_on.add(old.id)
             if old.valid_at is not None and old.valid_at > fact.valid_at:
                 # We learned of something older than what is stored: the new fact is the one already over.
                 new = replace(new, invalid_at=old.valid_at, expired_at=request.now)
@@ -374,6 +376,5 @@ def facts_resolve(*, request: ResolveFactsInput) -> FactResolution:
             invalidated.append(old.id)
         known.put(new)
         created.append(new.id)
-    stored = relied_on - {fact.id for fact in known.by_id.values() if fact.is_new}
-    known.reads = replace(known.reads, relied_on=known.reads.relied_on | stored)
+    known.reads = replace(known.reads, relied_on=known.reads.relied_on | relied_on)
     return FactResolution(tuple(created), tuple(dict.fromkeys(merged)), tuple(dict.fromkeys(invalidated)), known)
