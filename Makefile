@@ -8,10 +8,12 @@ run: install
 
 test: install-test
 	$(PY) -m ruff check .
+	$(PY) -m mypy
 	MEMORIA_CYPHER_CHECK=1 $(PY) -m pytest; status=$$?; [ $$status -ne 5 ] || echo "make test: pytest collected no tests" >&2; exit $$status
 
 lint: install-test
 	$(PY) -m ruff check .
+	$(PY) -m mypy
 
 install:
 	scripts/bootstrap run

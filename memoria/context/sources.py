@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from asgiref.sync import async_to_sync
 
@@ -101,7 +102,7 @@ def entity_mentions(group: str, ids: Sequence[str]) -> dict[str, list[Mention]]:
     return found
 
 
-async def _finished(request: ActivationRequest) -> list[dict]:
+async def _finished(request: ActivationRequest) -> list[dict[str, Any]]:
     return [event async for event in activation_run(request) if event["type"] == EventType.SEED_FINISHED]
 
 

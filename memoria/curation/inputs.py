@@ -20,7 +20,7 @@ from memoria.graph.kinds import RELATION_CATEGORIES
 from memoria.graph.rules import ID_PATTERN, MAX_RELATION_LENGTH, MAX_TEXT_LENGTH
 from memoria.interchange.document import EdgeRecord, parse_graph_document
 from memoria.requests.query import EMPTY, ID_CHARACTERS, whole_or_empty
-from memoria.requests.vocabulary import Checked, NodeId, RequestModel, Tags, Timestamp, Weight, input_parse
+from memoria.requests.vocabulary import NodeId, RequestModel, Tags, Timestamp, Weight, documented_as, input_parse
 
 # Edge fields a curator edits in place; source and target change only through merges, episodes never by hand.
 EDITABLE_EDGE_FIELDS: tuple[str, ...] = ("relation", "category", "fact", "weight", "tags", "valid_at")
@@ -52,12 +52,12 @@ class EdgeInvalidation(RequestModel):
 class EdgePatch(RequestModel):
     """An edit in place: at least one editable field; the edge as edited then passes the import validator whole."""
 
-    relation: Checked(str, Field(min_length=1, max_length=MAX_RELATION_LENGTH)) = None
-    category: Checked(Literal[RELATION_CATEGORIES]) = None  # type: ignore[valid-type]
-    fact: Checked(str, Field(max_length=MAX_TEXT_LENGTH)) = None
-    weight: Checked(Weight) = None
-    tags: Checked(Tags) = None
-    valid_at: Checked(Timestamp) = None
+    relation: Annotated[Any, documented_as(str, Field(min_length=1, max_length=MAX_RELATION_LENGTH))] = None
+    category: Annotated[Any, documented_as(Literal[RELATION_CATEGORIES])] = None
+    fact: Annotated[Any, documented_as(str, Field(max_length=MAX_TEXT_LENGTH))] = None
+    weight: Annotated[Any, documented_as(Weight)] = None
+    tags: Annotated[Any, documented_as(Tags)] = None
+    valid_at: Annotated[Any, documented_as(Timestamp)] = None
     version: Version | None = None
 
     @model_validator(mode="after")
@@ -84,17 +84,17 @@ class EdgeCreate(RequestModel):
     """A new edge as the import format writes one; the model names missing and unknown fields, the import
     validator (edge_record_check) then checks every value, so a new edge obeys the rules an imported one does."""
 
-    id: Checked(NodeId) = None
-    source: Checked(NodeId)
-    target: Checked(NodeId)
-    relation: Checked(str, Field(min_length=1, max_length=MAX_RELATION_LENGTH))
-    weight: Checked(Weight)
-    tags: Checked(Tags) = None
-    fact: Checked(str, Field(max_length=MAX_TEXT_LENGTH)) = None
-    category: Checked(Literal[RELATION_CATEGORIES]) = None  # type: ignore[valid-type]
-    valid_at: Checked(Timestamp) = None
-    invalid_at: Checked(Timestamp) = None
-    episodes: Checked(list[NodeId]) = None
+    id: Annotated[Any, documented_as(NodeId)] = None
+    source: Annotated[Any, documented_as(NodeId)]
+    target: Annotated[Any, documented_as(NodeId)]
+    relation: Annotated[Any, documented_as(str, Field(min_length=1, max_length=MAX_RELATION_LENGTH))]
+    weight: Annotated[Any, documented_as(Weight)]
+    tags: Annotated[Any, documented_as(Tags)] = None
+    fact: Annotated[Any, documented_as(str, Field(max_length=MAX_TEXT_LENGTH))] = None
+    category: Annotated[Any, documented_as(Literal[RELATION_CATEGORIES])] = None
+    valid_at: Annotated[Any, documented_as(Timestamp)] = None
+    invalid_at: Annotated[Any, documented_as(Timestamp)] = None
+    episodes: Annotated[Any, documented_as(list[NodeId])] = None
 
 
 def edge_record_check(item: dict[str, Any], *, group: str, where: str = "edge") -> EdgeRecord:

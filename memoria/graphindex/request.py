@@ -7,14 +7,14 @@ wording live there once and the models only document it.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, RootModel
 
 from memoria.graph.kinds import RELATION_CATEGORIES
 from memoria.graph.rules import MAX_RELATION_LENGTH, MAX_TEXT_LENGTH
 from memoria.requests.query import OrEmpty
-from memoria.requests.vocabulary import Checked, NodeId, Relation, RequestModel, Tags, Timestamp, Weight
+from memoria.requests.vocabulary import NodeId, Relation, RequestModel, Tags, Timestamp, Weight, documented_as
 
 MAX_BATCH = 10_000
 
@@ -22,20 +22,20 @@ MAX_BATCH = 10_000
 class IndexEdgeMetadataInput(RequestModel):
     """What an index edge carries beside its ends, relation and weight; all of it optional."""
 
-    fact: Checked(str, Field(max_length=MAX_TEXT_LENGTH)) = None
-    category: Checked(Literal[RELATION_CATEGORIES]) = None  # type: ignore[valid-type]
-    tags: Checked(Tags) = None
-    valid_at: Checked(Timestamp) = None
-    invalid_at: Checked(Timestamp) = None
+    fact: Annotated[Any, documented_as(str, Field(max_length=MAX_TEXT_LENGTH))] = None
+    category: Annotated[Any, documented_as(Literal[RELATION_CATEGORIES])] = None
+    tags: Annotated[Any, documented_as(Tags)] = None
+    valid_at: Annotated[Any, documented_as(Timestamp)] = None
+    invalid_at: Annotated[Any, documented_as(Timestamp)] = None
 
 
 class IndexEdgeInput(RequestModel):
     """One edge, known by (source, relation, target): adding it again updates it in place."""
 
-    source: Checked(NodeId)
-    target: Checked(NodeId)
-    relation: Checked(str, Field(min_length=1, max_length=MAX_RELATION_LENGTH))
-    weight: Checked(Weight)
+    source: Annotated[Any, documented_as(NodeId)]
+    target: Annotated[Any, documented_as(NodeId)]
+    relation: Annotated[Any, documented_as(str, Field(min_length=1, max_length=MAX_RELATION_LENGTH))]
+    weight: Annotated[Any, documented_as(Weight)]
     metadata: IndexEdgeMetadataInput | None = None
 
 

@@ -229,7 +229,7 @@ def edge_add(
 
 def _removal(query: str, group: str, *, touched: set[str], **parameters: Any) -> int:
     def work(tx: neo4j.ManagedTransaction) -> int:
-        record = tx.run(query, group=group, **parameters).single()
+        record = tx.run(query, group=group, **parameters).single(strict=True)
         removed = record["removed"]
         if removed:
             ends = record.get("ends") or []  # a node's removal names every node it was joined to

@@ -170,15 +170,14 @@ class ProjectionCache:
 
         def run() -> None:
             try:
-                projection = None
+                updated = None
                 if previous is not None and self._updater is not None:
-                    projection = self._updater(previous, progress=report)
+                    updated = self._updater(previous, progress=report)
                 # Folding after the update: the stamps it caught up with are then all named by the fold.
                 if compact:
                     group_stamps_compact(group=group)
-                whole = projection is None
-                if whole:
-                    projection = self._loader(group=group, progress=report)
+                whole = updated is None
+                projection = self._loader(group=group, progress=report) if updated is None else updated
                 projection.walk(directed=False, mentions=True)  # the default walk, ready before the first request
                 if whole:
                     long_lived_frozen()  # after a whole load, not each write's update (memoria/heap.py)

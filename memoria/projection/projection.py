@@ -185,7 +185,9 @@ class Projection:
         arrays = (self.kinds, self.indptr, self.targets, self.weights, self.categories, self.links)
         node_arrays = (self.label_codes, self.unnamed, self.relates_degrees, self.keys)
         walks = sum(_walk_bytes(walk) for walk in (*self._walks.values(), *self._masked.values()))
-        incidence = sum(built.memory_bytes() for built in (*self._incidence, *self._intervals))
+        incidence = sum(built.memory_bytes() for built in self._incidence) + sum(
+            built.memory_bytes() for built in self._intervals
+        )
         strings = _strings_bytes(self.ids) + _strings_bytes(self.names)
         return sum(a.nbytes for a in (*arrays, *node_arrays)) + strings + self.facts.memory_bytes() + walks + incidence
 

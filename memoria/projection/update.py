@@ -90,9 +90,10 @@ def projection_update(
     moved = np.full(previous.size, -1, dtype=np.int64)
     moved[staying] = staying_positions
     returning = [
-        (previous.position(node_id), position) for node_id, position in zip(fresh.ids, fresh_positions, strict=True)
+        (old, position)
+        for node_id, position in zip(fresh.ids, fresh_positions, strict=True)
+        if (old := previous.position(node_id)) is not None
     ]
-    returning = [(old, new) for old, new in returning if old is not None]
     if returning:
         moved[[old for old, _ in returning]] = [new for _, new in returning]
 

@@ -227,10 +227,12 @@ def problems_raise(title: str, problems: list[str], *, where: str = "") -> None:
         raise ValidationError.from_exception_data(title, details)
 
 
-def Checked(kind: Any, *bounds: Any) -> Any:
-    """A field documented as `kind` but checked by an engine validator that already owns its rule and wording
-    (the import format's for edges): the schema tells a client what to send, the rule is written once."""
-    return Annotated[Any, WithJsonSchema(TypeAdapter(Annotated[kind, *bounds] if bounds else kind).json_schema())]
+def documented_as(kind: Any, *bounds: Any) -> WithJsonSchema:
+    """The schema of a field typed `Annotated[Any, documented_as(kind)]`: documented as `kind` but checked by an
+    engine validator that already owns its rule and wording (the import format's for edges), so the schema tells a
+    client what to send and the rule is written once. A marker rather than a type-returning call, so type checkers
+    read the field as what it is: any value, checked later."""
+    return WithJsonSchema(TypeAdapter(Annotated[kind, *bounds] if bounds else kind).json_schema())
 
 
 class RequestModel(BaseModel):
