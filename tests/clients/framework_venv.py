@@ -83,6 +83,9 @@ def framework_python(package: str) -> tuple[Path, dict[str, float]]:
     with _locked(base / f"{package}.lock"):
         wheels = _wheels(package, home / "wheels")
         if not ready.exists():
+            for stale in base.glob(f"{package}-" + "?" * 16):  # venvs of earlier pyprojects: never used again
+                if stale != home:
+                    shutil.rmtree(stale, ignore_errors=True)
             started = time.monotonic()
             shutil.rmtree(home / "venv", ignore_errors=True)
             venv.EnvBuilder(with_pip=True).create(home / "venv")
