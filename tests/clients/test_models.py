@@ -8,10 +8,14 @@ from memoria_client import (
     Conflict,
     ErrorEvent,
     Event,
+    Fact,
+    FactEpisode,
     InvalidRequest,
+    MemoriaClient,
     MemoriaError,
     NotAllowed,
     NotFound,
+    Recalled,
     RetrievalFinished,
     SearchResults,
     SeedStarted,
@@ -20,6 +24,7 @@ from memoria_client import (
     Unavailable,
     error_for_frame,
     event_from_json,
+    recall,
 )
 from memoria_client.errors import error_for_status
 from memoria_client.rest import Response
@@ -77,3 +82,46 @@ def test_retry_after_and_search_results_are_read() -> None:
     hit = {"group": "g", "id": "g-a", "name": "a", "text": "a", "score": 0.7, "scores": {"bm25": 1.0}}
     results = SearchResults.from_json({"entities": [hit], "facts": [], "engine": {"name": "view"}})
     assert [(h.group, h.id) for h in results.all()] == [("g", "g-a")] and results.engine == {"name": "view"}
+
+
+def test_a_fact_keeps_its_source_episodes_and_version() -> None:
+    answer = {
+        "id": "rel-1",
+        "group": "g",
+        "relation": "lives_in",
+        "fact": "Liv lives in Tallinn",
+        "valid_at": "2024-03-01T00:00:00Z",
+        "invalid_at": None,
+        "expired_at": None,
+        "episodes": [{"id": "e1", "found": True, "name": "message 1"}, {"id": "e0", "found": False, "name": None}],
+        "version": "9f2c41d0a7b3e118",
+        "weight": 0.6,
+    }
+    fact = Fact.from_json(answer)
+    assert (fact.id, fact.fact, fact.version, fact.valid_at) == (
+        "rel-1",
+        "Liv lives in Tallinn",
+        "9f2c41d0a7b3e118",
+        answer["valid_at"],
+    )
+    assert fact.episode_ids == ("e1", "e0")  # a deleted episode is still the fact's source
+    assert fact.episodes[1] == FactEpisode(id="e0", found=False)
+    assert fact.data["weight"] == 0.6  # what the type does not name is kept
+
+
+def test_recall_refuses_unknown_scopes_before_asking_the_server() -> None:
+    client = MemoriaClient("http://127.0.0.1:9", "token")  # nothing listens: a request would raise OSError
+    for scopes in [("facts", "people"), ()]:
+        with pytest.raises(ValueError, match="scopes must be a non-empty subset"):
+            recall(client, "g", "q", scopes=scopes)  # type: ignore[arg-type]
+    hit = Recalled(group="g", kind="fact", id="r", name="n", text="t", score=0.5, episode_ids=("e1",))
+    assert hit.metadata() == {
+        "id": "r",
+        "group": "g",
+        "kind": "fact",
+        "name": "n",
+        "score": 0.5,
+        "valid_at": None,
+        "invalid_at": None,
+        "episode_ids": ["e1"],
+    }

@@ -16,6 +16,8 @@ from memoria_client.errors import (
 from memoria_client.models import (
     ErrorEvent,
     Event,
+    Fact,
+    FactEpisode,
     GroupSummary,
     LevelExpanded,
     PathCompleted,
@@ -28,6 +30,7 @@ from memoria_client.models import (
     Watching,
     event_from_json,
 )
+from memoria_client.recall import Recalled, Scope, recall
 from memoria_client.rest import MemoriaClient, Response, auth_headers
 from memoria_client.stream import AsyncRetrievalStream, AsyncWatchStream, socket_url
 
@@ -37,6 +40,8 @@ __all__ = [
     "Conflict",
     "ErrorEvent",
     "Event",
+    "Fact",
+    "FactEpisode",
     "GroupSummary",
     "InvalidRequest",
     "LevelExpanded",
@@ -45,9 +50,11 @@ __all__ = [
     "NotAllowed",
     "NotFound",
     "PathCompleted",
+    "Recalled",
     "Response",
     "RetrievalFinished",
     "RetrievalStarted",
+    "Scope",
     "SearchHit",
     "SearchResults",
     "SeedFinished",
@@ -60,5 +67,6 @@ __all__ = [
     "auth_headers",
     "error_for_frame",
     "event_from_json",
+    "recall",
     "socket_url",
 ]

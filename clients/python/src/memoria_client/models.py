@@ -87,6 +87,64 @@ class SearchResults:
         return self.facts + self.entities + self.episodes + self.communities
 
 
+@dataclass(frozen=True)
+class FactEpisode:
+    """One episode a fact was drawn from: its provenance. `found` is False once the episode was deleted."""
+
+    id: str
+    found: bool
+    name: str | None = None
+    valid_at: str | None = None
+    source: str | None = None
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> FactEpisode:
+        return cls(
+            id=data["id"],
+            found=bool(data.get("found", True)),
+            name=data.get("name"),
+            valid_at=data.get("valid_at"),
+            source=data.get("source"),
+        )
+
+
+@dataclass(frozen=True)
+class Fact:
+    """`GET /api/groups/<group>/edges/<id>` (docs/curation.md): one fact with its validity, the episodes it came
+    from, and the `version` to send back with an edit. `data` keeps the whole answer."""
+
+    group: str
+    id: str
+    fact: str
+    relation: str | None
+    valid_at: str | None
+    invalid_at: str | None
+    expired_at: str | None
+    episodes: tuple[FactEpisode, ...]
+    version: str
+    data: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Fact:
+        return cls(
+            group=data["group"],
+            id=data["id"],
+            fact=data.get("fact") or "",
+            relation=data.get("relation"),
+            valid_at=data.get("valid_at"),
+            invalid_at=data.get("invalid_at"),
+            expired_at=data.get("expired_at"),
+            episodes=tuple(FactEpisode.from_json(row) for row in data.get("episodes") or ()),
+            version=str(data.get("version", "")),
+            data=data,
+        )
+
+    @property
+    def episode_ids(self) -> tuple[str, ...]:
+        """The ids of the episodes this fact was drawn from, deleted ones included (they are still its source)."""
+        return tuple(episode.id for episode in self.episodes)
+
+
 # --- websocket events -------------------------------------------------------------------------------------------
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memoria_client.errors import MemoriaError, error_for_status
-from memoria_client.models import GroupSummary, SearchResults
+from memoria_client.models import Fact, GroupSummary, SearchResults
 
 RETRY_STATUSES = frozenset({429, 503})
 DEFAULT_WAIT = 1.0  # seconds, when a 429/503 comes without a usable Retry-After
@@ -154,6 +154,10 @@ class MemoriaClient:
     def node(self, group: str, node_id: str) -> dict[str, Any]:
         """`GET /api/groups/<group>/nodes/<id>`: one node with its neighbourhood (docs/explorer.md)."""
         return self.request("GET", f"/api/groups/{_quote(group)}/nodes/{_quote(node_id)}")
+
+    def fact(self, group: str, fact_id: str) -> Fact:
+        """`GET /api/groups/<group>/edges/<id>`: one fact with its source episodes and version (docs/curation.md)."""
+        return Fact.from_json(self.request("GET", f"/api/groups/{_quote(group)}/edges/{_quote(fact_id)}"))
 
     def activation(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """`POST /api/retrieval/activation`: the whole retrieval in one answer (the websocket streams it)."""
