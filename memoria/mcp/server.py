@@ -3,7 +3,8 @@ the app's own ASGI application) and over stdio (`manage.py mcp`).
 
 HTTP runs stateless: every POST is authenticated and served on its own, so no session lives in one process's
 memory and several app processes can share the load, as the REST API does. A tool's progress notifications
-travel on the stream of the POST that called it.
+travel on the stream of the POST that called it; there is no stream of the server's own to open with GET, nor a
+session to end with DELETE, so both answer 405 (the SDK would hold a GET's stream open with pings forever).
 """
 
 from __future__ import annotations
@@ -24,12 +25,13 @@ from mcp.server.transport_security import TransportSecuritySettings
 from memoria.accounts.services import check_access
 from memoria.browse.selectors import entity_page, episode_page
 from memoria.errors import GroupNotFound
-from memoria.mcp.auth import TokenAuth, caller
+from memoria.mcp.auth import TokenAuth, caller, json_answer
 from memoria.mcp.errors import HANDLED, problem
 from memoria.mcp.tools import TOOLS, sdk_tool
 from memoria.requests.vocabulary import GroupName, NodeId, RequestModel, input_parse
 
 MCP_PATH = "/mcp"
+STATELESS_METHODS = ("POST",)  # what /mcp answers when stateless: each call is a POST, its answer streams back
 SERVER_NAME = "memoria"
 INSTRUCTIONS = (
     "Memoria is a memory graph: episodes (what was said or happened), the entities they mention, and facts"
@@ -151,6 +153,13 @@ class McpHttpApp:
         )
 
     async def _serve(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope.get("method") not in STATELESS_METHODS:
+            allowed = ", ".join(STATELESS_METHODS)
+            detail = f"{scope.get('method')} is not served: this MCP server is stateless; send each call as {allowed}"
+            await json_answer(
+                send, 405, {"detail": detail, "code": "method_not_allowed"}, [(b"allow", allowed.encode())]
+            )
+            return
         if self.started is None:
             self.started = asyncio.Event()
             self.runner = asyncio.get_running_loop().create_task(self._run_manager(self.started))

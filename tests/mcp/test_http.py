@@ -40,19 +40,25 @@ TOOLS = {
 }
 
 
-def raw_post(url: str, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).encode()
+def raw_request(
+    url: str, headers: dict[str, str], method: str = "POST", timeout: float = 60
+) -> tuple[int, dict[str, str], bytes]:
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).encode() if method == "POST" else None
     request = urllib.request.Request(
         url,
         data=body,
-        method="POST",
+        method=method,
         headers={"Content-Type": "application/json", "Accept": "application/json, text/event-stream", **headers},
     )
     try:
-        with urllib.request.urlopen(request, timeout=60) as response:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
             return response.status, dict(response.headers), response.read()
     except urllib.error.HTTPError as error:
         return error.code, dict(error.headers), error.read()
+
+
+def raw_post(url: str, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
+    return raw_request(url, headers)
 
 
 @pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer not-a-token"}, {"Authorization": "Basic abc"}])
@@ -61,6 +67,22 @@ async def test_no_or_wrong_token_is_401_before_any_tool(daphne_url: str, headers
     assert status == 401, body
     assert json.loads(body)["code"] == "not_authenticated"
     assert "Bearer" in answer_headers.get("WWW-Authenticate", answer_headers.get("www-authenticate", ""))
+
+
+@pytest.mark.parametrize("method", ["GET", "DELETE"])
+async def test_a_stateless_server_answers_405_to_get_and_delete(daphne_url: str, method: str, token_for_role) -> None:
+    """No stream of the server's own to hold open (the SDK's GET pinged forever), no session to end: 405 at once,
+    with Allow naming POST; the timeout is what a hanging stream would hit."""
+    token = await token_for_role("mcp-viewer", Role.VIEWER, ["g"])
+    headers = {"Authorization": f"Bearer {token}"}
+    status, answer_headers, body = await asyncio.to_thread(raw_request, daphne_url + "/mcp", headers, method, 10)
+    assert status == 405, body
+    assert {name.lower(): value for name, value in answer_headers.items()}["allow"] == "POST"
+    assert json.loads(body)["code"] == "method_not_allowed" and method in json.loads(body)["detail"]
+    refused, _, _ = await asyncio.to_thread(raw_request, daphne_url + "/mcp", {}, method, 10)
+    assert refused == 401  # the token is checked first, as for every call
+    status, _, _ = await asyncio.to_thread(raw_post, daphne_url + "/mcp", headers)
+    assert status == 200  # POST still serves
 
 
 async def test_every_tool_over_http(daphne_url: str, memory: str, token_for_role) -> None:
