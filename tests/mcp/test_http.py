@@ -15,29 +15,19 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from memoria.accounts.roles import Role
+from memoria.admission.problems import FINAL_CONFLICT_NOTE
 from memoria.context.tokens import token_count
+from memoria.curation.undo import audit_entry_undo
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
 from memoria.mcp.client import http_session
 from memoria.mcp.inputs import DEFAULT_MAX_PATHS, RETRIEVE_DEFAULT_TOKENS, SEARCH_DEFAULT_TOKENS
 from memoria.reindex import group_reindex
 from tests.conftest import count_group
-from tests.mcp.conftest import problem_of
+from tests.mcp.conftest import TOOL_NAMES, problem_of
 from tests.search.memory import node_id
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-TOOLS = {
-    "list_groups",
-    "search_memory",
-    "add_memory",
-    "get_context",
-    "get_entity",
-    "get_facts",
-    "retrieve",
-    "update_fact",
-    "invalidate_fact",
-}
 
 
 def raw_request(
@@ -90,7 +80,7 @@ async def test_every_tool_over_http(daphne_url: str, memory: str, token_for_role
     alice, lyon = node_id(memory, "alice"), node_id(memory, "lyon")
     async with http_session(daphne_url, token, scheme="Token") as session:
         listed = await session.list_tools()
-        assert {tool.name for tool in listed.tools} == TOOLS
+        assert {tool.name for tool in listed.tools} == TOOL_NAMES
         assert all(tool.output_schema and tool.description for tool in listed.tools)
         search_schema = next(tool for tool in listed.tools if tool.name == "search_memory").input_schema
         assert search_schema["additionalProperties"] is False and "group" in search_schema["required"]
@@ -188,6 +178,142 @@ async def test_every_tool_over_http(daphne_url: str, memory: str, token_for_role
         assert json.loads(episode.contents[0].text)["entities"]
 
 
+async def test_status_facts_with_their_versions_and_deleting_one(daphne_url: str, memory: str, token_for_role) -> None:
+    token = await token_for_role("mcp-curator", Role.CURATOR, [memory])
+    fact_id, alice = node_id(memory, "works"), node_id(memory, "alice")
+    async with http_session(daphne_url, token) as session:
+        status = (await session.call_tool("status", {})).structured_content
+        assert status["status"] == "ok" and status["graph"]["status"] == "up" and status["graph"]["dialect"]
+        assert (status["user"], status["role"], status["groups"]) == ("mcp-curator", "curator", 1)
+
+        got = await session.call_tool("get_fact", {"group": memory, "fact_id": fact_id})
+        assert not got.is_error, got
+        fact = got.structured_content["fact"]
+        assert fact["id"] == fact_id and fact["relation"] == "works_at" and fact["source"]["name"] == "Alice Martin"
+        version = fact["version"]
+        assert len(version) == 16
+        listed = await session.call_tool("get_facts", {"group": memory, "entity_id": alice})
+        versions = {item["id"]: item["version"] for item in listed.structured_content["facts"]}
+        assert versions[fact_id] == version and all(versions.values())
+        found = await session.call_tool("search_memory", {"group": memory, "query": "supply planner", "limit": 10})
+        hits = {hit["id"]: hit["version"] for hit in found.structured_content["facts"]}
+        assert hits[fact_id] == version and all(hits.values())
+
+        edited = await session.call_tool(
+            "update_fact", {"group": memory, "fact_id": fact_id, "weight": 0.9, "version": version}
+        )
+        new_version = edited.structured_content["edge"]["version"]
+        reread = await session.call_tool("get_fact", {"group": memory, "fact_id": fact_id})
+        assert reread.structured_content["fact"]["version"] == new_version != version
+
+        stale = problem_of(
+            await session.call_tool("delete_fact", {"group": memory, "fact_id": fact_id, "version": version})
+        )
+        assert stale["code"] == "conflict" and "retry_after" not in stale, stale  # a retry cannot succeed
+        assert stale["detail"].endswith(f"({FINAL_CONFLICT_NOTE})") and new_version in stale["detail"]
+        assert not (await session.call_tool("get_fact", {"group": memory, "fact_id": fact_id})).is_error
+
+        deleted = await session.call_tool("delete_fact", {"group": memory, "fact_id": fact_id, "version": new_version})
+        assert not deleted.is_error, deleted
+        entry = deleted.structured_content["entry"]
+        assert entry["action"] == "edge.delete" and entry["item_id"] == fact_id and entry["actor"] == "mcp-curator"
+        assert deleted.structured_content["edge"] is None
+        gone = problem_of(await session.call_tool("get_fact", {"group": memory, "fact_id": fact_id}))
+        assert gone["code"] == "not_found"
+        again = problem_of(await session.call_tool("delete_fact", {"group": memory, "fact_id": fact_id}))
+        assert again["code"] == "not_found"
+
+        ended = node_id(memory, "drove")  # already invalid since 2022: ending it again can never succeed
+        twice = problem_of(await session.call_tool("invalidate_fact", {"group": memory, "fact_id": ended}))
+        assert twice["code"] == "conflict" and "retry_after" not in twice and FINAL_CONFLICT_NOTE in twice["detail"]
+
+        tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+        assert tools["delete_fact"].annotations.destructive_hint and not tools["get_fact"].annotations.destructive_hint
+        assert tools["get_fact"].input_schema["properties"]["fact_id"]["description"].startswith("a fact's id")
+
+
+async def test_list_episodes_newest_first_a_page_at_a_time(daphne_url: str, memory: str, token_for_role) -> None:
+    viewer = await token_for_role("mcp-viewer", Role.VIEWER, [memory])
+    curator = await token_for_role("mcp-curator", Role.CURATOR, [memory])
+    episodes = [node_id(memory, key) for key in ("ep3", "ep2", "ep1")]  # one valid_at: the id breaks the tie
+    async with http_session(daphne_url, viewer) as session:
+        first = await session.call_tool("list_episodes", {"group": memory, "limit": 2})
+        assert not first.is_error, first
+        page = first.structured_content
+        assert [item["id"] for item in page["episodes"]] == episodes[:2] and (page["total"], page["more"]) == (3, 1)
+        assert page["episodes"][0]["content"] == "Nordbalt Metals delayed the steel bolt kit again"
+        assert json.loads(first.content[0].text) == page and "\n  " not in first.content[0].text  # compact
+        rest = (await session.call_tool("list_episodes", {"group": memory, "limit": 2, "offset": 2})).structured_content
+        assert [item["id"] for item in rest["episodes"]] == episodes[2:] and rest["more"] == 0
+        short = await session.call_tool("list_episodes", {"group": memory, "text_tokens": 2})
+        assert all(token_count(item["content"]) <= 3 for item in short.structured_content["episodes"])
+        past = await session.call_tool("list_episodes", {"group": memory, "offset": 10})
+        assert past.structured_content == {"episodes": [], "total": 3, "more": 0}
+    async with http_session(daphne_url, curator) as session:
+        await session.call_tool(
+            "add_memory", {"group": memory, "episode": {"content": "Alice flew to Oslo.", "id": "new"}}
+        )
+        newest = await session.call_tool("list_episodes", {"group": memory, "limit": 1})
+        assert [item["id"] for item in newest.structured_content["episodes"]] == ["new"]
+        assert newest.structured_content["total"] == 4
+
+
+async def test_delete_episode_takes_what_it_alone_said_and_undo_puts_it_back(
+    daphne_url: str, memory: str, token_for_role
+) -> None:
+    token = await token_for_role("mcp-curator", Role.CURATOR, [memory])
+    alice = node_id(memory, "alice")
+    async with http_session(daphne_url, token) as session:
+        added = await session.call_tool(
+            "add_memory",
+            {"group": memory, "episode": {"content": "Alice Martin moved to the Rotterdam port.", "id": "mcp-gone"}},
+        )
+        created = added.structured_content["episodes"][0]["facts_created"]
+        assert created, added.structured_content
+        before = await sync_to_async(count_group)(memory)
+
+        refused = problem_of(await session.call_tool("delete_episode", {"group": memory, "episode_id": alice}))
+        assert refused["code"] == "not_found" and "episode" in refused["detail"]  # an entity is not an episode
+        assert await sync_to_async(count_group)(memory) == before
+
+        deleted = await session.call_tool("delete_episode", {"group": memory, "episode_id": "mcp-gone"})
+        assert not deleted.is_error, deleted
+        answer = deleted.structured_content
+        assert answer["entry"]["action"] == "episode.delete" and answer["entry"]["item_kind"] == "episode"
+        assert answer["entry"]["actor"] == "mcp-curator" and set(created) <= set(answer["facts_deleted"])
+        for fact_id in created:
+            gone = problem_of(await session.call_tool("get_fact", {"group": memory, "fact_id": fact_id}))
+            assert gone["code"] == "not_found"
+        listed = await session.call_tool("list_episodes", {"group": memory})
+        assert "mcp-gone" not in [item["id"] for item in listed.structured_content["episodes"]]
+        assert listed.structured_content["total"] == 3
+        entity = await session.call_tool("get_entity", {"group": memory, "entity_id": alice})
+        assert "mcp-gone" not in [item["id"] for item in entity.structured_content["episodes"]]
+        again = problem_of(await session.call_tool("delete_episode", {"group": memory, "episode_id": "mcp-gone"}))
+        assert again["code"] == "not_found"
+
+        await sync_to_async(audit_entry_undo)(group=memory, entry_id=answer["entry"]["id"], actor="mcp-curator")
+        assert await sync_to_async(count_group)(memory) == before  # the audit trail kept it whole
+        back = await session.call_tool("get_fact", {"group": memory, "fact_id": created[0]})
+        assert not back.is_error and "mcp-gone" in [item["id"] for item in back.structured_content["fact"]["episodes"]]
+
+
+async def test_a_fact_of_another_group_is_answered_like_a_missing_one(
+    daphne_url: str, memory: str, token_for_role
+) -> None:
+    """The caller reads two groups; a fact id of one, named in the other, is not found exactly as a made-up id."""
+    token = await token_for_role("mcp-curator", Role.CURATOR, [memory, "mcp-second"])
+    fact_id = node_id(memory, "works")
+    async with http_session(daphne_url, token) as session:
+        for name in ("get_fact", "delete_fact"):
+            borrowed = problem_of(await session.call_tool(name, {"group": "mcp-second", "fact_id": fact_id}))
+            missing = problem_of(await session.call_tool(name, {"group": "mcp-second", "fact_id": "made-up"}))
+            assert borrowed["code"] == missing["code"] == "not_found", name
+            assert borrowed["detail"].replace(fact_id, "F") == missing["detail"].replace("made-up", "F"), name
+            assert "Alice" not in json.dumps(borrowed)
+        assert not (await session.call_tool("get_fact", {"group": memory, "fact_id": fact_id})).is_error
+
+
 async def test_retrieve_sends_each_level_as_progress_in_order(daphne_url: str, memory: str, token_for_role) -> None:
     token = await token_for_role("mcp-viewer", Role.VIEWER, [memory])
     progress: list[tuple[float, dict[str, Any]]] = []
@@ -240,6 +366,8 @@ async def test_viewer_cannot_call_a_curator_tool(daphne_url: str, memory: str, t
             ("update_fact", {"group": memory, "fact_id": node_id(memory, "works"), "weight": 0.9}),
             ("invalidate_fact", {"group": memory, "fact_id": node_id(memory, "works")}),
             ("add_memory", {"group": memory, "episode": {"content": "A viewer tries to write."}}),
+            ("delete_fact", {"group": memory, "fact_id": node_id(memory, "works")}),
+            ("delete_episode", {"group": memory, "episode_id": node_id(memory, "ep1")}),
         ):
             refused = await session.call_tool(name, arguments)
             assert problem_of(refused)["code"] == "permission_denied", name
@@ -261,6 +389,10 @@ async def test_another_groups_data_is_not_found_and_not_revealed(daphne_url: str
             ("retrieve", {"group": memory, "seeds": [{"id": alice}]}),
             ("update_fact", {"group": memory, "fact_id": node_id(memory, "works"), "weight": 0.9}),
             ("add_memory", {"group": memory, "episode": {"content": "x"}}),
+            ("get_fact", {"group": memory, "fact_id": node_id(memory, "works")}),
+            ("delete_fact", {"group": memory, "fact_id": node_id(memory, "works")}),
+            ("list_episodes", {"group": memory}),
+            ("delete_episode", {"group": memory, "episode_id": node_id(memory, "ep1")}),
         ):
             refused = problem_of(await session.call_tool(name, arguments))
             missing = problem_of(await session.call_tool(name, {**arguments, "group": "no-such-group"}))
@@ -299,6 +431,16 @@ BAD_ARGUMENTS: list[tuple[str, dict[str, Any], str]] = [
     ("update_fact", {"fact_id": "x", "tags": ["a"] * 40}, "tags"),
     ("invalidate_fact", {"fact_id": "x", "invalid_at": "soon"}, "invalid_at"),
     ("invalidate_fact", {"fact_id": "x", "version": "NOT HEX"}, "version"),
+    ("status", {"verbose": True}, "body: unknown field(s) verbose"),
+    ("get_fact", {"fact_id": "bad id"}, "fact_id"),
+    ("get_fact", {}, "fact_id"),
+    ("delete_fact", {"fact_id": "x", "version": "NOT HEX"}, "version"),
+    ("delete_fact", {"fact_id": "x", "reason": "dup"}, "unknown field(s) reason"),
+    ("list_episodes", {"limit": 1000}, "limit"),
+    ("list_episodes", {"offset": -1}, "offset"),
+    ("list_episodes", {"text_tokens": 0}, "text_tokens"),
+    ("delete_episode", {"episode_id": "a b"}, "episode_id"),
+    ("delete_episode", {"episode_id": "x", "cascade": False}, "unknown field(s) cascade"),
 ]
 
 
@@ -307,7 +449,7 @@ async def test_bad_arguments_name_the_field_and_write_nothing(daphne_url: str, m
     before = await sync_to_async(count_group)(memory)
     async with http_session(daphne_url, token) as session:
         for name, arguments, field in BAD_ARGUMENTS:
-            given = arguments if name == "list_groups" else {"group": memory, **arguments}
+            given = arguments if name in ("list_groups", "status") else {"group": memory, **arguments}
             found = problem_of(await session.call_tool(name, given))
             assert found["code"] == "invalid", (name, found)
             assert any(field in problem for problem in found["errors"]), (name, field, found["errors"])
