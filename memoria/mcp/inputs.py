@@ -257,3 +257,7 @@ class ListEpisodesInput(RequestModel):
 class DeleteEpisodeInput(RequestModel):
     group: GroupName
     episode_id: EpisodeId
+
+
+class UndoInput(RequestModel):
+    group: GroupName

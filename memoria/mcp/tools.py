@@ -36,6 +36,7 @@ from memoria.curation.edit import edge_update
 from memoria.curation.inputs import edge_invalidation_parse, edge_patch_parse
 from memoria.curation.invalidate import edge_invalidate
 from memoria.curation.selectors import edge_detail, edge_versions
+from memoria.curation.undo import own_last_change_undo
 from memoria.errors import InvalidInput
 from memoria.graph import kinds
 from memoria.graph.health import graph_health
@@ -379,6 +380,14 @@ async def delete_episode(call: Call) -> outputs.DeleteEpisodeOutput:
     return await _in_thread(run)()
 
 
+async def undo(call: Call) -> outputs.UndoOutput:
+    def run() -> outputs.UndoOutput:
+        outcome = own_last_change_undo(group=call.wanted.group, actor=call.user.get_username())
+        return outputs.UndoOutput(**outcome.as_dict())
+
+    return await _in_thread(run)()
+
+
 async def list_episodes(call: Call) -> CallToolResult:
     wanted: inputs.ListEpisodesInput = call.wanted
 
@@ -534,5 +543,16 @@ TOOLS: tuple[ToolSpec, ...] = (
         role=Role.CURATOR,
         read_only=False,
         destructive=True,
+    ),
+    ToolSpec(
+        "undo",
+        "Take back your own latest change in a group (curators): a fact's edit, invalidation or deletion, an"
+        " episode's deletion, a merge. Call it again to go further back. Refused (`conflict`) when someone changed"
+        " the same items since; changes of other curators are theirs to undo.",
+        inputs.UndoInput,
+        outputs.UndoOutput,
+        undo,
+        role=Role.CURATOR,
+        read_only=False,
     ),
 )

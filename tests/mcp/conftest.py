@@ -29,6 +29,7 @@ TOOL_NAMES = {
     "delete_fact",
     "list_episodes",
     "delete_episode",
+    "undo",
 }
 
 

@@ -298,6 +298,45 @@ async def test_delete_episode_takes_what_it_alone_said_and_undo_puts_it_back(
         assert not back.is_error and "mcp-gone" in [item["id"] for item in back.structured_content["fact"]["episodes"]]
 
 
+async def test_undo_takes_back_the_callers_own_latest_change(daphne_url: str, memory: str, token_for_role) -> None:
+    """Each call takes back the caller's latest change still in force; another curator's are not the caller's, and
+    a change whose items someone changed since is refused as a final conflict."""
+    carla = await token_for_role("mcp-carla", Role.CURATOR, [memory])
+    dave = await token_for_role("mcp-dave", Role.CURATOR, [memory])
+    works, stocks = node_id(memory, "works"), node_id(memory, "stocks")
+
+    async def fact(session: Any, fact_id: str) -> dict[str, Any]:
+        return (await session.call_tool("get_fact", {"group": memory, "fact_id": fact_id})).structured_content["fact"]
+
+    async with http_session(daphne_url, carla) as session:
+        nothing = problem_of(await session.call_tool("undo", {"group": memory}))
+        assert nothing["code"] == "not_found" and "no change of yours" in nothing["detail"]
+        edited = await session.call_tool("update_fact", {"group": memory, "fact_id": works, "weight": 0.9})
+        ended = await session.call_tool("invalidate_fact", {"group": memory, "fact_id": stocks})
+        assert not edited.is_error and not ended.is_error
+    async with http_session(daphne_url, dave) as session:
+        theirs = problem_of(await session.call_tool("undo", {"group": memory}))
+        assert theirs["code"] == "not_found"  # carla's changes are not dave's to take back with this tool
+    async with http_session(daphne_url, carla) as session:
+        first = await session.call_tool("undo", {"group": memory})
+        assert not first.is_error, first
+        assert first.structured_content["entry"]["undoes"] == ended.structured_content["entry"]["id"]
+        assert (await fact(session, stocks))["invalid_at"] is None and (await fact(session, works))["weight"] == 0.9
+        second = await session.call_tool("undo", {"group": memory})
+        assert second.structured_content["entry"]["undoes"] == edited.structured_content["entry"]["id"]
+        assert (await fact(session, works))["weight"] == 0.5
+        assert problem_of(await session.call_tool("undo", {"group": memory}))["code"] == "not_found"
+
+        await session.call_tool("update_fact", {"group": memory, "fact_id": works, "weight": 0.8})
+    async with http_session(daphne_url, dave) as session:
+        await session.call_tool("update_fact", {"group": memory, "fact_id": works, "weight": 0.7})
+    async with http_session(daphne_url, carla) as session:
+        refused = problem_of(await session.call_tool("undo", {"group": memory}))
+        assert refused["code"] == "conflict" and "retry_after" not in refused, refused
+        assert FINAL_CONFLICT_NOTE in refused["detail"]
+        assert (await fact(session, works))["weight"] == 0.7  # dave's change stands
+
+
 async def test_a_fact_of_another_group_is_answered_like_a_missing_one(
     daphne_url: str, memory: str, token_for_role
 ) -> None:
@@ -368,6 +407,7 @@ async def test_viewer_cannot_call_a_curator_tool(daphne_url: str, memory: str, t
             ("add_memory", {"group": memory, "episode": {"content": "A viewer tries to write."}}),
             ("delete_fact", {"group": memory, "fact_id": node_id(memory, "works")}),
             ("delete_episode", {"group": memory, "episode_id": node_id(memory, "ep1")}),
+            ("undo", {"group": memory}),
         ):
             refused = await session.call_tool(name, arguments)
             assert problem_of(refused)["code"] == "permission_denied", name
@@ -393,6 +433,7 @@ async def test_another_groups_data_is_not_found_and_not_revealed(daphne_url: str
             ("delete_fact", {"group": memory, "fact_id": node_id(memory, "works")}),
             ("list_episodes", {"group": memory}),
             ("delete_episode", {"group": memory, "episode_id": node_id(memory, "ep1")}),
+            ("undo", {"group": memory}),
         ):
             refused = problem_of(await session.call_tool(name, arguments))
             missing = problem_of(await session.call_tool(name, {**arguments, "group": "no-such-group"}))
@@ -441,6 +482,7 @@ BAD_ARGUMENTS: list[tuple[str, dict[str, Any], str]] = [
     ("list_episodes", {"text_tokens": 0}, "text_tokens"),
     ("delete_episode", {"episode_id": "a b"}, "episode_id"),
     ("delete_episode", {"episode_id": "x", "cascade": False}, "unknown field(s) cascade"),
+    ("undo", {"entry": 3}, "unknown field(s) entry"),
 ]
 
 
