@@ -261,3 +261,14 @@ class DeleteEpisodeInput(RequestModel):
 
 class UndoInput(RequestModel):
     group: GroupName
+
+
+class ClearGroupInput(RequestModel):
+    group: GroupName
+    confirm: GroupName = Field(description="the group's name once more: nothing is deleted unless the two match")
+
+    @model_validator(mode="after")
+    def _confirmed(self) -> ClearGroupInput:
+        if self.confirm != self.group:
+            raise ValueError("confirm: repeat the name of the group to clear; it differs from `group`")
+        return self

@@ -95,6 +95,11 @@ class CurationOutput(BaseModel):
     edge: dict[str, Any] | None = Field(description="the fact as it is now, with its new version (None: deleted)")
 
 
+class ClearGroupOutput(BaseModel):
+    group: str
+    nodes_deleted: int = Field(description="episodes, entities and communities deleted (their facts went with them)")
+
+
 class UndoOutput(BaseModel):
     entry: dict[str, Any] = Field(description="the undo's own audit entry; `undoes` is the id of the change taken back")
     reindexed: int | None

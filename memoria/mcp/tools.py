@@ -8,6 +8,7 @@ error table (memoria/admission/problems.py), rendered as tool errors by memoria/
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -39,6 +40,7 @@ from memoria.curation.selectors import edge_detail, edge_versions
 from memoria.curation.undo import own_last_change_undo
 from memoria.errors import InvalidInput
 from memoria.graph import kinds
+from memoria.graph.clear import group_clear
 from memoria.graph.health import graph_health
 from memoria.graph.selectors import group_summary, visible_groups
 from memoria.mcp import inputs, outputs
@@ -53,6 +55,8 @@ from memoria.retrieval.request import ActivationBody
 from memoria.search.config import SearchConfig
 from memoria.search.request import SearchParameters
 from memoria.search.service import search
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -388,6 +392,17 @@ async def undo(call: Call) -> outputs.UndoOutput:
     return await _in_thread(run)()
 
 
+async def clear_group(call: Call) -> outputs.ClearGroupOutput:
+    group = call.wanted.group
+
+    def run() -> outputs.ClearGroupOutput:
+        deleted = group_clear(group=group)
+        logger.warning("group %r cleared by %s over MCP: %d nodes deleted", group, call.user.get_username(), deleted)
+        return outputs.ClearGroupOutput(group=group, nodes_deleted=deleted)
+
+    return await _in_thread(run)()
+
+
 async def list_episodes(call: Call) -> CallToolResult:
     wanted: inputs.ListEpisodesInput = call.wanted
 
@@ -554,5 +569,16 @@ TOOLS: tuple[ToolSpec, ...] = (
         undo,
         role=Role.CURATOR,
         read_only=False,
+    ),
+    ToolSpec(
+        "clear_group",
+        "Delete everything a group remembers (admins only): every episode, entity, community and fact of it, for"
+        " good (there is no undo). Give the group's name twice, as `group` and `confirm`. The group stays, empty.",
+        inputs.ClearGroupInput,
+        outputs.ClearGroupOutput,
+        clear_group,
+        role=Role.ADMIN,
+        read_only=False,
+        destructive=True,
     ),
 )

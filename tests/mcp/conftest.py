@@ -30,6 +30,7 @@ TOOL_NAMES = {
     "list_episodes",
     "delete_episode",
     "undo",
+    "clear_group",
 }
 
 

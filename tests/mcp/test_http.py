@@ -18,6 +18,8 @@ from memoria.accounts.roles import Role
 from memoria.admission.problems import FINAL_CONFLICT_NOTE
 from memoria.context.tokens import token_count
 from memoria.curation.undo import audit_entry_undo
+from memoria.graph.clear import group_clear
+from memoria.graph.versions import group_stamps_delete
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
 from memoria.mcp.client import http_session
@@ -25,7 +27,7 @@ from memoria.mcp.inputs import DEFAULT_MAX_PATHS, RETRIEVE_DEFAULT_TOKENS, SEARC
 from memoria.reindex import group_reindex
 from tests.conftest import count_group
 from tests.mcp.conftest import TOOL_NAMES, problem_of
-from tests.search.memory import node_id
+from tests.search.memory import node_id, store_search_memory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -337,6 +339,40 @@ async def test_undo_takes_back_the_callers_own_latest_change(daphne_url: str, me
         assert (await fact(session, works))["weight"] == 0.7  # dave's change stands
 
 
+async def test_clear_group_is_for_admins_and_takes_the_name_twice(daphne_url: str, memory: str, token_for_role) -> None:
+    kept = f"{memory}-kept"
+    await sync_to_async(store_search_memory)(kept)
+    try:
+        curator = await token_for_role("mcp-curator", Role.CURATOR, [memory])
+        admin = await token_for_role("mcp-admin", Role.ADMIN, [])
+        before, other = await sync_to_async(count_group)(memory), await sync_to_async(count_group)(kept)
+        async with http_session(daphne_url, curator) as session:
+            refused = await session.call_tool("clear_group", {"group": memory, "confirm": memory})
+            assert problem_of(refused)["code"] == "permission_denied"
+        async with http_session(daphne_url, admin) as session:
+            for arguments in ({"group": memory, "confirm": kept}, {"group": memory}, {"group": memory, "confirm": ""}):
+                wrong = problem_of(await session.call_tool("clear_group", arguments))
+                assert wrong["code"] == "invalid" and any("confirm" in error for error in wrong["errors"]), wrong
+            assert await sync_to_async(count_group)(memory) == before
+
+            cleared = await session.call_tool("clear_group", {"group": memory, "confirm": memory})
+            assert not cleared.is_error, cleared
+            assert cleared.structured_content == {"group": memory, "nodes_deleted": before["nodes"]}
+            assert await sync_to_async(count_group)(memory) == {"nodes": 0, "edges": 0}
+            assert await sync_to_async(count_group)(kept) == other  # another group's memory is untouched
+            found = await session.call_tool("search_memory", {"group": memory, "query": "safety gloves"})
+            assert all(found.structured_content[scope] == [] for scope in ("facts", "entities", "episodes"))
+            listed = await session.call_tool("list_episodes", {"group": memory})
+            assert listed.structured_content["total"] == 0
+            groups = (await session.call_tool("list_groups", {})).structured_content["groups"]
+            assert {"group": memory, "episodes": 0, "entities": 0, "communities": 0, "facts": 0} in groups
+            tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+            assert tools["clear_group"].annotations.destructive_hint
+    finally:
+        await sync_to_async(group_clear)(group=kept)
+        await sync_to_async(group_stamps_delete)(group=kept)
+
+
 async def test_a_fact_of_another_group_is_answered_like_a_missing_one(
     daphne_url: str, memory: str, token_for_role
 ) -> None:
@@ -408,6 +444,7 @@ async def test_viewer_cannot_call_a_curator_tool(daphne_url: str, memory: str, t
             ("delete_fact", {"group": memory, "fact_id": node_id(memory, "works")}),
             ("delete_episode", {"group": memory, "episode_id": node_id(memory, "ep1")}),
             ("undo", {"group": memory}),
+            ("clear_group", {"group": memory, "confirm": memory}),
         ):
             refused = await session.call_tool(name, arguments)
             assert problem_of(refused)["code"] == "permission_denied", name
