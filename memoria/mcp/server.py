@@ -27,7 +27,7 @@ from memoria.browse.selectors import entity_page, episode_page
 from memoria.errors import GroupNotFound
 from memoria.mcp.auth import TokenAuth, caller, json_answer
 from memoria.mcp.errors import HANDLED, problem
-from memoria.mcp.tools import TOOLS, sdk_tool
+from memoria.mcp.tools import TOOLS, facts_versioned, sdk_tool
 from memoria.requests.vocabulary import GroupName, NodeId, RequestModel, input_parse
 
 MCP_PATH = "/mcp"
@@ -36,7 +36,8 @@ SERVER_NAME = "memoria"
 INSTRUCTIONS = (
     "Memoria is a memory graph: episodes (what was said or happened), the entities they mention, and facts"
     " between entities that hold over a time span. Start with list_groups; find things with search_memory;"
-    " follow connections with retrieve; read an entity with get_entity and get_facts; remember with add_memory."
+    " follow connections with retrieve; read an entity with get_entity and get_facts, a fact with get_fact (its"
+    " version is what an edit sends back), recent episodes with list_episodes; remember with add_memory."
 )
 ENTITY_URI = "memoria://groups/{group}/entities/{entity_id}"
 EPISODE_URI = "memoria://groups/{group}/episodes/{episode_id}"
@@ -65,7 +66,7 @@ def _entity(group: str, entity_id: str) -> dict[str, Any]:
     page = entity_page(group=group, entity_id=entity_id)
     return {
         "entity": page.detail.as_dict(),
-        "facts": [fact.as_dict() for fact in page.facts],
+        "facts": facts_versioned(group, [fact.as_dict() for fact in page.facts]),
         "fact_total": page.fact_total,
         "episodes": [vars(episode) for episode in page.episodes],
         "episode_total": page.episode_total,
@@ -77,7 +78,7 @@ def _episode(group: str, episode_id: str) -> dict[str, Any]:
     return {
         "episode": page.detail.as_dict(),
         "entities": [card.as_dict() for card in page.entities],
-        "facts": [fact.as_dict() for fact in page.facts],
+        "facts": facts_versioned(group, [fact.as_dict() for fact in page.facts]),
     }
 
 

@@ -160,7 +160,7 @@ def _in_thread(function: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
     return database_sync_to_async(function)
 
 
-def _versioned(group: str, facts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def facts_versioned(group: str, facts: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The facts, each with its current `version`: an agent told a fact changed reloads it and edits with this."""
     versions = edge_versions(group=group, edge_ids=[fact["id"] for fact in facts])
     return [{**fact, "version": versions.get(fact["id"])} for fact in facts]
@@ -213,7 +213,7 @@ async def search_memory(call: Call) -> CallToolResult:
     def run() -> CallToolResult:
         query, config, valid_at = _search_config(call.wanted)
         found = search(query=query, groups=[call.wanted.group], config=config, valid_at=valid_at).as_dict()
-        found["facts"] = _versioned(call.wanted.group, found["facts"])
+        found["facts"] = facts_versioned(call.wanted.group, found["facts"])
         answer = _cut_texts(found, call.wanted.text_tokens)
         return _compact(outputs.SearchMemoryOutput.model_validate(answer))
 
@@ -259,7 +259,7 @@ async def get_facts(call: Call) -> outputs.GetFactsOutput:
             offset=wanted.offset,
             limit=wanted.limit,
         )
-        own = _versioned(
+        own = facts_versioned(
             wanted.group, [edge.as_dict() for edge in found.edges if wanted.entity_id in (edge.source, edge.target)]
         )
         return outputs.GetFactsOutput(entity=found.center.as_dict(), facts=own, total=found.total, more=found.more)

@@ -176,6 +176,9 @@ async def test_every_tool_over_http(daphne_url: str, memory: str, token_for_role
 
         resource = await session.read_resource(f"memoria://groups/{memory}/entities/{alice}")
         assert json.loads(resource.contents[0].text)["entity"]["name"] == "Alice Martin"
+        page = json.loads(resource.contents[0].text)
+        assert len(page["facts"]) == page["fact_total"] >= 2  # add_memory above may have added one
+        assert all(len(fact["version"]) == 16 for fact in page["facts"])
         episode = await session.read_resource(f"memoria://groups/{memory}/episodes/{node_id(memory, 'ep1')}")
         assert json.loads(episode.contents[0].text)["entities"]
 
