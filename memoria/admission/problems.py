@@ -5,9 +5,9 @@ adds (the offending items, the job to start instead, the rate that was spent). R
 websocket (explorer/errors.py) and MCP (memoria/mcp/errors.py) only render a `Problem`: a body with `detail` (a
 frame's `message`), a Retry-After header for REST. Adding an error is one row here; adding a face is one renderer.
 
-`retry_after` is shown wherever a row says the caller may retry: a number of seconds, or None for a conflict the
-same request cannot get past (it was made on a state that is gone). Deterministic failures (bad input, a query or
-a piece of work too large) carry none, so no client retries them.
+`retry_after` is shown wherever the caller may retry: a number of seconds. A failure that the same request meets
+again (bad input, a query or a piece of work too large, a conflict made on a state that is gone) carries none, so no
+client retries it; a final conflict also says so in its message, since its code is the retryable one's.
 """
 
 from __future__ import annotations
@@ -37,20 +37,19 @@ RETRY_AFTER_OUTAGE: Final = 5  # seconds: an outage or a projection still loadin
 
 @dataclass(frozen=True)
 class Problem:
-    """What one refused or failed request answers. `retryable`: whether `retry_after` is part of the answer (a
-    None there says "not by sending the same request again")."""
+    """What one refused or failed request answers. `retry_after`: the seconds after which the same request may
+    succeed, or None when it cannot (then the answer has no `retry_after` at all)."""
 
     code: str
     status: int
     detail: str
-    retryable: bool = False
     retry_after: int | None = None
     fields: Mapping[str, Any] = field(default_factory=dict)
 
     def body(self, *, message_key: str = "detail") -> dict[str, Any]:
         """The answer as JSON: the message under `message_key`, the code, the row's fields, then `retry_after`."""
         answer: dict[str, Any] = {message_key: self.detail, "code": self.code, **self.fields}
-        if self.retryable:
+        if self.retry_after is not None:
             answer["retry_after"] = self.retry_after
         return answer
 
@@ -62,7 +61,7 @@ class Problem:
 @dataclass(frozen=True)
 class Row:
     """One line of the table. `detail` and `fields` read the error; `retry_after` says when to come back: a fixed
-    number of seconds, a function of the error, or None (the error is final: no `retry_after` at all)."""
+    number of seconds, or a function of the error; None (from either) says the error is final."""
 
     error: type[BaseException]
     code: str
@@ -72,10 +71,16 @@ class Row:
     retry_after: int | Callable[[Any], int | None] | None = None
 
     def problem(self, error: BaseException) -> Problem:
-        if self.retry_after is None:
-            return Problem(self.code, self.status, self.detail(error), fields=self.fields(error))
         wait = self.retry_after(error) if callable(self.retry_after) else self.retry_after
-        return Problem(self.code, self.status, self.detail(error), True, wait, self.fields(error))
+        return Problem(self.code, self.status, self.detail(error), wait, self.fields(error))
+
+
+FINAL_CONFLICT_NOTE: Final = "sending the same request again cannot succeed"
+
+
+def _conflict_detail(error: WriteConflict) -> str:
+    """A conflict's message; a final one says that a retry is useless, as `conflict` alone reads as retryable."""
+    return str(error) if error.retry_after is not None else f"{error} ({FINAL_CONFLICT_NOTE})"
 
 
 # Read top to bottom, the first row whose error the exception is wins: subclasses stand above their bases.
@@ -106,7 +111,7 @@ TABLE: tuple[Row, ...] = (
     Row(LlmInvalidAnswer, "llm_invalid_answer", 502),
     Row(LlmUnavailable, "llm_unavailable", 503),
     Row(InvalidInput, "invalid", 400, fields=lambda error: {"errors": error.problems}),
-    Row(WriteConflict, "conflict", 409, retry_after=lambda error: error.retry_after),
+    Row(WriteConflict, "conflict", 409, detail=_conflict_detail, retry_after=lambda error: error.retry_after),
     Row(NotAuthenticated, "not_authenticated", 401),
     Row(RoleRequired, "permission_denied", 403),  # raised before any group is looked at: it says nothing of one
     Row(GroupNotFound, "not_found", 404),  # a group the caller may not see answers as a missing one

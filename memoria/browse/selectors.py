@@ -67,6 +67,19 @@ WITH r ORDER BY coalesce(r.valid_at, ''), r.id
 LIMIT $limit
 RETURN {FACT_COLUMNS}
 """
+# Newest first as the ingest context reads them (when it happened, then when it was stored); the id breaks ties so
+# pages never overlap.
+RECENT_EPISODES = """
+MATCH (ep:Episode {group_id: $group})
+RETURN ep.id AS id, ep.name AS name, ep.valid_at AS valid_at, ep.created_at AS created_at, ep.source AS source,
+  ep.content AS content
+ORDER BY coalesce(ep.valid_at, '') DESC, coalesce(ep.created_at, '') DESC, ep.id DESC
+SKIP $offset LIMIT $limit
+"""
+EPISODE_COUNT = """
+MATCH (ep:Episode {group_id: $group})
+RETURN count(ep) AS total
+"""
 COMMUNITY_MEMBERS = f"""
 MATCH (c:Memory {{group_id: $group, id: $id}})-[:HAS_MEMBER]->(n:Entity)
 WITH n ORDER BY COUNT {{ (n)-[:RELATES]-() }} DESC, n.name, n.id
@@ -143,6 +156,25 @@ class EpisodePage:
     detail: NodeDetail
     entities: tuple[NodeCard, ...]
     facts: tuple[EdgeCard, ...]
+
+
+@dataclass(frozen=True)
+class EpisodeListItem:
+    id: str
+    name: str
+    valid_at: str | None
+    created_at: str | None
+    source: str | None
+    content: str
+
+
+@dataclass(frozen=True)
+class EpisodeList:
+    """One page of a group's episodes, newest first; `more` counts those after it."""
+
+    episodes: tuple[EpisodeListItem, ...]
+    total: int
+    more: int
 
 
 @dataclass(frozen=True)
@@ -229,6 +261,24 @@ def episode_page(*, group: str, episode_id: str) -> EpisodePage:
         entities=tuple(NodeCard.from_row(row) for row in entities),
         facts=tuple(EdgeCard.from_fact_row(row) for row in facts),
     )
+
+
+def episodes_recent(*, group: str, offset: int, limit: int) -> EpisodeList:
+    """A page of the group's episodes, newest first; a group the caller may not see was refused before this."""
+    rows = driver.read(RECENT_EPISODES, group=group, offset=offset, limit=limit)
+    total = driver.read(EPISODE_COUNT, group=group)[0]["total"]
+    episodes = tuple(
+        EpisodeListItem(
+            id=row["id"],
+            name=row["name"] or row["id"],
+            valid_at=row["valid_at"],
+            created_at=row["created_at"],
+            source=row["source"],
+            content=row["content"] or "",
+        )
+        for row in rows
+    )
+    return EpisodeList(episodes=episodes, total=total, more=max(0, total - offset - len(episodes)))
 
 
 def community_page(*, group: str, community_id: str) -> CommunityPage:

@@ -24,12 +24,12 @@ from neo4j import exceptions as neo4j_errors
 
 from memoria.curation.audit import audit_entry_as_dict, undo_refusal
 from memoria.curation.errors import StaleEdit
-from memoria.curation.models import EDGE, ENTITY, UNDO, AuditEntry, AuditItem
+from memoria.curation.models import EDGE, ENTITY, EPISODE, UNDO, AuditEntry, AuditItem
 from memoria.curation.notify import change_announce
 from memoria.curation.state import EdgeState, GraphState, NodeState
 from memoria.curation.store import AppliedChange, state_apply
 from memoria.errors import GraphUnavailable
-from memoria.graph import driver
+from memoria.graph import driver, kinds
 
 logger = logging.getLogger(__name__)
 
@@ -78,8 +78,15 @@ def version_check(*, what: str, state: EdgeState | NodeState, version: str | Non
         )
 
 
+def _node_kind(change: Change, key: str) -> str:
+    """An episode is recorded as one (the audit filter finds its deletion); every other node as an entity."""
+    node = change.before.nodes.get(key) or change.after.nodes.get(key)
+    return EPISODE if node is not None and node.kind == kinds.EPISODE else ENTITY
+
+
 def _items(change: Change) -> list[tuple[str, str]]:
-    return [(ENTITY, key) for key in sorted(change.after.nodes)] + [(EDGE, key) for key in sorted(change.after.edges)]
+    nodes = [(_node_kind(change, key), key) for key in sorted(change.after.nodes)]
+    return nodes + [(EDGE, key) for key in sorted(change.after.edges)]
 
 
 def _commit_unknown(error: BaseException) -> bool:

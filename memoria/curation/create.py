@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from memoria.curation.commit import ChangeOutcome, change_commit, edge_change
-from memoria.curation.errors import CurationConflict
+from memoria.curation.errors import StaleEdit
 from memoria.curation.models import EDGE_CREATE
 from memoria.curation.state import EdgeState, timestamp_now
 from memoria.curation.store import Scope, state_read
@@ -41,7 +41,7 @@ def edge_create(*, group: str, record: EdgeRecord, actor: str) -> ChangeOutcome:
     """Create the edge; its id is the record's (derived from group, source, relation and target when not given)."""
     _check_ends(group, record)
     if driver.read(EDGE_EXISTS, id=record.id, group=group)[0]["c"]:
-        raise CurationConflict(f"edge {record.id!r} already exists: edit it instead")
+        raise StaleEdit(f"edge {record.id!r} already exists: edit it instead")
     created = EdgeState.of(record.source, record.target, {**edge_props(record, group), "created_at": timestamp_now()})
     change = edge_change(group=group, action=EDGE_CREATE, edge_id=record.id, before=None, after=created)
     return change_commit(change=change, actor=actor)

@@ -10,8 +10,9 @@ class CurationConflict(WriteConflict):
 
 
 class StaleEdit(CurationConflict):
-    """The change was made on a state that is gone (another version, an edge ended already, an entry undone): the
-    same request fails the same way until the caller reads the item again, so it carries no retry hint."""
+    """The change cannot be made on the item as it is (another version, an edge ended already or existing already,
+    an entry undone, an item no change may touch): the same request fails the same way until the caller reads the
+    item again and asks for something else, so it carries no retry hint."""
 
     retry_after = None
 

@@ -14,7 +14,7 @@ from pydantic import BeforeValidator, Field, WithJsonSchema, model_validator
 from pydantic_core import PydanticUseDefault
 
 from memoria.curation.audit import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
-from memoria.curation.models import EDGE, ENTITY
+from memoria.curation.models import EDGE, ENTITY, EPISODE
 from memoria.errors import InvalidGraphDocument, InvalidInput
 from memoria.graph.kinds import RELATION_CATEGORIES
 from memoria.graph.rules import ID_PATTERN, MAX_RELATION_LENGTH, MAX_TEXT_LENGTH
@@ -25,7 +25,7 @@ from memoria.requests.vocabulary import NodeId, RequestModel, Tags, Timestamp, W
 # Edge fields a curator edits in place; source and target change only through merges, episodes never by hand.
 EDITABLE_EDGE_FIELDS: tuple[str, ...] = ("relation", "category", "fact", "weight", "tags", "valid_at")
 VERSION_PATTERN = re.compile(r"^[0-9a-f]{1,64}$")
-ITEM_KINDS: tuple[str, ...] = (EDGE, ENTITY)
+ITEM_KINDS: tuple[str, ...] = (EDGE, ENTITY, EPISODE)
 
 
 def _version(value: Any) -> Any:

@@ -7,14 +7,16 @@ from django.utils import timezone
 
 EDGE = "edge"
 ENTITY = "entity"
+EPISODE = "episode"
 
 EDGE_UPDATE = "edge.update"
 EDGE_INVALIDATE = "edge.invalidate"
 EDGE_DELETE = "edge.delete"
 EDGE_CREATE = "edge.create"
 ENTITY_MERGE = "entity.merge"
+EPISODE_DELETE = "episode.delete"
 UNDO = "undo"
-ACTIONS: tuple[str, ...] = (EDGE_UPDATE, EDGE_INVALIDATE, EDGE_DELETE, EDGE_CREATE, ENTITY_MERGE, UNDO)
+ACTIONS: tuple[str, ...] = (EDGE_UPDATE, EDGE_INVALIDATE, EDGE_DELETE, EDGE_CREATE, ENTITY_MERGE, EPISODE_DELETE, UNDO)
 
 
 class AuditEntry(models.Model):
@@ -28,7 +30,7 @@ class AuditEntry(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     actor = models.CharField(max_length=150)
     action = models.CharField(max_length=32, choices=[(action, action) for action in ACTIONS])
-    item_kind = models.CharField(max_length=16)  # the item the change is about: edge or entity
+    item_kind = models.CharField(max_length=16)  # the item the change is about: edge, entity or episode
     item_id = models.CharField(max_length=200)
     before = models.JSONField()
     after = models.JSONField()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from memoria.curation.errors import ItemNotFound
@@ -25,6 +26,15 @@ def edge_state_get(*, group: str, edge_id: str) -> EdgeState:
     if edge is None:
         raise ItemNotFound(f"no edge {edge_id!r} in group {group!r}")
     return edge
+
+
+def edge_versions(*, group: str, edge_ids: Collection[str]) -> dict[str, str]:
+    """The current version of each of these edges still in the group (by id), in one read: what a list of facts
+    carries so that an edit made from it can name the version it saw."""
+    if not edge_ids:
+        return {}
+    edges = state_read(group=group, scope=Scope(edges=frozenset(edge_ids))).edges
+    return {key: edge.version() for key, edge in edges.items() if edge is not None}
 
 
 def entity_state_get(*, group: str, entity_id: str) -> NodeState | None:

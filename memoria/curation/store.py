@@ -15,7 +15,7 @@ from typing import Any
 
 import neo4j
 
-from memoria.curation.errors import CurationConflict
+from memoria.curation.errors import CurationConflict, StaleEdit
 from memoria.curation.state import EdgeState, GraphState, Link, NodeState
 from memoria.graph import driver, kinds
 from memoria.graph.claims import REVISION, nodes_claim
@@ -165,7 +165,7 @@ def state_read(*, group: str, scope: Scope, runner: Runner | None = None) -> Gra
     if scope.edges:
         for row in driver.rows(runner, EDGES, ids=sorted(scope.edges), group=group):
             if edges.get(row["id"]) is not None:
-                raise CurationConflict(f"edge id {row['id']!r} is held by two edges; it cannot be curated")
+                raise StaleEdit(f"edge id {row['id']!r} is held by two edges; it cannot be curated")
             edges[row["id"]] = EdgeState.of(row["source"], row["target"], row["props"])
     links: dict[Link, bool] = dict.fromkeys(scope.links, False)
     by_type: dict[str, list[Link]] = defaultdict(list)
@@ -197,7 +197,7 @@ def _labels_text(labels: Iterable[str]) -> str:
     allowed = {kinds.MEMORY_LABEL, *kinds.NODE_KINDS, *kinds.entity_labels()}
     refused = sorted(set(labels) - allowed)
     if refused:
-        raise CurationConflict(f"labels {refused} are not allowed here; the node cannot be restored")
+        raise StaleEdit(f"labels {refused} are not allowed here; the node cannot be restored")
     return ":".join(sorted(set(labels) | {kinds.MEMORY_LABEL}))
 
 

@@ -49,20 +49,16 @@ class TokenCaller(AuthenticatedUser):
         self.user = user
 
 
-async def _refuse(send: Any, detail: str) -> None:
-    body = json.dumps({"detail": detail, "code": "not_authenticated"}).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 401,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"www-authenticate", CHALLENGE),
-            ],
-        }
-    )
+async def json_answer(send: Any, status: int, answer: dict[str, Any], headers: list[tuple[bytes, bytes]]) -> None:
+    """A whole JSON answer sent on an ASGI connection, for the refusals made before the SDK sees a request."""
+    body = json.dumps(answer).encode()
+    fixed = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": [*fixed, *headers]})
     await send({"type": "http.response.body", "body": body})
+
+
+async def _refuse(send: Any, detail: str) -> None:
+    await json_answer(send, 401, {"detail": detail, "code": "not_authenticated"}, [(b"www-authenticate", CHALLENGE)])
 
 
 class TokenAuth:

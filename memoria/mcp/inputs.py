@@ -21,7 +21,17 @@ from memoria.graph.kinds import EPISODE_SOURCES, RELATION_CATEGORIES
 from memoria.graph.rules import MAX_NAME_LENGTH, MAX_QUERY_LENGTH, MAX_RELATION_LENGTH, MAX_TEXT_LENGTH
 from memoria.ppr.request import MAX_TOP_K
 from memoria.requests.moment import AsOfInput
-from memoria.requests.vocabulary import GroupName, NodeId, RequestModel, Tags, Timestamp, Weight
+from memoria.requests.vocabulary import (
+    EntityId,
+    EpisodeId,
+    FactId,
+    GroupName,
+    NodeId,
+    RequestModel,
+    Tags,
+    Timestamp,
+    Weight,
+)
 from memoria.retrieval.params import MAX_SEEDS
 from memoria.search.config import MAX_LIMIT, Scope
 from memoria.search.recipes import RECIPES, offered_recipes
@@ -36,6 +46,8 @@ DEFAULT_MAX_PATHS = 20
 MAX_PATHS = 1000
 SEARCH_DEFAULT_TOKENS = 3000
 RETRIEVE_DEFAULT_TOKENS = 6000
+LIST_EPISODES_DEFAULT = 10
+LIST_EPISODES_MAX = 100
 RECIPE_NAME_LENGTH = max(len(name) for name in RECIPES)
 Version = Field(default=None, pattern=VERSION_PATTERN.pattern, description="the `version` a read answered")
 
@@ -121,14 +133,14 @@ class AddMemoryInput(RequestModel):
 
 class GetEntityInput(RequestModel):
     group: GroupName
-    entity_id: NodeId
+    entity_id: EntityId
 
 
 class GetFactsInput(AsOfInput):
     """An entity's facts; with none of the time fields every fact, ended ones included (as the explorer's view)."""
 
     group: GroupName
-    entity_id: NodeId
+    entity_id: EntityId
     valid_at: Timestamp | None = Field(default=None, description="the older name of as_of")
     min_weight: Weight | None = None
     offset: int = Field(default=0, ge=0, le=MAX_OFFSET)
@@ -192,7 +204,7 @@ class RetrieveInput(AsOfInput):
 
 class UpdateFactInput(RequestModel):
     group: GroupName
-    fact_id: NodeId
+    fact_id: FactId
     relation: str | None = Field(default=None, min_length=1, max_length=MAX_RELATION_LENGTH)
     category: Literal[RELATION_CATEGORIES] | None = None  # type: ignore[valid-type]
     fact: str | None = Field(default=None, min_length=1, max_length=MAX_TEXT_LENGTH)
@@ -208,6 +220,55 @@ class UpdateFactInput(RequestModel):
 
 class InvalidateFactInput(RequestModel):
     group: GroupName
-    fact_id: NodeId
+    fact_id: FactId
     invalid_at: Timestamp | None = Field(default=None, description="when it stopped holding (default: now)")
     version: str | None = Version
+
+
+class StatusInput(RequestModel):
+    pass
+
+
+class GetFactInput(RequestModel):
+    group: GroupName
+    fact_id: FactId
+
+
+class DeleteFactInput(RequestModel):
+    group: GroupName
+    fact_id: FactId
+    version: str | None = Version
+
+
+class ListEpisodesInput(RequestModel):
+    group: GroupName
+    offset: int = Field(default=0, ge=0, le=MAX_OFFSET, description="episodes to skip (the last page's offset + limit)")
+    limit: int = Field(
+        default=LIST_EPISODES_DEFAULT, ge=1, le=LIST_EPISODES_MAX, description="episodes in this page, newest first"
+    )
+    text_tokens: int = Field(
+        default=DEFAULT_TEXT_TOKENS,
+        ge=1,
+        le=MAX_TEXT_TOKENS,
+        description="each episode's content cut to this many tokens",
+    )
+
+
+class DeleteEpisodeInput(RequestModel):
+    group: GroupName
+    episode_id: EpisodeId
+
+
+class UndoInput(RequestModel):
+    group: GroupName
+
+
+class ClearGroupInput(RequestModel):
+    group: GroupName
+    confirm: GroupName = Field(description="the group's name once more: nothing is deleted unless the two match")
+
+    @model_validator(mode="after")
+    def _confirmed(self) -> ClearGroupInput:
+        if self.confirm != self.group:
+            raise ValueError("confirm: repeat the name of the group to clear; it differs from `group`")
+        return self

@@ -33,6 +33,7 @@ class SearchHit(BaseModel):
     target: str | None = Field(default=None, description="facts only: the object entity's id")
     valid_at: str | None = Field(default=None, description="facts only: when it started to hold")
     invalid_at: str | None = Field(default=None, description="facts only: when it stopped holding (None: holds)")
+    version: str | None = Field(default=None, description="facts only: its version, to send back with an edit")
 
 
 class SearchMemoryOutput(BaseModel):
@@ -73,7 +74,8 @@ class GetEntityOutput(BaseModel):
 class GetFactsOutput(BaseModel):
     entity: dict[str, Any]
     facts: list[dict[str, Any]] = Field(
-        description="id, source, target, relation, fact, weight, tags, valid_at, invalid_at, …"
+        description="id, source, target, relation, fact, weight, tags, valid_at, invalid_at, version (to send back"
+        " with an edit), …"
     )
     total: int = Field(description="facts that pass the filter")
     more: int = Field(description="facts after this page (raise offset to read them)")
@@ -90,7 +92,63 @@ class RetrieveOutput(BaseModel):
 class CurationOutput(BaseModel):
     entry: dict[str, Any] | None = Field(description="the audit entry (undo it in the audit page or API)")
     reindexed: int | None
-    edge: dict[str, Any] | None = Field(description="the fact as it is now, with its new version")
+    edge: dict[str, Any] | None = Field(description="the fact as it is now, with its new version (None: deleted)")
+
+
+class ClearGroupOutput(BaseModel):
+    group: str
+    nodes_deleted: int = Field(description="episodes, entities and communities deleted (their facts went with them)")
+
+
+class UndoOutput(BaseModel):
+    entry: dict[str, Any] = Field(description="the undo's own audit entry; `undoes` is the id of the change taken back")
+    reindexed: int | None
+
+
+class DeleteEpisodeOutput(BaseModel):
+    entry: dict[str, Any] = Field(description="the audit entry: it keeps the episode, its mentions and facts whole")
+    reindexed: int | None
+    facts_deleted: list[str] = Field(description="ids of the facts drawn from this episode alone, deleted with it")
+    facts_kept: list[str] = Field(description="ids of the facts other episodes also support: they stay, without it")
+
+
+class GetFactOutput(BaseModel):
+    fact: dict[str, Any] = Field(
+        description="id, source and target ({id, name, labels}), relation, category, fact, weight, tags, valid_at,"
+        " invalid_at, expired_at, the episodes it came from, and `version` (send it back with an edit)"
+    )
+
+
+class EpisodeSummary(BaseModel):
+    id: str = Field(description="the episode's id")
+    name: str
+    valid_at: str | None = Field(description="when it happened")
+    created_at: str | None = Field(description="when it was stored")
+    source: str | None
+    content: str = Field(description="its text, cut to `text_tokens`")
+
+
+class ListEpisodesOutput(BaseModel):
+    episodes: list[EpisodeSummary] = Field(description="newest first")
+    total: int = Field(description="episodes in the group")
+    more: int = Field(description="episodes after this page (raise offset to read them)")
+
+
+class GraphStatus(BaseModel):
+    status: str = Field(description="up or down")
+    detail: str
+    dialect: str | None = Field(description="the graph server's Cypher dialect (arcadedb or neo4j)")
+    latency_ms: float | None
+
+
+class StatusOutput(BaseModel):
+    status: str = Field(description="ok, or degraded while the graph server does not answer")
+    graph: GraphStatus
+    user: str = Field(description="who the token belongs to")
+    role: str | None = Field(description="viewer reads, curator also edits, admin sees every group")
+    groups: int | None = Field(
+        description="how many groups you may read (list_groups names them); None while the graph is down"
+    )
 
 
 class ContextOutput(BaseModel):

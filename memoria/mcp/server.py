@@ -3,7 +3,8 @@ the app's own ASGI application) and over stdio (`manage.py mcp`).
 
 HTTP runs stateless: every POST is authenticated and served on its own, so no session lives in one process's
 memory and several app processes can share the load, as the REST API does. A tool's progress notifications
-travel on the stream of the POST that called it.
+travel on the stream of the POST that called it; there is no stream of the server's own to open with GET, nor a
+session to end with DELETE, so both answer 405 (the SDK would hold a GET's stream open with pings forever).
 """
 
 from __future__ import annotations
@@ -24,17 +25,19 @@ from mcp.server.transport_security import TransportSecuritySettings
 from memoria.accounts.services import check_access
 from memoria.browse.selectors import entity_page, episode_page
 from memoria.errors import GroupNotFound
-from memoria.mcp.auth import TokenAuth, caller
+from memoria.mcp.auth import TokenAuth, caller, json_answer
 from memoria.mcp.errors import HANDLED, problem
-from memoria.mcp.tools import TOOLS, sdk_tool
+from memoria.mcp.tools import TOOLS, facts_versioned, sdk_tool
 from memoria.requests.vocabulary import GroupName, NodeId, RequestModel, input_parse
 
 MCP_PATH = "/mcp"
+STATELESS_METHODS = ("POST",)  # what /mcp answers when stateless: each call is a POST, its answer streams back
 SERVER_NAME = "memoria"
 INSTRUCTIONS = (
     "Memoria is a memory graph: episodes (what was said or happened), the entities they mention, and facts"
     " between entities that hold over a time span. Start with list_groups; find things with search_memory;"
-    " follow connections with retrieve; read an entity with get_entity and get_facts; remember with add_memory."
+    " follow connections with retrieve; read an entity with get_entity and get_facts, a fact with get_fact (its"
+    " version is what an edit sends back), recent episodes with list_episodes; remember with add_memory."
 )
 ENTITY_URI = "memoria://groups/{group}/entities/{entity_id}"
 EPISODE_URI = "memoria://groups/{group}/episodes/{episode_id}"
@@ -63,7 +66,7 @@ def _entity(group: str, entity_id: str) -> dict[str, Any]:
     page = entity_page(group=group, entity_id=entity_id)
     return {
         "entity": page.detail.as_dict(),
-        "facts": [fact.as_dict() for fact in page.facts],
+        "facts": facts_versioned(group, [fact.as_dict() for fact in page.facts]),
         "fact_total": page.fact_total,
         "episodes": [vars(episode) for episode in page.episodes],
         "episode_total": page.episode_total,
@@ -75,7 +78,7 @@ def _episode(group: str, episode_id: str) -> dict[str, Any]:
     return {
         "episode": page.detail.as_dict(),
         "entities": [card.as_dict() for card in page.entities],
-        "facts": [fact.as_dict() for fact in page.facts],
+        "facts": facts_versioned(group, [fact.as_dict() for fact in page.facts]),
     }
 
 
@@ -151,6 +154,13 @@ class McpHttpApp:
         )
 
     async def _serve(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope.get("method") not in STATELESS_METHODS:
+            allowed = ", ".join(STATELESS_METHODS)
+            detail = f"{scope.get('method')} is not served: this MCP server is stateless; send each call as {allowed}"
+            await json_answer(
+                send, 405, {"detail": detail, "code": "method_not_allowed"}, [(b"allow", allowed.encode())]
+            )
+            return
         if self.started is None:
             self.started = asyncio.Event()
             self.runner = asyncio.get_running_loop().create_task(self._run_manager(self.started))

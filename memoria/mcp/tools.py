@@ -8,6 +8,7 @@ error table (memoria/admission/problems.py), rendered as tool errors by memoria/
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -28,15 +29,19 @@ from memoria.admission.retrieval import activation_answer
 from memoria.admission.throttles import INGEST, RETRIEVAL, SEARCH
 from memoria.browse.filters import EdgeFilter
 from memoria.browse.neighbourhood import neighbourhood
-from memoria.browse.selectors import entity_page
+from memoria.browse.selectors import entity_page, episodes_recent
 from memoria.context.service import context_build
 from memoria.context.tokens import cut_to_tokens
+from memoria.curation.delete import edge_delete, episode_delete
 from memoria.curation.edit import edge_update
 from memoria.curation.inputs import edge_invalidation_parse, edge_patch_parse
 from memoria.curation.invalidate import edge_invalidate
-from memoria.curation.selectors import edge_detail
+from memoria.curation.selectors import edge_detail, edge_versions
+from memoria.curation.undo import own_last_change_undo
 from memoria.errors import InvalidInput
 from memoria.graph import kinds
+from memoria.graph.clear import group_clear
+from memoria.graph.health import graph_health
 from memoria.graph.selectors import group_summary, visible_groups
 from memoria.mcp import inputs, outputs
 from memoria.mcp.auth import caller
@@ -50,6 +55,8 @@ from memoria.retrieval.request import ActivationBody
 from memoria.search.config import SearchConfig
 from memoria.search.request import SearchParameters
 from memoria.search.service import search
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -74,6 +81,7 @@ class ToolSpec:
     role: Role = Role.VIEWER
     throttle: str | None = None  # the REST view's throttle scope, counted in the same window
     read_only: bool = True
+    destructive: bool = False  # it may remove memory (undoable through the audit trail, but gone from reads)
 
 
 def _admit(ctx: Context, spec: ToolSpec, arguments: dict[str, Any]) -> Call:
@@ -115,7 +123,9 @@ def sdk_tool(spec: ToolSpec) -> Tool:
         fn_metadata=FuncMetadata(arg_model=_RawArguments, output_model=spec.output_model),
         is_async=True,
         context_kwarg="ctx",
-        annotations=ToolAnnotations(read_only_hint=spec.read_only, destructive_hint=False, open_world_hint=False),
+        annotations=ToolAnnotations(
+            read_only_hint=spec.read_only, destructive_hint=spec.destructive, open_world_hint=False
+        ),
     )
 
 
@@ -150,6 +160,27 @@ def _in_thread(function: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
     return database_sync_to_async(function)
 
 
+def facts_versioned(group: str, facts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The facts, each with its current `version`: an agent told a fact changed reloads it and edits with this."""
+    versions = edge_versions(group=group, edge_ids=[fact["id"] for fact in facts])
+    return [{**fact, "version": versions.get(fact["id"])} for fact in facts]
+
+
+async def status(call: Call) -> outputs.StatusOutput:
+    def read() -> outputs.StatusOutput:
+        health = graph_health()
+        role = user_role(user=call.user)
+        return outputs.StatusOutput(
+            status="ok" if health.up else "degraded",
+            graph=outputs.GraphStatus(**health.as_dict()),
+            user=call.user.get_username(),
+            role=role.value if role else None,
+            groups=len(visible_groups(allowed=user_groups(user=call.user))) if health.up else None,
+        )
+
+    return await _in_thread(read)()
+
+
 async def list_groups(call: Call) -> outputs.ListGroupsOutput:
     def read() -> outputs.ListGroupsOutput:
         groups = visible_groups(allowed=user_groups(user=call.user))
@@ -181,8 +212,9 @@ def _search_config(wanted: inputs.SearchMemoryInput) -> tuple[str, SearchConfig,
 async def search_memory(call: Call) -> CallToolResult:
     def run() -> CallToolResult:
         query, config, valid_at = _search_config(call.wanted)
-        found = search(query=query, groups=[call.wanted.group], config=config, valid_at=valid_at)
-        answer = _cut_texts(found.as_dict(), call.wanted.text_tokens)
+        found = search(query=query, groups=[call.wanted.group], config=config, valid_at=valid_at).as_dict()
+        found["facts"] = facts_versioned(call.wanted.group, found["facts"])
+        answer = _cut_texts(found, call.wanted.text_tokens)
         return _compact(outputs.SearchMemoryOutput.model_validate(answer))
 
     return await _in_thread(run)()
@@ -227,7 +259,9 @@ async def get_facts(call: Call) -> outputs.GetFactsOutput:
             offset=wanted.offset,
             limit=wanted.limit,
         )
-        own = [edge.as_dict() for edge in found.edges if wanted.entity_id in (edge.source, edge.target)]
+        own = facts_versioned(
+            wanted.group, [edge.as_dict() for edge in found.edges if wanted.entity_id in (edge.source, edge.target)]
+        )
         return outputs.GetFactsOutput(entity=found.center.as_dict(), facts=own, total=found.total, more=found.more)
 
     return await _in_thread(read)()
@@ -315,6 +349,75 @@ async def invalidate_fact(call: Call) -> outputs.CurationOutput:
     return await _in_thread(run)()
 
 
+async def get_fact(call: Call) -> outputs.GetFactOutput:
+    def read() -> outputs.GetFactOutput:
+        return outputs.GetFactOutput(fact=edge_detail(group=call.wanted.group, edge_id=call.wanted.fact_id))
+
+    return await _in_thread(read)()
+
+
+async def delete_fact(call: Call) -> outputs.CurationOutput:
+    wanted: inputs.DeleteFactInput = call.wanted
+
+    def run() -> outputs.CurationOutput:
+        outcome = edge_delete(
+            group=wanted.group, edge_id=wanted.fact_id, version=wanted.version, actor=call.user.get_username()
+        )
+        return outputs.CurationOutput(**outcome.as_dict(edge=None))
+
+    return await _in_thread(run)()
+
+
+async def delete_episode(call: Call) -> outputs.DeleteEpisodeOutput:
+    wanted: inputs.DeleteEpisodeInput = call.wanted
+
+    def run() -> outputs.DeleteEpisodeOutput:
+        outcome = episode_delete(group=wanted.group, episode_id=wanted.episode_id, actor=call.user.get_username())
+        answer = outcome.as_dict()
+        facts = answer["entry"]["after"]["edges"]
+        return outputs.DeleteEpisodeOutput(
+            **answer,
+            facts_deleted=sorted(key for key, fact in facts.items() if fact is None),
+            facts_kept=sorted(key for key, fact in facts.items() if fact is not None),
+        )
+
+    return await _in_thread(run)()
+
+
+async def undo(call: Call) -> outputs.UndoOutput:
+    def run() -> outputs.UndoOutput:
+        outcome = own_last_change_undo(group=call.wanted.group, actor=call.user.get_username())
+        return outputs.UndoOutput(**outcome.as_dict())
+
+    return await _in_thread(run)()
+
+
+async def clear_group(call: Call) -> outputs.ClearGroupOutput:
+    group = call.wanted.group
+
+    def run() -> outputs.ClearGroupOutput:
+        deleted = group_clear(group=group)
+        logger.warning("group %r cleared by %s over MCP: %d nodes deleted", group, call.user.get_username(), deleted)
+        return outputs.ClearGroupOutput(group=group, nodes_deleted=deleted)
+
+    return await _in_thread(run)()
+
+
+async def list_episodes(call: Call) -> CallToolResult:
+    wanted: inputs.ListEpisodesInput = call.wanted
+
+    def read() -> CallToolResult:
+        page = episodes_recent(group=wanted.group, offset=wanted.offset, limit=wanted.limit)
+        answer = outputs.ListEpisodesOutput(
+            episodes=[_cut_texts(asdict(episode), wanted.text_tokens) for episode in page.episodes],
+            total=page.total,
+            more=page.more,
+        )
+        return _compact(answer)
+
+    return await _in_thread(read)()
+
+
 TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "list_groups",
@@ -323,6 +426,14 @@ TOOLS: tuple[ToolSpec, ...] = (
         inputs.ListGroupsInput,
         outputs.ListGroupsOutput,
         list_groups,
+    ),
+    ToolSpec(
+        "status",
+        "Check that the memory server can answer: whether its graph database is up (and how fast it answered),"
+        " who your token signs you in as, your role, and how many groups you may read.",
+        inputs.StatusInput,
+        outputs.StatusOutput,
+        status,
     ),
     ToolSpec(
         "search_memory",
@@ -405,5 +516,69 @@ TOOLS: tuple[ToolSpec, ...] = (
         invalidate_fact,
         role=Role.CURATOR,
         read_only=False,
+    ),
+    ToolSpec(
+        "get_fact",
+        "Read one fact by its id (ids come from search_memory or get_facts): the two entities it links, its"
+        " relation and text, weight, tags, when it held, the episodes it came from, and its current `version`."
+        " Reload a fact with it after a `conflict`, then send the new version with your edit.",
+        inputs.GetFactInput,
+        outputs.GetFactOutput,
+        get_fact,
+    ),
+    ToolSpec(
+        "delete_fact",
+        "Delete a fact (curators): it is removed from memory, and the audit trail keeps it whole so the change can"
+        " be undone. To say a fact stopped being true, use invalidate_fact instead (it keeps the history). Give"
+        " the `version` you read to be refused if someone changed it since.",
+        inputs.DeleteFactInput,
+        outputs.CurationOutput,
+        delete_fact,
+        role=Role.CURATOR,
+        read_only=False,
+        destructive=True,
+    ),
+    ToolSpec(
+        "list_episodes",
+        "List a group's episodes, newest first (by when they happened, then when they were stored), a page at a"
+        " time: `limit` per page, `offset` to skip the pages read; `more` says how many are left. Each episode's"
+        " content is cut to `text_tokens`; read one whole with the episode resource.",
+        inputs.ListEpisodesInput,
+        outputs.ListEpisodesOutput,
+        list_episodes,
+    ),
+    ToolSpec(
+        "delete_episode",
+        "Delete an episode (curators): it goes with its mentions and with the facts drawn from it alone; a fact"
+        " another episode also supports stays, without this one among its sources. Its entities stay. The audit"
+        " trail keeps everything removed, so the change can be undone.",
+        inputs.DeleteEpisodeInput,
+        outputs.DeleteEpisodeOutput,
+        delete_episode,
+        role=Role.CURATOR,
+        read_only=False,
+        destructive=True,
+    ),
+    ToolSpec(
+        "undo",
+        "Take back your own latest change in a group (curators): a fact's edit, invalidation or deletion, an"
+        " episode's deletion, a merge. Call it again to go further back. Refused (`conflict`) when someone changed"
+        " the same items since; changes of other curators are theirs to undo.",
+        inputs.UndoInput,
+        outputs.UndoOutput,
+        undo,
+        role=Role.CURATOR,
+        read_only=False,
+    ),
+    ToolSpec(
+        "clear_group",
+        "Delete everything a group remembers (admins only): every episode, entity, community and fact of it, for"
+        " good (there is no undo). Give the group's name twice, as `group` and `confirm`. The group stays, empty.",
+        inputs.ClearGroupInput,
+        outputs.ClearGroupOutput,
+        clear_group,
+        role=Role.ADMIN,
+        read_only=False,
+        destructive=True,
     ),
 )

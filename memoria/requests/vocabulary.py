@@ -111,6 +111,10 @@ NodeId = Annotated[
     BeforeValidator(_text("a node id: 1–200 letters, digits or ._:/@#-")),
     AfterValidator(_matches(ID_PATTERN, "a node id: 1–200 letters, digits or ._:/@#-")),
 ]
+# The same ids, each described by what it names: an agent reads the description to know which id goes where.
+FactId = Annotated[NodeId, Field(description="a fact's id (search_memory, get_facts or get_fact give it)")]
+EntityId = Annotated[NodeId, Field(description="an entity's id (search_memory or retrieve give it)")]
+EpisodeId = Annotated[NodeId, Field(description="an episode's id (list_episodes or search_memory give it)")]
 GroupName = Annotated[
     str,
     Field(description="a memory group's name", json_schema_extra={"pattern": GROUP_PATTERN.pattern}),

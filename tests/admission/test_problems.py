@@ -9,7 +9,7 @@ import pytest
 
 from explorer.errors import error_frame, is_expected
 from memoria.accounts.roles import Role, RoleRequired
-from memoria.admission.problems import GRAPH_UNAVAILABLE_DETAIL, problem_of
+from memoria.admission.problems import FINAL_CONFLICT_NOTE, GRAPH_UNAVAILABLE_DETAIL, problem_of
 from memoria.admission.throttles import RateLimited
 from memoria.api.errors import problem as rest_problem
 from memoria.errors import (
@@ -60,7 +60,7 @@ CASES = [
     (LlmUnavailable("no LLM is configured"), 503, "llm_unavailable", {}, None),
     (InvalidInput(["a: bad", "b: worse"]), 400, "invalid", {"errors": ["a: bad", "b: worse"]}, None),
     (WriteConflict("writers kept changing it"), 409, "conflict", {"retry_after": 1}, "1"),
-    (FinalConflict("the version you read is gone"), 409, "conflict", {"retry_after": None}, None),
+    (FinalConflict("the version you read is gone"), 409, "conflict", {}, None),  # no retry_after at all
     (NotAuthenticated("the token is no longer valid"), 401, "not_authenticated", {}, None),
     (RoleRequired(Role.CURATOR), 403, "permission_denied", {}, None),
     (GroupNotFound("no such group"), 404, "not_found", {}, None),
@@ -87,6 +87,15 @@ def test_every_face_renders_the_same_problem(
 
     tool = json.loads(str(tool_error(error)))
     assert tool == expected
+
+
+def test_only_a_final_conflict_says_a_retry_cannot_succeed() -> None:
+    """Both answer `conflict`: the message is what tells an agent not to send the same request again."""
+    final = problem_of(FinalConflict("the version you read is gone"))
+    passing = problem_of(WriteConflict("writers kept changing it"))
+    assert final is not None and passing is not None
+    assert final.detail == f"the version you read is gone ({FINAL_CONFLICT_NOTE})" and final.retry_after is None
+    assert FINAL_CONFLICT_NOTE not in passing.detail and passing.retry_after == 1
 
 
 def test_an_error_the_table_does_not_know_is_no_problem_of_its_own() -> None:

@@ -8,6 +8,7 @@ from urllib.parse import quote
 import pytest
 from rest_framework.test import APIClient
 
+from memoria.admission.problems import FINAL_CONFLICT_NOTE
 from memoria.curation.models import AuditEntry
 from memoria.interchange.exporter import graph_document_export
 from tests.curation.memory import edge_id, graph_snapshot, node_id, store_curation_memory
@@ -174,7 +175,10 @@ def test_invalidate_over_the_api(client_for, memory: str) -> None:
     assert response.status_code == 200, response.content
     assert response.json()["edge"]["invalid_at"] == "2024-06-01T00:00:00Z"
     assert response.json()["edge"]["expired_at"] is not None
-    assert send(curator, "post", edge_url(memory, "lives", "/invalidate")).status_code == 409
+    again = send(curator, "post", edge_url(memory, "lives", "/invalidate"))
+    assert again.status_code == 409 and again.json()["code"] == "conflict"
+    assert "retry_after" not in again.json() and "Retry-After" not in again  # no retry can end it twice
+    assert again.json()["detail"].endswith(f"({FINAL_CONFLICT_NOTE})"), again.json()
 
 
 def test_merge_and_undo_over_the_api(client_for, memory: str) -> None:

@@ -6,6 +6,7 @@ import logging
 
 import pytest
 
+from memoria.admission.problems import FINAL_CONFLICT_NOTE
 from memoria.api.errors import exception_handler
 from memoria.curation.errors import StaleEdit
 from memoria.graph.embedded import EmbeddedServer
@@ -32,7 +33,7 @@ def test_a_stale_edit_answers_409_without_a_retry_hint() -> None:
     response = exception_handler(error, {})
 
     assert response is not None and response.status_code == 409
-    assert response.data == {"detail": str(error), "code": "conflict", "retry_after": None}
+    assert response.data == {"detail": f"{error} ({FINAL_CONFLICT_NOTE})", "code": "conflict"}
     assert "Retry-After" not in response.headers
 
 

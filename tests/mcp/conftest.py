@@ -13,6 +13,26 @@ from memoria.accounts.roles import Role
 from memoria.accounts.services import token_for, user_grant
 from tests.search.memory import store_search_memory
 
+# Every tool the server lists, whichever transport (tests/mcp/test_http.py, test_stdio.py).
+TOOL_NAMES = {
+    "list_groups",
+    "search_memory",
+    "add_memory",
+    "get_context",
+    "get_entity",
+    "get_facts",
+    "retrieve",
+    "update_fact",
+    "invalidate_fact",
+    "status",
+    "get_fact",
+    "delete_fact",
+    "list_episodes",
+    "delete_episode",
+    "undo",
+    "clear_group",
+}
+
 
 @pytest.fixture
 def memory(group: str) -> str:

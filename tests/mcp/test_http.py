@@ -15,44 +15,42 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from memoria.accounts.roles import Role
+from memoria.admission.problems import FINAL_CONFLICT_NOTE
 from memoria.context.tokens import token_count
+from memoria.curation.undo import audit_entry_undo
+from memoria.graph.clear import group_clear
+from memoria.graph.versions import group_stamps_delete
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
 from memoria.mcp.client import http_session
 from memoria.mcp.inputs import DEFAULT_MAX_PATHS, RETRIEVE_DEFAULT_TOKENS, SEARCH_DEFAULT_TOKENS
 from memoria.reindex import group_reindex
 from tests.conftest import count_group
-from tests.mcp.conftest import problem_of
-from tests.search.memory import node_id
+from tests.mcp.conftest import TOOL_NAMES, problem_of
+from tests.search.memory import node_id, store_search_memory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-TOOLS = {
-    "list_groups",
-    "search_memory",
-    "add_memory",
-    "get_context",
-    "get_entity",
-    "get_facts",
-    "retrieve",
-    "update_fact",
-    "invalidate_fact",
-}
 
-
-def raw_post(url: str, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).encode()
+def raw_request(
+    url: str, headers: dict[str, str], method: str = "POST", timeout: float = 60
+) -> tuple[int, dict[str, str], bytes]:
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).encode() if method == "POST" else None
     request = urllib.request.Request(
         url,
         data=body,
-        method="POST",
+        method=method,
         headers={"Content-Type": "application/json", "Accept": "application/json, text/event-stream", **headers},
     )
     try:
-        with urllib.request.urlopen(request, timeout=60) as response:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
             return response.status, dict(response.headers), response.read()
     except urllib.error.HTTPError as error:
         return error.code, dict(error.headers), error.read()
+
+
+def raw_post(url: str, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
+    return raw_request(url, headers)
 
 
 @pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer not-a-token"}, {"Authorization": "Basic abc"}])
@@ -63,12 +61,28 @@ async def test_no_or_wrong_token_is_401_before_any_tool(daphne_url: str, headers
     assert "Bearer" in answer_headers.get("WWW-Authenticate", answer_headers.get("www-authenticate", ""))
 
 
+@pytest.mark.parametrize("method", ["GET", "DELETE"])
+async def test_a_stateless_server_answers_405_to_get_and_delete(daphne_url: str, method: str, token_for_role) -> None:
+    """No stream of the server's own to hold open (the SDK's GET pinged forever), no session to end: 405 at once,
+    with Allow naming POST; the timeout is what a hanging stream would hit."""
+    token = await token_for_role("mcp-viewer", Role.VIEWER, ["g"])
+    headers = {"Authorization": f"Bearer {token}"}
+    status, answer_headers, body = await asyncio.to_thread(raw_request, daphne_url + "/mcp", headers, method, 10)
+    assert status == 405, body
+    assert {name.lower(): value for name, value in answer_headers.items()}["allow"] == "POST"
+    assert json.loads(body)["code"] == "method_not_allowed" and method in json.loads(body)["detail"]
+    refused, _, _ = await asyncio.to_thread(raw_request, daphne_url + "/mcp", {}, method, 10)
+    assert refused == 401  # the token is checked first, as for every call
+    status, _, _ = await asyncio.to_thread(raw_post, daphne_url + "/mcp", headers)
+    assert status == 200  # POST still serves
+
+
 async def test_every_tool_over_http(daphne_url: str, memory: str, token_for_role) -> None:
     token = await token_for_role("mcp-curator", Role.CURATOR, [memory])
     alice, lyon = node_id(memory, "alice"), node_id(memory, "lyon")
     async with http_session(daphne_url, token, scheme="Token") as session:
         listed = await session.list_tools()
-        assert {tool.name for tool in listed.tools} == TOOLS
+        assert {tool.name for tool in listed.tools} == TOOL_NAMES
         assert all(tool.output_schema and tool.description for tool in listed.tools)
         search_schema = next(tool for tool in listed.tools if tool.name == "search_memory").input_schema
         assert search_schema["additionalProperties"] is False and "group" in search_schema["required"]
@@ -162,8 +176,220 @@ async def test_every_tool_over_http(daphne_url: str, memory: str, token_for_role
 
         resource = await session.read_resource(f"memoria://groups/{memory}/entities/{alice}")
         assert json.loads(resource.contents[0].text)["entity"]["name"] == "Alice Martin"
+        page = json.loads(resource.contents[0].text)
+        assert len(page["facts"]) == page["fact_total"] >= 2  # add_memory above may have added one
+        assert all(len(fact["version"]) == 16 for fact in page["facts"])
         episode = await session.read_resource(f"memoria://groups/{memory}/episodes/{node_id(memory, 'ep1')}")
         assert json.loads(episode.contents[0].text)["entities"]
+
+
+async def test_status_facts_with_their_versions_and_deleting_one(daphne_url: str, memory: str, token_for_role) -> None:
+    token = await token_for_role("mcp-curator", Role.CURATOR, [memory])
+    fact_id, alice = node_id(memory, "works"), node_id(memory, "alice")
+    async with http_session(daphne_url, token) as session:
+        status = (await session.call_tool("status", {})).structured_content
+        assert status["status"] == "ok" and status["graph"]["status"] == "up" and status["graph"]["dialect"]
+        assert (status["user"], status["role"], status["groups"]) == ("mcp-curator", "curator", 1)
+
+        got = await session.call_tool("get_fact", {"group": memory, "fact_id": fact_id})
+        assert not got.is_error, got
+        fact = got.structured_content["fact"]
+        assert fact["id"] == fact_id and fact["relation"] == "works_at" and fact["source"]["name"] == "Alice Martin"
+        version = fact["version"]
+        assert len(version) == 16
+        listed = await session.call_tool("get_facts", {"group": memory, "entity_id": alice})
+        versions = {item["id"]: item["version"] for item in listed.structured_content["facts"]}
+        assert versions[fact_id] == version and all(versions.values())
+        found = await session.call_tool("search_memory", {"group": memory, "query": "supply planner", "limit": 10})
+        hits = {hit["id"]: hit["version"] for hit in found.structured_content["facts"]}
+        assert hits[fact_id] == version and all(hits.values())
+
+        edited = await session.call_tool(
+            "update_fact", {"group": memory, "fact_id": fact_id, "weight": 0.9, "version": version}
+        )
+        new_version = edited.structured_content["edge"]["version"]
+        reread = await session.call_tool("get_fact", {"group": memory, "fact_id": fact_id})
+        assert reread.structured_content["fact"]["version"] == new_version != version
+
+        stale = problem_of(
+            await session.call_tool("delete_fact", {"group": memory, "fact_id": fact_id, "version": version})
+        )
+        assert stale["code"] == "conflict" and "retry_after" not in stale, stale  # a retry cannot succeed
+        assert stale["detail"].endswith(f"({FINAL_CONFLICT_NOTE})") and new_version in stale["detail"]
+        assert not (await session.call_tool("get_fact", {"group": memory, "fact_id": fact_id})).is_error
+
+        deleted = await session.call_tool("delete_fact", {"group": memory, "fact_id": fact_id, "version": new_version})
+        assert not deleted.is_error, deleted
+        entry = deleted.structured_content["entry"]
+        assert entry["action"] == "edge.delete" and entry["item_id"] == fact_id and entry["actor"] == "mcp-curator"
+        assert deleted.structured_content["edge"] is None
+        gone = problem_of(await session.call_tool("get_fact", {"group": memory, "fact_id": fact_id}))
+        assert gone["code"] == "not_found"
+        again = problem_of(await session.call_tool("delete_fact", {"group": memory, "fact_id": fact_id}))
+        assert again["code"] == "not_found"
+
+        ended = node_id(memory, "drove")  # already invalid since 2022: ending it again can never succeed
+        twice = problem_of(await session.call_tool("invalidate_fact", {"group": memory, "fact_id": ended}))
+        assert twice["code"] == "conflict" and "retry_after" not in twice and FINAL_CONFLICT_NOTE in twice["detail"]
+
+        tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+        assert tools["delete_fact"].annotations.destructive_hint and not tools["get_fact"].annotations.destructive_hint
+        assert tools["get_fact"].input_schema["properties"]["fact_id"]["description"].startswith("a fact's id")
+
+
+async def test_list_episodes_newest_first_a_page_at_a_time(daphne_url: str, memory: str, token_for_role) -> None:
+    viewer = await token_for_role("mcp-viewer", Role.VIEWER, [memory])
+    curator = await token_for_role("mcp-curator", Role.CURATOR, [memory])
+    episodes = [node_id(memory, key) for key in ("ep3", "ep2", "ep1")]  # one valid_at: the id breaks the tie
+    async with http_session(daphne_url, viewer) as session:
+        first = await session.call_tool("list_episodes", {"group": memory, "limit": 2})
+        assert not first.is_error, first
+        page = first.structured_content
+        assert [item["id"] for item in page["episodes"]] == episodes[:2] and (page["total"], page["more"]) == (3, 1)
+        assert page["episodes"][0]["content"] == "Nordbalt Metals delayed the steel bolt kit again"
+        assert json.loads(first.content[0].text) == page and "\n  " not in first.content[0].text  # compact
+        rest = (await session.call_tool("list_episodes", {"group": memory, "limit": 2, "offset": 2})).structured_content
+        assert [item["id"] for item in rest["episodes"]] == episodes[2:] and rest["more"] == 0
+        short = await session.call_tool("list_episodes", {"group": memory, "text_tokens": 2})
+        assert all(token_count(item["content"]) <= 3 for item in short.structured_content["episodes"])
+        past = await session.call_tool("list_episodes", {"group": memory, "offset": 10})
+        assert past.structured_content == {"episodes": [], "total": 3, "more": 0}
+    async with http_session(daphne_url, curator) as session:
+        await session.call_tool(
+            "add_memory", {"group": memory, "episode": {"content": "Alice flew to Oslo.", "id": "new"}}
+        )
+        newest = await session.call_tool("list_episodes", {"group": memory, "limit": 1})
+        assert [item["id"] for item in newest.structured_content["episodes"]] == ["new"]
+        assert newest.structured_content["total"] == 4
+
+
+async def test_delete_episode_takes_what_it_alone_said_and_undo_puts_it_back(
+    daphne_url: str, memory: str, token_for_role
+) -> None:
+    token = await token_for_role("mcp-curator", Role.CURATOR, [memory])
+    alice = node_id(memory, "alice")
+    async with http_session(daphne_url, token) as session:
+        added = await session.call_tool(
+            "add_memory",
+            {"group": memory, "episode": {"content": "Alice Martin moved to the Rotterdam port.", "id": "mcp-gone"}},
+        )
+        created = added.structured_content["episodes"][0]["facts_created"]
+        assert created, added.structured_content
+        before = await sync_to_async(count_group)(memory)
+
+        refused = problem_of(await session.call_tool("delete_episode", {"group": memory, "episode_id": alice}))
+        assert refused["code"] == "not_found" and "episode" in refused["detail"]  # an entity is not an episode
+        assert await sync_to_async(count_group)(memory) == before
+
+        deleted = await session.call_tool("delete_episode", {"group": memory, "episode_id": "mcp-gone"})
+        assert not deleted.is_error, deleted
+        answer = deleted.structured_content
+        assert answer["entry"]["action"] == "episode.delete" and answer["entry"]["item_kind"] == "episode"
+        assert answer["entry"]["actor"] == "mcp-curator" and set(created) <= set(answer["facts_deleted"])
+        for fact_id in created:
+            gone = problem_of(await session.call_tool("get_fact", {"group": memory, "fact_id": fact_id}))
+            assert gone["code"] == "not_found"
+        listed = await session.call_tool("list_episodes", {"group": memory})
+        assert "mcp-gone" not in [item["id"] for item in listed.structured_content["episodes"]]
+        assert listed.structured_content["total"] == 3
+        entity = await session.call_tool("get_entity", {"group": memory, "entity_id": alice})
+        assert "mcp-gone" not in [item["id"] for item in entity.structured_content["episodes"]]
+        again = problem_of(await session.call_tool("delete_episode", {"group": memory, "episode_id": "mcp-gone"}))
+        assert again["code"] == "not_found"
+
+        await sync_to_async(audit_entry_undo)(group=memory, entry_id=answer["entry"]["id"], actor="mcp-curator")
+        assert await sync_to_async(count_group)(memory) == before  # the audit trail kept it whole
+        back = await session.call_tool("get_fact", {"group": memory, "fact_id": created[0]})
+        assert not back.is_error and "mcp-gone" in [item["id"] for item in back.structured_content["fact"]["episodes"]]
+
+
+async def test_undo_takes_back_the_callers_own_latest_change(daphne_url: str, memory: str, token_for_role) -> None:
+    """Each call takes back the caller's latest change still in force; another curator's are not the caller's, and
+    a change whose items someone changed since is refused as a final conflict."""
+    carla = await token_for_role("mcp-carla", Role.CURATOR, [memory])
+    dave = await token_for_role("mcp-dave", Role.CURATOR, [memory])
+    works, stocks = node_id(memory, "works"), node_id(memory, "stocks")
+
+    async def fact(session: Any, fact_id: str) -> dict[str, Any]:
+        return (await session.call_tool("get_fact", {"group": memory, "fact_id": fact_id})).structured_content["fact"]
+
+    async with http_session(daphne_url, carla) as session:
+        nothing = problem_of(await session.call_tool("undo", {"group": memory}))
+        assert nothing["code"] == "not_found" and "no change of yours" in nothing["detail"]
+        edited = await session.call_tool("update_fact", {"group": memory, "fact_id": works, "weight": 0.9})
+        ended = await session.call_tool("invalidate_fact", {"group": memory, "fact_id": stocks})
+        assert not edited.is_error and not ended.is_error
+    async with http_session(daphne_url, dave) as session:
+        theirs = problem_of(await session.call_tool("undo", {"group": memory}))
+        assert theirs["code"] == "not_found"  # carla's changes are not dave's to take back with this tool
+    async with http_session(daphne_url, carla) as session:
+        first = await session.call_tool("undo", {"group": memory})
+        assert not first.is_error, first
+        assert first.structured_content["entry"]["undoes"] == ended.structured_content["entry"]["id"]
+        assert (await fact(session, stocks))["invalid_at"] is None and (await fact(session, works))["weight"] == 0.9
+        second = await session.call_tool("undo", {"group": memory})
+        assert second.structured_content["entry"]["undoes"] == edited.structured_content["entry"]["id"]
+        assert (await fact(session, works))["weight"] == 0.5
+        assert problem_of(await session.call_tool("undo", {"group": memory}))["code"] == "not_found"
+
+        await session.call_tool("update_fact", {"group": memory, "fact_id": works, "weight": 0.8})
+    async with http_session(daphne_url, dave) as session:
+        await session.call_tool("update_fact", {"group": memory, "fact_id": works, "weight": 0.7})
+    async with http_session(daphne_url, carla) as session:
+        refused = problem_of(await session.call_tool("undo", {"group": memory}))
+        assert refused["code"] == "conflict" and "retry_after" not in refused, refused
+        assert FINAL_CONFLICT_NOTE in refused["detail"]
+        assert (await fact(session, works))["weight"] == 0.7  # dave's change stands
+
+
+async def test_clear_group_is_for_admins_and_takes_the_name_twice(daphne_url: str, memory: str, token_for_role) -> None:
+    kept = f"{memory}-kept"
+    await sync_to_async(store_search_memory)(kept)
+    try:
+        curator = await token_for_role("mcp-curator", Role.CURATOR, [memory])
+        admin = await token_for_role("mcp-admin", Role.ADMIN, [])
+        before, other = await sync_to_async(count_group)(memory), await sync_to_async(count_group)(kept)
+        async with http_session(daphne_url, curator) as session:
+            refused = await session.call_tool("clear_group", {"group": memory, "confirm": memory})
+            assert problem_of(refused)["code"] == "permission_denied"
+        async with http_session(daphne_url, admin) as session:
+            for arguments in ({"group": memory, "confirm": kept}, {"group": memory}, {"group": memory, "confirm": ""}):
+                wrong = problem_of(await session.call_tool("clear_group", arguments))
+                assert wrong["code"] == "invalid" and any("confirm" in error for error in wrong["errors"]), wrong
+            assert await sync_to_async(count_group)(memory) == before
+
+            cleared = await session.call_tool("clear_group", {"group": memory, "confirm": memory})
+            assert not cleared.is_error, cleared
+            assert cleared.structured_content == {"group": memory, "nodes_deleted": before["nodes"]}
+            assert await sync_to_async(count_group)(memory) == {"nodes": 0, "edges": 0}
+            assert await sync_to_async(count_group)(kept) == other  # another group's memory is untouched
+            found = await session.call_tool("search_memory", {"group": memory, "query": "safety gloves"})
+            assert all(found.structured_content[scope] == [] for scope in ("facts", "entities", "episodes"))
+            listed = await session.call_tool("list_episodes", {"group": memory})
+            assert listed.structured_content["total"] == 0
+            groups = (await session.call_tool("list_groups", {})).structured_content["groups"]
+            assert {"group": memory, "episodes": 0, "entities": 0, "communities": 0, "facts": 0} in groups
+            tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+            assert tools["clear_group"].annotations.destructive_hint
+    finally:
+        await sync_to_async(group_clear)(group=kept)
+        await sync_to_async(group_stamps_delete)(group=kept)
+
+
+async def test_a_fact_of_another_group_is_answered_like_a_missing_one(
+    daphne_url: str, memory: str, token_for_role
+) -> None:
+    """The caller reads two groups; a fact id of one, named in the other, is not found exactly as a made-up id."""
+    token = await token_for_role("mcp-curator", Role.CURATOR, [memory, "mcp-second"])
+    fact_id = node_id(memory, "works")
+    async with http_session(daphne_url, token) as session:
+        for name in ("get_fact", "delete_fact"):
+            borrowed = problem_of(await session.call_tool(name, {"group": "mcp-second", "fact_id": fact_id}))
+            missing = problem_of(await session.call_tool(name, {"group": "mcp-second", "fact_id": "made-up"}))
+            assert borrowed["code"] == missing["code"] == "not_found", name
+            assert borrowed["detail"].replace(fact_id, "F") == missing["detail"].replace("made-up", "F"), name
+            assert "Alice" not in json.dumps(borrowed)
+        assert not (await session.call_tool("get_fact", {"group": memory, "fact_id": fact_id})).is_error
 
 
 async def test_retrieve_sends_each_level_as_progress_in_order(daphne_url: str, memory: str, token_for_role) -> None:
@@ -218,6 +444,10 @@ async def test_viewer_cannot_call_a_curator_tool(daphne_url: str, memory: str, t
             ("update_fact", {"group": memory, "fact_id": node_id(memory, "works"), "weight": 0.9}),
             ("invalidate_fact", {"group": memory, "fact_id": node_id(memory, "works")}),
             ("add_memory", {"group": memory, "episode": {"content": "A viewer tries to write."}}),
+            ("delete_fact", {"group": memory, "fact_id": node_id(memory, "works")}),
+            ("delete_episode", {"group": memory, "episode_id": node_id(memory, "ep1")}),
+            ("undo", {"group": memory}),
+            ("clear_group", {"group": memory, "confirm": memory}),
         ):
             refused = await session.call_tool(name, arguments)
             assert problem_of(refused)["code"] == "permission_denied", name
@@ -239,6 +469,11 @@ async def test_another_groups_data_is_not_found_and_not_revealed(daphne_url: str
             ("retrieve", {"group": memory, "seeds": [{"id": alice}]}),
             ("update_fact", {"group": memory, "fact_id": node_id(memory, "works"), "weight": 0.9}),
             ("add_memory", {"group": memory, "episode": {"content": "x"}}),
+            ("get_fact", {"group": memory, "fact_id": node_id(memory, "works")}),
+            ("delete_fact", {"group": memory, "fact_id": node_id(memory, "works")}),
+            ("list_episodes", {"group": memory}),
+            ("delete_episode", {"group": memory, "episode_id": node_id(memory, "ep1")}),
+            ("undo", {"group": memory}),
         ):
             refused = problem_of(await session.call_tool(name, arguments))
             missing = problem_of(await session.call_tool(name, {**arguments, "group": "no-such-group"}))
@@ -277,6 +512,17 @@ BAD_ARGUMENTS: list[tuple[str, dict[str, Any], str]] = [
     ("update_fact", {"fact_id": "x", "tags": ["a"] * 40}, "tags"),
     ("invalidate_fact", {"fact_id": "x", "invalid_at": "soon"}, "invalid_at"),
     ("invalidate_fact", {"fact_id": "x", "version": "NOT HEX"}, "version"),
+    ("status", {"verbose": True}, "body: unknown field(s) verbose"),
+    ("get_fact", {"fact_id": "bad id"}, "fact_id"),
+    ("get_fact", {}, "fact_id"),
+    ("delete_fact", {"fact_id": "x", "version": "NOT HEX"}, "version"),
+    ("delete_fact", {"fact_id": "x", "reason": "dup"}, "unknown field(s) reason"),
+    ("list_episodes", {"limit": 1000}, "limit"),
+    ("list_episodes", {"offset": -1}, "offset"),
+    ("list_episodes", {"text_tokens": 0}, "text_tokens"),
+    ("delete_episode", {"episode_id": "a b"}, "episode_id"),
+    ("delete_episode", {"episode_id": "x", "cascade": False}, "unknown field(s) cascade"),
+    ("undo", {"entry": 3}, "unknown field(s) entry"),
 ]
 
 
@@ -285,7 +531,7 @@ async def test_bad_arguments_name_the_field_and_write_nothing(daphne_url: str, m
     before = await sync_to_async(count_group)(memory)
     async with http_session(daphne_url, token) as session:
         for name, arguments, field in BAD_ARGUMENTS:
-            given = arguments if name == "list_groups" else {"group": memory, **arguments}
+            given = arguments if name in ("list_groups", "status") else {"group": memory, **arguments}
             found = problem_of(await session.call_tool(name, given))
             assert found["code"] == "invalid", (name, found)
             assert any(field in problem for problem in found["errors"]), (name, field, found["errors"])

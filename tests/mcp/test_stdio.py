@@ -21,7 +21,7 @@ from memoria.accounts.roles import Role
 from memoria.mcp.auth import TOKEN_VARIABLE
 from memoria.mcp.client import READ_TIMEOUT_SECONDS as MCP_TIMEOUT
 from tests.conftest import ROOT, count_group
-from tests.mcp.conftest import problem_of
+from tests.mcp.conftest import TOOL_NAMES, problem_of
 from tests.search.memory import node_id
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -75,7 +75,7 @@ async def test_every_tool_over_stdio(memory: str, token_for_role) -> None:
         progress.append((value, json.loads(message or "{}")))
 
     async with stdio_session(token) as session:
-        assert len((await session.list_tools()).tools) == 9
+        assert {tool.name for tool in (await session.list_tools()).tools} == TOOL_NAMES
         groups = await session.call_tool("list_groups", {})
         assert [g["group"] for g in groups.structured_content["groups"]] == [memory]
         found = await session.call_tool("search_memory", {"group": memory, "query": "Bob Novak truck driver"})
