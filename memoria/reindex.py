@@ -32,7 +32,7 @@ from typing import Any
 import neo4j
 
 from memoria.accounts.roles import check_group_name
-from memoria.embeddings import Embedder, configured_model_id, embedder
+from memoria.embeddings import TextEmbedder, configured_model_id, embedder
 from memoria.errors import EmbeddingModelError, GraphUnavailable
 from memoria.graph import driver, kinds
 from memoria.graph.schema import (
@@ -153,6 +153,8 @@ class ReindexReport:
     facts: int
     seconds: float
     load_seconds: float  # spent loading the model, when this run was the first to need it
+    embed_seconds: float = 0.0  # spent in the model
+    store_seconds: float = 0.0  # spent writing the vectors (the rest of `seconds` went to reading the texts)
 
     @property
     def texts(self) -> int:
@@ -172,6 +174,7 @@ class ReindexOutcome:
     left: int | None  # None: unknown, the graph server stopped answering
     seconds: float
     error: str | None = None
+    report: ReindexReport | None = None  # the run's own figures, when it ran and finished
 
 
 @dataclass(frozen=True)
@@ -278,6 +281,7 @@ def group_reindex(
     only_missing: bool = True,
     batch_size: int = DEFAULT_BATCH_SIZE,
     progress: Callable[[int], None] | None = None,
+    model: TextEmbedder | None = None,
 ) -> ReindexReport:
     """Embed the group's texts that lack a vector, whose vector another model than the configured one made, or
     whose vector embeds an older definition of the searchable text (every text with only_missing=False); progress
@@ -286,15 +290,14 @@ def group_reindex(
     `ids` (node ids and fact ids, mixed) limits the work to those items, looked up by id: what a small write calls
     after it commits, instead of scanning the whole group. Ids of other groups or of deleted items are ignored.
     Raises EmbeddingModelError when the model cannot be loaded and GraphUnavailable when the server fails; the
-    batches stored before stay stored.
+    batches stored before stay stored. `model` replaces the process's embedder (a benchmark's timed wrapper).
     """
     check_group_name(group)
     wanted = _checked_ids(ids)
     if batch_size < 1:
         raise ValueError(f"batch_size={batch_size} must be at least 1")
     started = time.perf_counter()
-    load_seconds = 0.0
-    model: Embedder | None = None
+    load_seconds = embed_seconds = store_seconds = 0.0
     configured = configured_model_id()
     counts: dict[str, int] = {}
     for kind in _KINDS:
@@ -308,15 +311,26 @@ def group_reindex(
                 loading = time.perf_counter()
                 model = embedder()
                 load_seconds = time.perf_counter() - loading
+            embedding = time.perf_counter()
             vectors = model.embed([row["text"] for row in rows])
+            storing = time.perf_counter()
+            embed_seconds += storing - embedding
             updates = [
                 {**{key: row[key] for key in kind.keys}, "text": row["text"], "vector": vector}
                 for row, vector in zip(rows, vectors, strict=True)
             ]
             counts[kind.name] += _vectors_store(kind, group, updates, model.model_id)
+            store_seconds += time.perf_counter() - storing
             if progress:
                 progress(len(rows))
-    return ReindexReport(group=group, seconds=time.perf_counter() - started, load_seconds=load_seconds, **counts)
+    return ReindexReport(
+        group=group,
+        seconds=time.perf_counter() - started,
+        load_seconds=load_seconds,
+        embed_seconds=embed_seconds,
+        store_seconds=store_seconds,
+        **counts,
+    )
 
 
 def _vectors_store(kind: _Kind, group: str, updates: list[dict[str, Any]], model: str) -> int:
@@ -338,15 +352,18 @@ def reindex_after_write(
     ids: Collection[str],
     batch_size: int = DEFAULT_BATCH_SIZE,
     progress: Callable[[int], None] | None = None,
+    model: TextEmbedder | None = None,
 ) -> ReindexOutcome:
     """Embed the written items that lack a vector, once their write has committed; never raises for the model or
     the server, because the write stands either way: the outcome says what is left for `manage.py reindex`."""
     wanted = _checked_ids(ids) or []
     started = time.perf_counter()
 
-    def outcome(embedded: int, left: int | None, error: Exception | None = None) -> ReindexOutcome:
+    def outcome(
+        embedded: int, left: int | None, error: Exception | None = None, report: ReindexReport | None = None
+    ) -> ReindexOutcome:
         seconds = time.perf_counter() - started
-        return ReindexOutcome(embedded, left, seconds, str(error) if error else None)
+        return ReindexOutcome(embedded, left, seconds, str(error) if error else None, report)
 
     try:
         before = reindex_backlog(group=group, ids=wanted)
@@ -355,11 +372,11 @@ def reindex_after_write(
     if not before:
         return outcome(0, 0)
     try:
-        report = group_reindex(group=group, ids=wanted, batch_size=batch_size, progress=progress)
+        report = group_reindex(group=group, ids=wanted, batch_size=batch_size, progress=progress, model=model)
     except (EmbeddingModelError, GraphUnavailable) as error:
         try:
             left = reindex_backlog(group=group, ids=wanted)
         except GraphUnavailable:
             return outcome(0, None, error)
         return outcome(max(before - left, 0), left, error)
-    return outcome(report.texts, max(before - report.texts, 0))
+    return outcome(report.texts, max(before - report.texts, 0), report=report)
