@@ -12,6 +12,7 @@ import pytest
 from memoria import reindex
 from memoria.bench.graph_import import item_texts
 from memoria.embeddings import Embedder, embedder
+from memoria.errors import GraphUnavailable
 from memoria.graph import driver
 from memoria.graph.versions import group_stamps_delete
 from memoria.interchange.document import parse_graph_document
@@ -155,3 +156,29 @@ def test_a_failing_write_leaves_the_store_as_before_and_asks_the_model_nothing(g
     assert driver.read(NODES_AND_FACTS, group=group) == before
     assert vectors_of(group) == vectors
     assert counting.asked == []
+
+
+def test_a_failing_vector_write_stops_the_pass_and_the_import_stands(
+    group: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The embedding pass runs after the import committed: a vector write that fails ends the pass, the document
+    stays stored whole, the vectors written before stay, and the outcome counts what is left for `reindex`."""
+    real_store = reindex._vectors_store
+    writes: list[int] = []
+
+    def second_write_fails(*args: object) -> int:
+        writes.append(1)
+        if len(writes) == 2:
+            raise GraphUnavailable("the graph server went away")
+        return real_store(*args)
+
+    monkeypatch.setattr(reindex, "EMBED_WINDOW", 2)
+    monkeypatch.setattr(reindex, "_vectors_store", second_write_fails)
+    report = graph_document_import(document=parse_graph_document(memory(group), group=group), group=group, embed=True)
+    assert report.nodes_created == 5 and report.edges_created == 3
+    outcome = report.embedding
+    assert outcome is not None and outcome.error == "the graph server went away"
+    assert len(writes) == 2  # the entities' window, then the community's, which failed; nothing after it
+    stored = {item for item, vector in vectors_of(group).items() if vector is not None}
+    assert stored == {f"{group}-a1", f"{group}-a2", f"{group}-bolts"} and outcome.embedded == 3
+    assert outcome.left == 5 == reindex_backlog(group=group)
