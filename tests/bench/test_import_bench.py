@@ -29,11 +29,13 @@ def test_every_phase_is_timed_and_the_group_is_deleted() -> None:
     lines = import_report(results, load="load average 1.00, 1.00, 1.00")
     assert any("reference: the model alone" in line for line in lines)
     assert any("against it" in line for line in lines)
+    assert any("CPU per text in the model" in line for line in lines)
+    assert len(results["reference_cpus"]) == 2 and all(run["model_cpu"] > 0 for run in results["runs"])
     assert driver.read(COUNT_NODES, group=bench_group(60))[0]["c"] == 0
 
 
 def test_a_failed_run_still_deletes_the_group(monkeypatch: pytest.MonkeyPatch) -> None:
-    def reference_fails(texts: list[str], model: object) -> float:
+    def reference_fails(texts: list[str], model: object) -> tuple[float, float]:
         raise RuntimeError("the reference run failed")
 
     monkeypatch.setattr(graph_import, "_reference_once", reference_fails)
