@@ -74,6 +74,15 @@ class _Encoder(Protocol):
     def threads_set(self, threads: int) -> None: ...
 
 
+class TextEmbedder(Protocol):
+    """What writers need of a model: its vectors and the id they are stored under. `Embedder` is the real one; a
+    benchmark wraps it to time and count what it is asked."""
+
+    model_id: str
+
+    def embed(self, texts: list[str]) -> list[list[float]]: ...
+
+
 class Embedder:
     """A loaded model. Calls are serialised: a fast tokenizer fails ("Already borrowed") when two threads share it."""
 

@@ -18,8 +18,9 @@ The contract every writer keeps (docs/search.md, "Reindexing"):
 
 A vector is stored only if its item still has the text it was computed from, so a write that lands while a batch
 is being embedded is never paired with the older text's vector. Full-text indexes need nothing of this: the
-server updates them in the writing transaction. Every batch is read, embedded and written on its own, so an
-interrupted run resumes where it stopped.
+server updates them in the writing transaction. Rows are read in pages, embedded a window at a time (each distinct
+text once in a run: items that read alike share a vector) and written in batches, each batch in its own
+transaction, so an interrupted run resumes where it stopped.
 """
 
 from __future__ import annotations
@@ -27,12 +28,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import neo4j
+import numpy as np
 
 from memoria.accounts.roles import check_group_name
-from memoria.embeddings import Embedder, configured_model_id, embedder
+from memoria.embeddings import TextEmbedder, configured_model_id, embedder
 from memoria.errors import EmbeddingModelError, GraphUnavailable
 from memoria.graph import driver, kinds
 from memoria.graph.schema import (
@@ -45,10 +47,15 @@ from memoria.graph.schema import (
 from memoria.graph.searchable import FACT_TEXT, NODE_TEXT
 from memoria.graph.versions import group_vectors_stamp
 
-DEFAULT_BATCH_SIZE = 256
+DEFAULT_BATCH_SIZE = 256  # rows per read and per vector write
+# Rows whose texts go to the model together, each distinct text once: items of one import that read alike share a
+# vector. A window's vectors are held as Python floats until written (about 12 KiB a 384-dimensional vector).
+EMBED_WINDOW = 2048
+REMEMBERED_TEXTS = 50_000
 # Ids per backlog query: ArcadeDB checks `IN $list` against every index hit, so long lists cost more than their
 # share (13k ids at 10k facts: 0.7 s in lists of 256, 4.8 s in lists of 5,000).
 BACKLOG_ID_CHUNK = 256
+T = TypeVar("T")
 
 __all__ = ["CLEAR_FACT_VECTOR", "CLEAR_NODE_VECTOR", "FACT_TEXT", "NODE_TEXT"]  # what writers import from here
 # What a writer runs on a node (`n`) or fact (`r`) whose text it changed; a node has at most one of the two.
@@ -153,6 +160,8 @@ class ReindexReport:
     facts: int
     seconds: float
     load_seconds: float  # spent loading the model, when this run was the first to need it
+    embed_seconds: float = 0.0  # spent in the model
+    store_seconds: float = 0.0  # spent writing the vectors (the rest of `seconds` went to reading the texts)
 
     @property
     def texts(self) -> int:
@@ -172,6 +181,7 @@ class ReindexOutcome:
     left: int | None  # None: unknown, the graph server stopped answering
     seconds: float
     error: str | None = None
+    report: ReindexReport | None = None  # the run's own figures, when it ran and finished
 
 
 @dataclass(frozen=True)
@@ -208,9 +218,39 @@ def _checked_ids(ids: Collection[str] | None) -> list[str] | None:
     return list(dict.fromkeys(ids))
 
 
-def _chunks(ids: list[str], size: int) -> Iterator[list[str]]:
-    for start in range(0, len(ids), size):
-        yield ids[start : start + size]
+def _chunks(items: list[T], size: int) -> Iterator[list[T]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _windows(pages: Iterator[list[dict[str, Any]]], size: int) -> Iterator[list[dict[str, Any]]]:
+    """The pages' rows gathered into windows of at least `size` rows (the last one shorter)."""
+    window: list[dict[str, Any]] = []
+    for rows in pages:
+        window.extend(rows)
+        if len(window) >= size:
+            yield window
+            window = []
+    if window:
+        yield window
+
+
+class _RunVectors:
+    """The vectors of one run's texts, each distinct text embedded once: items that read alike (entities of one
+    name and summary, a fact told twice) share a vector, as embedding them apart would give them the same one.
+    Texts met again in a later window are answered from memory, for the first REMEMBERED_TEXTS of the run."""
+
+    def __init__(self, model: TextEmbedder) -> None:
+        self.model = model
+        self._known: dict[str, np.ndarray] = {}  # float32, as the model makes them: about 1.6 KiB a text here
+
+    def of(self, texts: list[str]) -> dict[str, list[float]]:
+        distinct = list(dict.fromkeys(texts))
+        wanted = [text for text in distinct if text not in self._known]
+        fresh = dict(zip(wanted, self.model.embed(wanted), strict=True)) if wanted else {}
+        for text in wanted[: max(REMEMBERED_TEXTS - len(self._known), 0)]:
+            self._known[text] = np.asarray(fresh[text], dtype=np.float32)
+        return {text: fresh[text] if text in fresh else self._known[text].tolist() for text in distinct}
 
 
 def _group_pages(
@@ -278,6 +318,7 @@ def group_reindex(
     only_missing: bool = True,
     batch_size: int = DEFAULT_BATCH_SIZE,
     progress: Callable[[int], None] | None = None,
+    model: TextEmbedder | None = None,
 ) -> ReindexReport:
     """Embed the group's texts that lack a vector, whose vector another model than the configured one made, or
     whose vector embeds an older definition of the searchable text (every text with only_missing=False); progress
@@ -286,37 +327,50 @@ def group_reindex(
     `ids` (node ids and fact ids, mixed) limits the work to those items, looked up by id: what a small write calls
     after it commits, instead of scanning the whole group. Ids of other groups or of deleted items are ignored.
     Raises EmbeddingModelError when the model cannot be loaded and GraphUnavailable when the server fails; the
-    batches stored before stay stored.
+    batches stored before stay stored. `model` replaces the process's embedder (a benchmark's timed wrapper).
     """
     check_group_name(group)
     wanted = _checked_ids(ids)
     if batch_size < 1:
         raise ValueError(f"batch_size={batch_size} must be at least 1")
     started = time.perf_counter()
-    load_seconds = 0.0
-    model: Embedder | None = None
+    load_seconds = embed_seconds = store_seconds = 0.0
     configured = configured_model_id()
     counts: dict[str, int] = {}
+    run_vectors: _RunVectors | None = None
     for kind in _KINDS:
         counts[kind.name] = 0
         if wanted is None:
             pages = _group_pages(kind, group, only_missing, batch_size, configured)
         else:
             pages = _ids_pages(kind, group, wanted, only_missing, batch_size, configured)
-        for rows in pages:
+        for rows in _windows(pages, EMBED_WINDOW):
             if model is None:  # loaded only when there is something to embed: a run with nothing to do stays quick
                 loading = time.perf_counter()
                 model = embedder()
                 load_seconds = time.perf_counter() - loading
-            vectors = model.embed([row["text"] for row in rows])
-            updates = [
-                {**{key: row[key] for key in kind.keys}, "text": row["text"], "vector": vector}
-                for row, vector in zip(rows, vectors, strict=True)
-            ]
-            counts[kind.name] += _vectors_store(kind, group, updates, model.model_id)
-            if progress:
-                progress(len(rows))
-    return ReindexReport(group=group, seconds=time.perf_counter() - started, load_seconds=load_seconds, **counts)
+            run_vectors = run_vectors or _RunVectors(model)
+            embedding = time.perf_counter()
+            vectors = run_vectors.of([row["text"] for row in rows])
+            embed_seconds += time.perf_counter() - embedding
+            for batch in _chunks(rows, batch_size):
+                storing = time.perf_counter()
+                updates = [
+                    {**{key: row[key] for key in kind.keys}, "text": row["text"], "vector": vectors[row["text"]]}
+                    for row in batch
+                ]
+                counts[kind.name] += _vectors_store(kind, group, updates, model.model_id)
+                store_seconds += time.perf_counter() - storing
+                if progress:
+                    progress(len(batch))
+    return ReindexReport(
+        group=group,
+        seconds=time.perf_counter() - started,
+        load_seconds=load_seconds,
+        embed_seconds=embed_seconds,
+        store_seconds=store_seconds,
+        **counts,
+    )
 
 
 def _vectors_store(kind: _Kind, group: str, updates: list[dict[str, Any]], model: str) -> int:
@@ -338,15 +392,18 @@ def reindex_after_write(
     ids: Collection[str],
     batch_size: int = DEFAULT_BATCH_SIZE,
     progress: Callable[[int], None] | None = None,
+    model: TextEmbedder | None = None,
 ) -> ReindexOutcome:
     """Embed the written items that lack a vector, once their write has committed; never raises for the model or
     the server, because the write stands either way: the outcome says what is left for `manage.py reindex`."""
     wanted = _checked_ids(ids) or []
     started = time.perf_counter()
 
-    def outcome(embedded: int, left: int | None, error: Exception | None = None) -> ReindexOutcome:
+    def outcome(
+        embedded: int, left: int | None, error: Exception | None = None, report: ReindexReport | None = None
+    ) -> ReindexOutcome:
         seconds = time.perf_counter() - started
-        return ReindexOutcome(embedded, left, seconds, str(error) if error else None)
+        return ReindexOutcome(embedded, left, seconds, str(error) if error else None, report)
 
     try:
         before = reindex_backlog(group=group, ids=wanted)
@@ -355,11 +412,11 @@ def reindex_after_write(
     if not before:
         return outcome(0, 0)
     try:
-        report = group_reindex(group=group, ids=wanted, batch_size=batch_size, progress=progress)
+        report = group_reindex(group=group, ids=wanted, batch_size=batch_size, progress=progress, model=model)
     except (EmbeddingModelError, GraphUnavailable) as error:
         try:
             left = reindex_backlog(group=group, ids=wanted)
         except GraphUnavailable:
             return outcome(0, None, error)
         return outcome(max(before - left, 0), left, error)
-    return outcome(report.texts, max(before - report.texts, 0))
+    return outcome(report.texts, max(before - report.texts, 0), report=report)

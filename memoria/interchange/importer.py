@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 import neo4j
 
 from memoria.accounts.roles import check_group_name
+from memoria.embeddings import TextEmbedder
 from memoria.errors import InvalidGraphDocument
 from memoria.graph import driver, kinds
 from memoria.graph.dialect import graph_dialect
@@ -230,6 +231,7 @@ def graph_document_import(
     embed: bool = False,
     embed_progress: Callable[[int], None] | None = None,
     checkpoint: Callable[[], None] | None = None,
+    model: TextEmbedder | None = None,
 ) -> ImportReport:
     """Upsert the document into `group`; raises InvalidGraphDocument (nothing written) on any conflict.
 
@@ -237,7 +239,8 @@ def graph_document_import(
     (a cancelled job) rolls the whole import back, so nothing of it is stored.
 
     With `embed`, the written items that lack a vector are embedded once the import has committed; a failure there
-    undoes nothing and is reported in `embedding` (the rest is left for `manage.py reindex`).
+    undoes nothing and is reported in `embedding` (the rest is left for `manage.py reindex`). `model` replaces the
+    process's embedder (a benchmark's timed wrapper).
     """
     check_group_name(group)
     started = time.perf_counter()
@@ -359,7 +362,7 @@ def graph_document_import(
         touched_ids=tuple(touched),
     )
     if embed:
-        outcome = reindex_after_write(group=group, ids=touched, progress=embed_progress)
+        outcome = reindex_after_write(group=group, ids=touched, progress=embed_progress, model=model)
         report = replace(report, embedding=outcome)
     return report
 

@@ -1,6 +1,7 @@
 """`bench activation --nodes N --edges E`, `bench search --facts N`, `bench ppr --nodes N --edges E` and
 `bench render`, `bench embeddings`, `bench maig --edges E`, `bench index --edges E`,
-`bench tenants --facts N --crowd M`, `bench view --facts N`, `bench mcp`, `bench projection --nodes N --edges E`:
+`bench tenants --facts N --crowd M`, `bench view --facts N`, `bench mcp`, `bench projection --nodes N --edges E`,
+`bench import --facts N`:
 measured speed, printed as medians, p95 and ratios (docs/benchmarks.md).
 """
 
@@ -130,6 +131,11 @@ class Command(BaseCommand):
         view.add_argument(
             "--random-vectors", action="store_true", help="random unit vectors instead of embedding every text"
         )
+        imports = sub.add_parser(
+            "import", help="where a structured import's time goes: writing, embedding (against the model), indexing"
+        )
+        imports.add_argument("--facts", type=int, default=2_000, help="facts of the synthetic memory (bench search's)")
+        imports.add_argument("--runs", type=int, default=1, help="imports into the emptied group, each timed")
         mcp.add_argument("--group", default=MCP_BENCH_GROUP, help="seeded with the demo memory when it is empty")
         mcp.add_argument("--runs", type=int, default=50, help="timed calls per face and tool")
         mcp.add_argument("--warmup", type=int, default=5)
@@ -169,6 +175,9 @@ class Command(BaseCommand):
                 raise CommandError("--facts, --crowd, --crowd-groups, --runs and --episodes must be positive")
             if options["warmup"] < 0:
                 raise CommandError("--warmup must not be negative")
+        elif suite == "import":
+            if min(options["facts"], options["runs"]) < 1:
+                raise CommandError("--facts and --runs must be positive")
         elif suite in ("view", "context"):
             if min(options["facts"], options["runs"]) < 1 or options["warmup"] < 0:
                 raise CommandError("--facts and --runs must be positive and --warmup not negative")
@@ -202,7 +211,7 @@ class Command(BaseCommand):
         if not health.up:
             raise CommandError(f"graph server down: {health.detail}")
         try:
-            getattr(self, suite)(**options)
+            getattr(self, "import_" if suite == "import" else suite)(**options)
         except GraphUnavailable as error:
             raise CommandError(str(error)) from error
 
@@ -422,6 +431,19 @@ class Command(BaseCommand):
         say(machine_line())
         results = view_benchmark(facts=facts, runs=runs, warmup=warmup, random_vectors=random_vectors, say=say)
         for line in view_report(results, facts=facts, load=load_line()):
+            say(line)
+
+    def import_(self, *, facts: int, runs: int, **_: object) -> None:
+        from memoria.bench.graph_import import import_benchmark, import_report
+        from memoria.errors import EmbeddingModelError
+
+        say = self.stdout.write
+        say(machine_line())
+        try:
+            results = import_benchmark(facts=facts, runs=runs, say=say)
+        except EmbeddingModelError as error:
+            raise CommandError(str(error)) from error
+        for line in import_report(results, load=load_line()):
             say(line)
 
     def explorer(self, *, group: str, runs: int, names: int, **_: object) -> None:
