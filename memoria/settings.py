@@ -110,7 +110,11 @@ DATABASES = {
         # A curation holds SQLite's write lock while its graph write commits (the audit entry and the change land
         # together), and that write may retry conflicts for seconds on a busy server: other writers wait this long
         # for the lock instead of failing with "database is locked" after SQLite's default 5 s (seen at load 37).
-        "OPTIONS": {"timeout": 30},
+        # Every transaction takes the write lock when it begins (BEGIN IMMEDIATE): a transaction that read first
+        # and then wrote, such as a job's start (is one running? then insert), could not wait for the lock at its
+        # first write: SQLite answers such an upgrade "database is locked" at once, busy timeout or not (a 500 on
+        # POST …/jobs/export while other jobs reported progress, issue 31's schema fuzz).
+        "OPTIONS": {"timeout": 30, "transaction_mode": "IMMEDIATE"},
     }
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
