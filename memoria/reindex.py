@@ -102,22 +102,22 @@ RETURN r.id AS id, a.id AS source, b.id AS target, {FACT_TEXT} AS text
 # Stored only where the text is still the embedded one (a concurrent write may have changed it and removed the
 # vector); the count says how many were. The text is compared after a WITH: ArcadeDB dropped every row when the
 # CASE expression stood in the MATCH's own WHERE.
-SET_NAME_EMBEDDINGS = f"""
+
+
+def _set_node_embeddings(vector: str) -> str:
+    """The store of one node vector property (ours, never a user's: name_embedding or embedding)."""
+    return f"""
 UNWIND $rows AS row
 MATCH (n:Memory {{group_id: $group, id: row.id}})
 WITH n, row, {NODE_TEXT} AS text
 WHERE text = row.text
-SET n.name_embedding = row.vector, n.{VECTOR_MODEL} = $model, n.{VECTOR_TEXT} = $text_version
+SET n.{vector} = row.vector, n.{VECTOR_MODEL} = $model, n.{VECTOR_TEXT} = $text_version
 RETURN count(n) AS stored
 """
-SET_EPISODE_EMBEDDINGS = f"""
-UNWIND $rows AS row
-MATCH (n:Memory {{group_id: $group, id: row.id}})
-WITH n, row, {NODE_TEXT} AS text
-WHERE text = row.text
-SET n.embedding = row.vector, n.{VECTOR_MODEL} = $model, n.{VECTOR_TEXT} = $text_version
-RETURN count(n) AS stored
-"""
+
+
+SET_NAME_EMBEDDINGS = _set_node_embeddings("name_embedding")
+SET_EPISODE_EMBEDDINGS = _set_node_embeddings("embedding")
 SET_FACT_EMBEDDINGS = f"""
 UNWIND $rows AS row
 MATCH (a:Memory {{group_id: $group, id: row.source}})-[r:RELATES]->(b:Memory {{group_id: $group, id: row.target}})
