@@ -32,15 +32,16 @@ from memoria.requests.vocabulary import (
     Timestamp,
     Weight,
 )
-from memoria.retrieval.params import MAX_SEEDS
+from memoria.retrieval.params import BOUNDS, MAX_SEEDS, ActivationParams
 from memoria.search.config import MAX_LIMIT, Scope
 from memoria.search.recipes import RECIPES, offered_recipes
 
-Query = Field(min_length=1, max_length=MAX_QUERY_LENGTH)
+QUERY_EXAMPLES = ["stockouts in Lyon", "Where did Alice move to?"]
 # What a default search_memory or retrieve call may cost the model that reads it (o200k_base tokens, measured by
 # tests/mcp/test_http.py on hostile memories): few hits, each text cut, compact JSON.
 SEARCH_DEFAULT_LIMIT = 5
 DEFAULT_TEXT_TOKENS = 60
+NAME_TOKENS = 24
 MAX_TEXT_TOKENS = 2000
 DEFAULT_MAX_PATHS = 20
 MAX_PATHS = 1000
@@ -49,7 +50,25 @@ RETRIEVE_DEFAULT_TOKENS = 6000
 LIST_EPISODES_DEFAULT = 10
 LIST_EPISODES_MAX = 100
 RECIPE_NAME_LENGTH = max(len(name) for name in RECIPES)
-Version = Field(default=None, pattern=VERSION_PATTERN.pattern, description="the `version` a read answered")
+Version = Field(
+    default=None,
+    pattern=VERSION_PATTERN.pattern,
+    description="the fact's `version` as your last read answered it (get_fact, get_facts, search_memory): the"
+    " change is refused (`conflict`) if the fact changed since; leave it out to change it whatever it is now",
+)
+
+
+def _offset(what: str) -> Any:
+    return Field(
+        default=0,
+        ge=0,
+        le=MAX_OFFSET,
+        description=f"{what} to skip: the last page's offset + limit (`more` says how many are left); default 0",
+    )
+
+
+def _page_limit(what: str, default: int, most: int) -> Any:
+    return Field(default=default, ge=1, le=most, description=f"{what} in this page: 1–{most}, default {default}")
 
 
 def _offered_recipes_listed(schema: dict[str, Any]) -> None:
@@ -66,9 +85,17 @@ class ListGroupsInput(RequestModel):
 
 class SearchMemoryInput(RequestModel):
     group: GroupName
-    query: str = Query
+    query: str = Field(
+        min_length=1,
+        max_length=MAX_QUERY_LENGTH,
+        description=f"what to look for: a question or keywords, 1–{MAX_QUERY_LENGTH} characters",
+        examples=QUERY_EXAMPLES,
+    )
     scopes: list[Scope] | None = Field(
-        default=None, min_length=1, description="what to search; default all four (facts, entities, episodes, …)"
+        default=None,
+        min_length=1,
+        description="which kinds of memory to search: facts, entities, episodes, communities; default all four",
+        examples=[["facts", "episodes"]],
     )
     recipe: str | None = Field(
         default=None,
@@ -77,16 +104,28 @@ class SearchMemoryInput(RequestModel):
         " episodes_hybrid_graph_gated, the same fused with a walk from the rare entities the query names)",
         json_schema_extra=_offered_recipes_listed,
     )
-    limit: int = Field(default=SEARCH_DEFAULT_LIMIT, ge=1, le=MAX_LIMIT, description="results per scope")
+    limit: int = Field(
+        default=SEARCH_DEFAULT_LIMIT,
+        ge=1,
+        le=MAX_LIMIT,
+        description=f"hits per scope, best first: 1–{MAX_LIMIT}, default {SEARCH_DEFAULT_LIMIT}",
+    )
     text_tokens: int = Field(
         default=DEFAULT_TEXT_TOKENS,
         ge=1,
         le=MAX_TEXT_TOKENS,
-        description="each hit's name and text cut to this many tokens (…); by default a call answers under"
-        f" {SEARCH_DEFAULT_TOKENS} tokens",
+        description=f"each hit's text cut to this many tokens (o200k_base, GPT-4o's), its name to at most"
+        f" {NAME_TOKENS}: 1–{MAX_TEXT_TOKENS}, default {DEFAULT_TEXT_TOKENS}; with the defaults an answer stays"
+        f" under {SEARCH_DEFAULT_TOKENS} tokens",
     )
-    valid_at: Timestamp | None = Field(default=None, description="only facts that held at this time")
-    center: NodeId | None = Field(default=None, description="a node id, for the *_node_distance recipes")
+    valid_at: Timestamp | None = Field(
+        default=None,
+        description="only facts that held at this moment (ISO 8601 with a zone); default: every fact, ended ones"
+        " included",
+    )
+    center: NodeId | None = Field(
+        default=None, description="an entity's id, the node the *_node_distance recipes rank by distance from"
+    )
 
 
 class GetContextInput(ContextRequest):
@@ -101,34 +140,58 @@ class GetContextInput(ContextRequest):
 
 
 class EpisodeInput(RequestModel):
-    content: str = Field(min_length=1, max_length=MAX_TEXT_LENGTH, description="the text to remember")
-    id: NodeId | None = Field(default=None, description="your id for it; re-adding the same id changes nothing")
-    name: str | None = Field(default=None, max_length=MAX_NAME_LENGTH)
-    source: Literal[EPISODE_SOURCES] | None = None  # type: ignore[valid-type]
-    source_description: str | None = Field(default=None, max_length=MAX_NAME_LENGTH)
-    valid_at: Timestamp | None = Field(default=None, description="when it happened (default: now)")
+    content: str = Field(
+        min_length=1,
+        max_length=MAX_TEXT_LENGTH,
+        description=f"the text to remember: a message, a note, a document or JSON; 1–{MAX_TEXT_LENGTH} characters",
+        examples=["Alice Martin moved to the Rotterdam port in March."],
+    )
+    id: NodeId | None = Field(
+        default=None,
+        description="your id for this episode (1–200 letters, digits or ._:/@#-); adding the same id again changes"
+        " nothing; default: one derived from the content",
+    )
+    name: str | None = Field(
+        default=None,
+        max_length=MAX_NAME_LENGTH,
+        description=f"a short title shown with it, at most {MAX_NAME_LENGTH} characters",
+        examples=["Planner message 12"],
+    )
+    source: Literal[EPISODE_SOURCES] | None = Field(  # type: ignore[valid-type]
+        default=None, description="what the content is: message (a chat turn, the default), text or json"
+    )
+    source_description: str | None = Field(
+        default=None,
+        max_length=MAX_NAME_LENGTH,
+        description=f"where it came from, in words, at most {MAX_NAME_LENGTH} characters",
+        examples=["support chat"],
+    )
+    valid_at: Timestamp | None = Field(
+        default=None, description="when it happened (ISO 8601 with a zone); default: now"
+    )
 
 
 class AddMemoryInput(RequestModel):
+    """One field for one episode or many: "exactly one of episode or episodes" cannot be said in a schema that
+    strict clients accept (they refuse a union at the root), so there is no choice to make."""
+
     group: GroupName
-    episode: EpisodeInput | None = Field(default=None, description="one episode; or give `episodes`")
-    episodes: list[EpisodeInput] | None = Field(
-        default=None, min_length=1, max_length=MAX_EPISODES_PER_REQUEST, description="a batch, stored all or nothing"
+    episodes: list[EpisodeInput] = Field(
+        min_length=1,
+        max_length=MAX_EPISODES_PER_REQUEST,
+        description=f"the episodes to remember, 1–{MAX_EPISODES_PER_REQUEST} (one is a list of one); stored all or"
+        " nothing: if one is refused, none is written",
     )
-    update_communities: bool = True
+    update_communities: bool = Field(
+        default=True,
+        description="re-cluster the communities the new entities join, so community summaries include them; false"
+        " is faster for a large import (communities can be updated later); default true",
+    )
 
-    @model_validator(mode="after")
-    def _one_of(self) -> AddMemoryInput:
-        if (self.episode is None) == (self.episodes is None):
-            raise ValueError("give exactly one of episode or episodes")
-        return self
-
-    def given(self) -> dict[str, Any] | list[dict[str, Any]]:
-        """The batch as REST's body gives it (an episode object, or a list of them), for the one episode parser:
-        its rules and words, a repeated id among them, apply to both faces."""
-        if self.episode is not None:
-            return self.episode.model_dump(exclude_none=True)
-        return [episode.model_dump(exclude_none=True) for episode in self.episodes or ()]
+    def given(self) -> list[dict[str, Any]]:
+        """The batch as REST's body gives it, for the one episode parser: its rules and words, a repeated id among
+        them, apply to both faces."""
+        return [episode.model_dump(exclude_none=True) for episode in self.episodes]
 
 
 class GetEntityInput(RequestModel):
@@ -137,40 +200,95 @@ class GetEntityInput(RequestModel):
 
 
 class GetFactsInput(AsOfInput):
-    """An entity's facts; with none of the time fields every fact, ended ones included (as the explorer's view)."""
+    """An entity's facts at a moment: now when no time field is given, every fact with `include_invalidated`."""
 
     group: GroupName
     entity_id: EntityId
-    valid_at: Timestamp | None = Field(default=None, description="the older name of as_of")
-    min_weight: Weight | None = None
-    offset: int = Field(default=0, ge=0, le=MAX_OFFSET)
-    limit: int = Field(default=DEFAULT_FACTS, ge=1, le=MAX_FACTS)
+    valid_at: Timestamp | None = Field(default=None, description="the older name of `as_of`: give one of them")
+    min_weight: Weight | None = Field(
+        default=None, description="only facts at least this strong (weights run from 0.25 to 1); default: all"
+    )
+    offset: int = _offset("facts")
+    limit: int = _page_limit("facts", DEFAULT_FACTS, MAX_FACTS)
 
 
 class SeedInput(RequestModel):
-    id: NodeId
-    score: float = Field(default=1.0, gt=0, le=1, description="how strongly the retrieval starts here")
+    id: NodeId = Field(description="an entity's id to start from (search_memory or get_entity give it)")
+    score: float = Field(
+        default=1.0, gt=0, le=1, description="how strongly the retrieval starts here, in (0, 1]; default 1"
+    )
+
+
+def _activation_parameter(name: str, what: str) -> Any:
+    """One of the engine's parameters (memoria/retrieval/params.py) as its own field, with the engine's bounds
+    and default; the engine's parser checks it again, in its words. Fields rather than a `params` object: an
+    open object makes strict clients give up on the whole tool."""
+    _, low, high, low_ok = BOUNDS[name]
+    interval = f"{'[' if low_ok else '('}{low:g}, {high:g}]"
+    return Field(
+        default=None,
+        ge=low if low_ok else None,
+        gt=None if low_ok else low,
+        le=high,
+        description=f"activation: {what}, in {interval}; default {getattr(ActivationParams(), name):g}",
+    )
 
 
 class RetrieveInput(AsOfInput):
     """A retrieval as REST and the websocket take it, at a moment (`as_of`, `known_at`, `include_invalidated`:
-    memoria/graph/asof.py) like theirs."""
+    memoria/graph/asof.py) like theirs. Give `query`, `seeds` or both (said in their descriptions: a schema that
+    requires one of two fields is refused by strict clients)."""
 
     group: GroupName
-    algorithm: Literal["activation", "ppr"] = "activation"
-    query: str | None = Field(default=None, min_length=1, max_length=MAX_QUERY_LENGTH)
-    seeds: list[SeedInput] | None = Field(default=None, min_length=1, max_length=MAX_SEEDS)
-    query_tags: Tags | None = Field(default=None, description="activation: tags that steer energy along facts")
-    params: dict[str, Any] | None = Field(default=None, description="activation: engine parameters (docs/retrieval.md)")
-    top_k: int | None = Field(default=None, ge=1, le=MAX_TOP_K, description="ppr: how many scored nodes")
-    relation_aware: bool | None = Field(default=None, description="ppr: weigh relations for the query")
+    algorithm: Literal["activation", "ppr"] = Field(
+        default="activation",
+        description="activation (default): spread energy along facts and answer the paths it took; ppr: rank"
+        " nodes by Personalized PageRank from the seeds",
+    )
+    query: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_QUERY_LENGTH,
+        description="what the retrieval is about; without `seeds`, the entities it finds are the seeds. Give"
+        " `query`, `seeds` or both",
+        examples=QUERY_EXAMPLES,
+    )
+    seeds: list[SeedInput] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_SEEDS,
+        description=f"1–{MAX_SEEDS} entities to start from, each with a score. Give `query`, `seeds` or both",
+    )
+    query_tags: Tags | None = Field(
+        default=None,
+        description="activation: tags that steer energy along facts tagged alike; default: the query's words",
+        examples=[["logistics", "stock"]],
+    )
+    max_depth: int | None = _activation_parameter("max_depth", "the most hops a path takes")
+    min_activation: float | None = _activation_parameter(
+        "min_activation", "a hop is taken only when the energy it passes on exceeds this"
+    )
+    tag_sim_floor: float | None = _activation_parameter(
+        "tag_sim_floor", "the share of energy a fact passes on when its tags share none of the query's"
+    )
+    max_branches: int | None = _activation_parameter("max_branches", "facts followed from each node")
+    top_k: int | None = Field(
+        default=None, ge=1, le=MAX_TOP_K, description=f"ppr: how many scored nodes it answers, 1–{MAX_TOP_K}"
+    )
+    relation_aware: bool | None = Field(
+        default=None, description="ppr: weigh each relation category by how much the query asks for it"
+    )
     max_paths: int = Field(
         default=DEFAULT_MAX_PATHS,
         ge=1,
         le=MAX_PATHS,
-        description="activation: the strongest paths kept over all seeds (`paths_total` counts them all); by"
-        f" default a call answers under {RETRIEVE_DEFAULT_TOKENS} tokens",
+        description=f"activation: the strongest paths kept over all seeds (`paths_total` counts them all):"
+        f" 1–{MAX_PATHS}, default {DEFAULT_MAX_PATHS}; with the defaults an answer stays under"
+        f" {RETRIEVE_DEFAULT_TOKENS} tokens",
     )
+
+    def _parameters(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in BOUNDS if getattr(self, name) is not None}
 
     @model_validator(mode="after")
     def _seeds_or_query(self) -> RetrieveInput:
@@ -186,13 +304,13 @@ class RetrieveInput(AsOfInput):
         if self.algorithm == "activation":
             if self.seeds is not None:
                 body["seeds"] = [{"id": seed.id, "score": seed.score} for seed in self.seeds]
-            optional = {"query_tags": self.query_tags, "params": self.params}
+            optional = {"query_tags": self.query_tags, "params": self._parameters() or None}
             misplaced = {"top_k": self.top_k, "relation_aware": self.relation_aware}
         else:
             if self.seeds is not None:
                 body["seeds"] = [{"id": seed.id, "weight": seed.score} for seed in self.seeds]
             optional = {"top_k": self.top_k, "relation_aware": self.relation_aware}
-            misplaced = {"query_tags": self.query_tags, "params": self.params}
+            misplaced = {"query_tags": self.query_tags, **self._parameters()}
         body.update({name: value for name, value in optional.items() if value is not None})
         body.update({name: value for name, value in misplaced.items() if value is not None})  # the parser names it
         moment = {"as_of": self.as_of, "known_at": self.known_at}
@@ -205,12 +323,32 @@ class RetrieveInput(AsOfInput):
 class UpdateFactInput(RequestModel):
     group: GroupName
     fact_id: FactId
-    relation: str | None = Field(default=None, min_length=1, max_length=MAX_RELATION_LENGTH)
-    category: Literal[RELATION_CATEGORIES] | None = None  # type: ignore[valid-type]
-    fact: str | None = Field(default=None, min_length=1, max_length=MAX_TEXT_LENGTH)
-    weight: Weight | None = None
-    tags: Tags | None = None
-    valid_at: Timestamp | None = None
+    relation: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_RELATION_LENGTH,
+        description=f"the relation's new name, 1–{MAX_RELATION_LENGTH} characters; default: unchanged",
+        examples=["works at"],
+    )
+    category: Literal[RELATION_CATEGORIES] | None = Field(  # type: ignore[valid-type]
+        default=None, description="the relation's new category; default: unchanged"
+    )
+    fact: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_TEXT_LENGTH,
+        description="the fact's new sentence; default: unchanged",
+        examples=["Alice Martin works at the Rotterdam port."],
+    )
+    weight: Weight | None = Field(
+        default=None, description="how strong the fact is, 0.25 (weak) to 1 (certain); default: unchanged"
+    )
+    tags: Tags | None = Field(
+        default=None, description="the fact's tags, replacing the old ones; default: unchanged", examples=[["hr"]]
+    )
+    valid_at: Timestamp | None = Field(
+        default=None, description="when the fact started to hold (ISO 8601 with a zone); default: unchanged"
+    )
     version: str | None = Version
 
     def patch(self) -> dict[str, Any]:
@@ -221,7 +359,9 @@ class UpdateFactInput(RequestModel):
 class InvalidateFactInput(RequestModel):
     group: GroupName
     fact_id: FactId
-    invalid_at: Timestamp | None = Field(default=None, description="when it stopped holding (default: now)")
+    invalid_at: Timestamp | None = Field(
+        default=None, description="when the fact stopped holding (ISO 8601 with a zone); default: now"
+    )
     version: str | None = Version
 
 
@@ -242,15 +382,14 @@ class DeleteFactInput(RequestModel):
 
 class ListEpisodesInput(RequestModel):
     group: GroupName
-    offset: int = Field(default=0, ge=0, le=MAX_OFFSET, description="episodes to skip (the last page's offset + limit)")
-    limit: int = Field(
-        default=LIST_EPISODES_DEFAULT, ge=1, le=LIST_EPISODES_MAX, description="episodes in this page, newest first"
-    )
+    offset: int = _offset("episodes")
+    limit: int = _page_limit("episodes", LIST_EPISODES_DEFAULT, LIST_EPISODES_MAX)
     text_tokens: int = Field(
         default=DEFAULT_TEXT_TOKENS,
         ge=1,
         le=MAX_TEXT_TOKENS,
-        description="each episode's content cut to this many tokens",
+        description=f"each episode's content cut to this many tokens (o200k_base): 1–{MAX_TEXT_TOKENS}, default"
+        f" {DEFAULT_TEXT_TOKENS}",
     )
 
 

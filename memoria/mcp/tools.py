@@ -46,6 +46,7 @@ from memoria.graph.selectors import group_summary, visible_groups
 from memoria.mcp import inputs, outputs
 from memoria.mcp.auth import caller
 from memoria.mcp.errors import HANDLED, tool_error
+from memoria.mcp.schemas import arguments_given, tool_input_schema
 from memoria.ppr.request import PprBody
 from memoria.ppr.service import ppr_run
 from memoria.requests.moment import VIEW_FIELDS, view_moment
@@ -87,7 +88,8 @@ class ToolSpec:
 def _admit(ctx: Context, spec: ToolSpec, arguments: dict[str, Any]) -> Call:
     """Everything before the service, in one trip to the database thread: who, role, rate, arguments, group."""
     user = caller(ctx)
-    wanted = call_admit(user=user, role=spec.role, throttle=spec.throttle, model=spec.input_model, arguments=arguments)
+    given = arguments_given(arguments)
+    wanted = call_admit(user=user, role=spec.role, throttle=spec.throttle, model=spec.input_model, arguments=given)
     return Call(user, wanted, ctx)
 
 
@@ -119,7 +121,7 @@ def sdk_tool(spec: ToolSpec) -> Tool:
         name=spec.name,
         title=spec.name.replace("_", " "),
         description=spec.description,
-        parameters=spec.input_model.model_json_schema(),
+        parameters=tool_input_schema(spec.input_model),
         fn_metadata=FuncMetadata(arg_model=_RawArguments, output_model=spec.output_model),
         is_async=True,
         context_kwarg="ctx",
@@ -131,7 +133,7 @@ def sdk_tool(spec: ToolSpec) -> Tool:
 
 # The parts of an answer that carry free text (names and texts can be as long as the memory let them be).
 TEXT_FIELDS = frozenset({"name", "text", "fact", "summary", "content", "source_name", "target_name"})
-NAME_TOKENS = 24
+NAME_TOKENS = inputs.NAME_TOKENS
 
 
 def _cut_texts(value: Any, tokens: int) -> Any:
@@ -448,9 +450,10 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
     ToolSpec(
         "add_memory",
-        "Remember something: add one episode (`episode`) or a batch (`episodes`, stored all or nothing) to a group."
-        " Entities and facts are extracted from the text and linked to what the group already knows; an episode"
-        " whose id is already stored is left unchanged. Needs the curator role.",
+        "Remember something: add episodes (messages, notes, documents) to a group, one or a batch of up to 500"
+        " in `episodes`, stored all or nothing. Entities and facts are extracted from the text and linked to what"
+        " the group already knows; an episode whose id is already stored is left unchanged. Needs the curator"
+        " role.",
         inputs.AddMemoryInput,
         outputs.AddMemoryOutput,
         add_memory,
@@ -480,8 +483,10 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
     ToolSpec(
         "get_facts",
-        "List the facts about an entity, strongest first, a page at a time. With `valid_at`, only the facts that"
-        " held at that moment (facts since invalidated are left out unless they held then).",
+        "List the facts about an entity, strongest first, a page at a time (`offset`, `limit`; `more` says how"
+        " many are left). With `as_of`, only the facts that held at that moment (`known_at`: as the memory knew"
+        " them then); by default the facts that hold now; `include_invalidated: true` lists every fact, ended ones"
+        " included (history, for audits).",
         inputs.GetFactsInput,
         outputs.GetFactsOutput,
         get_facts,

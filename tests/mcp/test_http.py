@@ -164,7 +164,7 @@ async def test_every_tool_over_http(daphne_url: str, memory: str, token_for_role
 
         added = await session.call_tool(
             "add_memory",
-            {"group": memory, "episode": {"content": "Alice Martin moved to the Rotterdam port.", "id": "mcp-ep-1"}},
+            {"group": memory, "episodes": [{"content": "Alice Martin moved to the Rotterdam port.", "id": "mcp-ep-1"}]},
         )
         assert not added.is_error, added
         assert added.structured_content["added"] == 1
@@ -256,7 +256,7 @@ async def test_list_episodes_newest_first_a_page_at_a_time(daphne_url: str, memo
         assert past.structured_content == {"episodes": [], "total": 3, "more": 0}
     async with http_session(daphne_url, curator) as session:
         await session.call_tool(
-            "add_memory", {"group": memory, "episode": {"content": "Alice flew to Oslo.", "id": "new"}}
+            "add_memory", {"group": memory, "episodes": [{"content": "Alice flew to Oslo.", "id": "new"}]}
         )
         newest = await session.call_tool("list_episodes", {"group": memory, "limit": 1})
         assert [item["id"] for item in newest.structured_content["episodes"]] == ["new"]
@@ -271,7 +271,7 @@ async def test_delete_episode_takes_what_it_alone_said_and_undo_puts_it_back(
     async with http_session(daphne_url, token) as session:
         added = await session.call_tool(
             "add_memory",
-            {"group": memory, "episode": {"content": "Alice Martin moved to the Rotterdam port.", "id": "mcp-gone"}},
+            {"group": memory, "episodes": [{"content": "Alice Martin moved to the Rotterdam port.", "id": "mcp-gone"}]},
         )
         created = added.structured_content["episodes"][0]["facts_created"]
         assert created, added.structured_content
@@ -403,7 +403,7 @@ async def test_retrieve_sends_each_level_as_progress_in_order(daphne_url: str, m
     async with http_session(daphne_url, token) as session:
         result = await session.call_tool(
             "retrieve",
-            {"group": memory, "seeds": seeds, "params": {"min_activation": 0.01}},
+            {"group": memory, "seeds": seeds, "min_activation": 0.01},
             progress_callback=on_progress,
         )
     assert not result.is_error, result
@@ -443,7 +443,7 @@ async def test_viewer_cannot_call_a_curator_tool(daphne_url: str, memory: str, t
         for name, arguments in (
             ("update_fact", {"group": memory, "fact_id": node_id(memory, "works"), "weight": 0.9}),
             ("invalidate_fact", {"group": memory, "fact_id": node_id(memory, "works")}),
-            ("add_memory", {"group": memory, "episode": {"content": "A viewer tries to write."}}),
+            ("add_memory", {"group": memory, "episodes": [{"content": "A viewer tries to write."}]}),
             ("delete_fact", {"group": memory, "fact_id": node_id(memory, "works")}),
             ("delete_episode", {"group": memory, "episode_id": node_id(memory, "ep1")}),
             ("undo", {"group": memory}),
@@ -468,7 +468,7 @@ async def test_another_groups_data_is_not_found_and_not_revealed(daphne_url: str
             ("get_context", {"group": memory, "query": "Alice Martin"}),
             ("retrieve", {"group": memory, "seeds": [{"id": alice}]}),
             ("update_fact", {"group": memory, "fact_id": node_id(memory, "works"), "weight": 0.9}),
-            ("add_memory", {"group": memory, "episode": {"content": "x"}}),
+            ("add_memory", {"group": memory, "episodes": [{"content": "x"}]}),
             ("get_fact", {"group": memory, "fact_id": node_id(memory, "works")}),
             ("delete_fact", {"group": memory, "fact_id": node_id(memory, "works")}),
             ("list_episodes", {"group": memory}),
@@ -493,21 +493,24 @@ BAD_ARGUMENTS: list[tuple[str, dict[str, Any], str]] = [
     ("search_memory", {"query": "gloves", "valid_at": "yesterday"}, "valid_at"),
     ("search_memory", {"query": "gloves", "recipe": "best"}, "recipe: 'best' is not one of"),
     ("search_memory", {"query": "gloves", "recipe": "facts_hybrid_cross_encoder"}, "MEMORIA_CROSS_ENCODER_MODEL"),
-    ("add_memory", {"episode": {"content": "x", "colour": "red"}}, "episode: unknown field(s) colour"),
+    ("add_memory", {"episodes": [{"content": "x", "colour": "red"}]}, "episodes[0]: unknown field(s) colour"),
     (
         "add_memory",
         {"episodes": [{"content": "ok"}, {"content": "bad", "valid_at": "2024-13-01"}]},
         "episodes[1].valid_at",
     ),
-    ("add_memory", {"episode": {"content": "x"}, "episodes": [{"content": "y"}]}, "exactly one of episode"),
-    ("add_memory", {"episode": {"content": "x\u0000y"}}, "episode.content"),
+    ("add_memory", {"episode": {"content": "x"}}, "unknown field(s) episode"),
+    ("add_memory", {"episodes": []}, "episodes"),
+    ("add_memory", {"episodes": [{"content": "x\u0000y"}]}, "episodes[0].content"),
     ("get_context", {"query": "gloves", "budget_tokens": 5}, "budget_tokens"),
     ("get_context", {"query": "gloves", "as_of": "tomorrow", "format": "yaml"}, "format"),
     ("get_entity", {"entity_id": "bad id"}, "entity_id"),
     ("get_facts", {"entity_id": "x", "limit": 100000}, "limit"),
     ("retrieve", {"seeds": [{"id": "x", "score": 2}]}, "seeds[0].score"),
     ("retrieve", {"algorithm": "ppr", "query": "gloves", "query_tags": ["a"]}, "query_tags"),
-    ("retrieve", {"seeds": [{"id": "x"}], "params": {"max_branches": -1}}, "max_branches"),
+    ("retrieve", {"seeds": [{"id": "x"}], "max_branches": -1}, "max_branches"),
+    ("retrieve", {"seeds": [{"id": "x"}], "params": {"max_depth": 2}}, "unknown field(s) params"),
+    ("retrieve", {"algorithm": "ppr", "seeds": [{"id": "x"}], "max_depth": 2}, "max_depth"),
     ("update_fact", {"fact_id": "x", "weight": 7}, "weight"),
     ("update_fact", {"fact_id": "x", "tags": ["a"] * 40}, "tags"),
     ("invalidate_fact", {"fact_id": "x", "invalid_at": "soon"}, "invalid_at"),
@@ -589,7 +592,7 @@ async def test_default_search_and_retrieve_stay_under_their_stated_size(
         assert sum(len(found.structured_content[scope]) for scope in found.structured_content if scope != "engine") > 10
         assert token_count(found.content[0].text) <= SEARCH_DEFAULT_TOKENS
         walked = await session.call_tool(
-            "retrieve", {"group": group, "query": "pump feeds pump", "params": {"min_activation": 0.0001}}
+            "retrieve", {"group": group, "query": "pump feeds pump", "min_activation": 0.0001}
         )
         assert not walked.is_error, walked
         result = walked.structured_content["result"]
