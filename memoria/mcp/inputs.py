@@ -43,10 +43,9 @@ SEARCH_DEFAULT_LIMIT = 5
 DEFAULT_TEXT_TOKENS = 60
 NAME_TOKENS = 24
 MAX_TEXT_TOKENS = 2000
-DEFAULT_MAX_PATHS = 20
+DEFAULT_MAX_PATHS = 12
 MAX_PATHS = 1000
-SEARCH_DEFAULT_TOKENS = 3000
-RETRIEVE_DEFAULT_TOKENS = 6000
+DEFAULT_ANSWER_TOKENS = 2000  # o200k_base: a default search_memory or retrieve answer, on the demo and hostile
 LIST_EPISODES_DEFAULT = 10
 LIST_EPISODES_MAX = 100
 RECIPE_NAME_LENGTH = max(len(name) for name in RECIPES)
@@ -116,13 +115,23 @@ class SearchMemoryInput(RequestModel):
         le=MAX_TEXT_TOKENS,
         description=f"each hit's text cut to this many tokens (o200k_base, GPT-4o's), its name to at most"
         f" {NAME_TOKENS}: 1–{MAX_TEXT_TOKENS}, default {DEFAULT_TEXT_TOKENS}; with the defaults an answer stays"
-        f" under {SEARCH_DEFAULT_TOKENS} tokens",
+        f" under {DEFAULT_ANSWER_TOKENS} tokens",
     )
     valid_at: Timestamp | None = Field(
-        default=None,
-        description="only facts that held at this moment (ISO 8601 with a zone); default: every fact, ended ones"
-        " included",
+        default=None, description="only facts that held at this moment (ISO 8601 with a zone); default: now"
     )
+    include_invalidated: bool = Field(
+        default=False,
+        description="true: facts that ended (invalidated) are found too, each with its invalid_at, for history;"
+        " not with valid_at; default false: only facts that hold now",
+    )
+
+    @model_validator(mode="after")
+    def _one_moment(self) -> SearchMemoryInput:
+        if self.include_invalidated and self.valid_at is not None:
+            raise ValueError("include_invalidated: true finds facts of every time, so it cannot come with valid_at")
+        return self
+
     center: NodeId | None = Field(
         default=None, description="an entity's id, the node the *_node_distance recipes rank by distance from"
     )
@@ -283,8 +292,13 @@ class RetrieveInput(AsOfInput):
         ge=1,
         le=MAX_PATHS,
         description=f"activation: the strongest paths kept over all seeds (`paths_total` counts them all):"
-        f" 1–{MAX_PATHS}, default {DEFAULT_MAX_PATHS}; with the defaults an answer stays under"
-        f" {RETRIEVE_DEFAULT_TOKENS} tokens",
+        f" 1–{MAX_PATHS}, default {DEFAULT_MAX_PATHS}",
+    )
+    detail: Literal["compact", "full"] = Field(
+        default="compact",
+        description=f"activation: compact (default) gives each hop's fact (edge_id), relation, direction, next node"
+        f" and energy, so an answer with the defaults stays under {DEFAULT_ANSWER_TOKENS} tokens; full gives"
+        " REST's answer whole: each hop's weight, degree, tag similarity and parent energy, the engine and budget",
     )
 
     def _parameters(self) -> dict[str, Any]:

@@ -84,8 +84,9 @@ class GetFactsOutput(BaseModel):
 class RetrieveOutput(BaseModel):
     algorithm: str
     result: dict[str, Any] = Field(
-        description="activation: every seed's paths, each hop with its energy, and stats;"
-        " ppr: scored nodes, passages, iterations (the REST answer of /api/retrieval/<algorithm>)"
+        description="activation: per seed its strongest paths, each hop with its fact (edge_id), relation,"
+        " direction, the node reached and its energy (detail full: the REST answer of /api/retrieval/activation);"
+        " ppr: scored nodes, passages, iterations (the REST answer of /api/retrieval/ppr)"
     )
 
 

@@ -11,6 +11,7 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -42,6 +43,7 @@ from memoria.errors import InvalidInput
 from memoria.graph import kinds
 from memoria.graph.clear import group_clear
 from memoria.graph.health import graph_health
+from memoria.graph.rules import TIMESTAMP_FORMAT
 from memoria.graph.selectors import group_summary, visible_groups
 from memoria.mcp import inputs, outputs
 from memoria.mcp.auth import caller
@@ -151,8 +153,9 @@ def _cut_texts(value: Any, tokens: int) -> Any:
 
 
 def _compact(model: BaseModel) -> CallToolResult:
-    """Structured content, and the same JSON as text without indentation (the SDK would indent it by two)."""
-    answer = model.model_dump(mode="json")
+    """Structured content, and the same JSON as text without indentation (the SDK would indent it by two), fields
+    that are null left out (an entity's hit has no ends, validity or version: 30 tokens each)."""
+    answer = model.model_dump(mode="json", exclude_none=True)
     text = json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
     return CallToolResult(content=[TextContent(text=text)], structured_content=answer)
 
@@ -196,10 +199,15 @@ async def list_groups(call: Call) -> outputs.ListGroupsOutput:
 
 
 def _search_config(wanted: inputs.SearchMemoryInput) -> tuple[str, SearchConfig, str | None]:
-    """The REST GET's parser builds the config (recipe defaults, center rule); several scopes narrow it after."""
+    """The REST GET's parser builds the config (recipe defaults, center rule); several scopes narrow it after.
+    Facts are those valid now unless a moment is given or ended ones are asked for: an agent reading a fact it
+    is not told has ended takes it for true (REST, a browsing face, finds every fact without `valid_at`)."""
     single = wanted.scopes[0].value if wanted.scopes and len(wanted.scopes) == 1 else None
     parameters = {"q": wanted.query, "group": wanted.group, "limit": str(wanted.limit)}
-    optional = {"scope": single, "recipe": wanted.recipe, "valid_at": wanted.valid_at, "center": wanted.center}
+    valid_at = wanted.valid_at
+    if valid_at is None and not wanted.include_invalidated:
+        valid_at = datetime.now(UTC).strftime(TIMESTAMP_FORMAT)
+    optional = {"scope": single, "recipe": wanted.recipe, "valid_at": valid_at, "center": wanted.center}
     parameters.update({name: value for name, value in optional.items() if value is not None})
     parsed = input_parse(SearchParameters, parameters, root="parameters").request()
     config = parsed.config
@@ -216,7 +224,7 @@ async def search_memory(call: Call) -> CallToolResult:
         query, config, valid_at = _search_config(call.wanted)
         found = search(query=query, groups=[call.wanted.group], config=config, valid_at=valid_at).as_dict()
         found["facts"] = facts_versioned(call.wanted.group, found["facts"])
-        answer = _cut_texts(found, call.wanted.text_tokens)
+        answer = _rounded(_cut_texts(found, call.wanted.text_tokens))
         return _compact(outputs.SearchMemoryOutput.model_validate(answer))
 
     return await _in_thread(run)()
@@ -286,6 +294,49 @@ def _strongest_paths(result: dict[str, Any], most: int) -> dict[str, Any]:
     return {**result, "seeds": seeds, "paths_total": len(ranked)}
 
 
+SIGNIFICANT_DIGITS = 4  # a score or an energy to 4 digits: 0.07180203183345515 cost 9 tokens, 0.07180 costs 4
+
+
+def _rounded(value: Any) -> Any:
+    """The answer with every float cut to SIGNIFICANT_DIGITS: ranking and energies read the same, for fewer tokens."""
+    if isinstance(value, float):
+        return float(f"{value:.{SIGNIFICANT_DIGITS}g}")
+    if isinstance(value, dict):
+        return {key: _rounded(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_rounded(item) for item in value]
+    return value
+
+
+COMPACT_SEED = ("seed_id", "name", "labels", "score", "status")
+COMPACT_HOP = ("edge_id", "relation", "direction", "target", "transfer_energy")
+
+
+def _compact_paths(result: dict[str, Any]) -> dict[str, Any]:
+    """An activation's answer as an agent reads it: per seed, each path's hops (the fact taken, its relation and
+    direction, the node reached, the energy passed on), its energy and why it ended; what the run was (its id, as
+    progress named it, query tags, moment, status, paths_total). Left out: each hop's arithmetic (weight, degree,
+    tag similarity, parent energy), `nodes` (the seed and each hop's target), the engine and budget statistics:
+    `detail: full` gives them (about 2.3 times the tokens)."""
+    seeds = [
+        {key: seed[key] for key in COMPACT_SEED if key in seed}
+        | {
+            "paths": [
+                {
+                    "hops": [{key: hop[key] for key in COMPACT_HOP} for hop in path["hops"]],
+                    "energy": path["energy"],
+                    "end_reason": path["end_reason"],
+                }
+                for path in seed["paths"]
+            ]
+        }
+        for seed in result["seeds"]
+    ]
+    run_keys = ("retrieval_id", "group", "query_tags", "seed_source", "time", "paths_total")
+    run = {key: result[key] for key in run_keys if key in result}
+    return {**run, "status": result["stats"]["status"], "seeds": seeds}
+
+
 async def retrieve(call: Call) -> CallToolResult:
     wanted: inputs.RetrieveInput = call.wanted
     body = wanted.engine_request()
@@ -305,6 +356,8 @@ async def retrieve(call: Call) -> CallToolResult:
     # Watchers see it live, as with REST.
     answer = await activation_answer(activation, requested_by=call.user.get_username(), on_event=progress)
     result = _strongest_paths(answer, wanted.max_paths)
+    if wanted.detail == "compact":
+        result = _rounded(_compact_paths(result))
     return _compact(outputs.RetrieveOutput(algorithm="activation", result=_cut_texts(result, NAME_TOKENS)))
 
 
@@ -440,9 +493,10 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "search_memory",
         "Search a group's memory by meaning and keywords (hybrid BM25 + embeddings). Returns facts (with the two"
-        " entities they link and when they held), entities, episodes and community summaries, best first. Use"
-        " `scopes` to search only some kinds, `valid_at` to see only facts that held at a moment, `recipe` for"
-        " another ranking (e.g. facts_node_distance with `center`).",
+        " entities they link and when they held), entities, episodes and community summaries, best first. Facts"
+        " are those that hold now: `valid_at` for those that held at another moment, `include_invalidated` for"
+        " ended ones too. Use `scopes` to search only some kinds, `recipe` for another ranking (e.g."
+        " facts_node_distance with `center`).",
         inputs.SearchMemoryInput,
         outputs.SearchMemoryOutput,
         search_memory,
@@ -495,8 +549,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         "retrieve",
         "Follow the memory graph outwards from seeds (or from the entities a query finds) to collect connected"
         " context. `activation` (default) spreads energy along facts, steered by tags; each frontier level is"
-        " sent as a progress notification while it runs, and the answer lists every path with the energy of"
-        " each hop. `ppr` ranks the group's nodes by Personalized PageRank from the seeds.",
+        " sent as a progress notification while it runs, and the answer lists the strongest paths (`max_paths`),"
+        " each hop with the fact it took and the energy it passed on. `ppr` ranks the group's nodes by"
+        " Personalized PageRank from the seeds.",
         inputs.RetrieveInput,
         outputs.RetrieveOutput,
         retrieve,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import io
 import json
 import random
 import urllib.error
@@ -13,6 +14,7 @@ from typing import Any
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.core.management import call_command
 
 from memoria.accounts.roles import Role
 from memoria.admission.problems import FINAL_CONFLICT_NOTE
@@ -23,7 +25,7 @@ from memoria.graph.versions import group_stamps_delete
 from memoria.interchange.document import parse_graph_document
 from memoria.interchange.importer import graph_document_import
 from memoria.mcp.client import http_session
-from memoria.mcp.inputs import DEFAULT_MAX_PATHS, RETRIEVE_DEFAULT_TOKENS, SEARCH_DEFAULT_TOKENS
+from memoria.mcp.inputs import DEFAULT_ANSWER_TOKENS, DEFAULT_MAX_PATHS
 from memoria.reindex import group_reindex
 from tests.conftest import count_group
 from tests.mcp.conftest import TOOL_NAMES, problem_of
@@ -235,6 +237,30 @@ async def test_status_facts_with_their_versions_and_deleting_one(daphne_url: str
         tools = {tool.name: tool for tool in (await session.list_tools()).tools}
         assert tools["delete_fact"].annotations.destructive_hint and not tools["get_fact"].annotations.destructive_hint
         assert tools["get_fact"].input_schema["properties"]["fact_id"]["description"].startswith("a fact's id")
+
+
+async def test_search_finds_facts_that_hold_now_unless_told_otherwise(
+    daphne_url: str, memory: str, token_for_role
+) -> None:
+    """Bob drove for Nordbalt until 2022: an agent searching by default is not shown it as if it held."""
+    token = await token_for_role("mcp-viewer", Role.VIEWER, [memory])
+    drove = node_id(memory, "drove")
+    asked = {"group": memory, "query": "Bob Novak truck driver Nordbalt", "scopes": ["facts"], "limit": 10}
+    async with http_session(daphne_url, token) as session:
+        default = await session.call_tool("search_memory", asked)
+        every = await session.call_tool("search_memory", {**asked, "include_invalidated": True})
+        then = await session.call_tool("search_memory", {**asked, "valid_at": "2021-01-01T00:00:00Z"})
+        both = await session.call_tool(
+            "search_memory", {**asked, "include_invalidated": True, "valid_at": "2021-01-01T00:00:00Z"}
+        )
+    facts = {
+        name: {hit["id"]: hit for hit in answer.structured_content["facts"]}
+        for name, answer in (("default", default), ("every", every), ("then", then))
+    }
+    assert drove not in facts["default"] and node_id(memory, "drives") in facts["default"]
+    assert facts["every"][drove]["invalid_at"] == "2022-06-01T00:00:00Z"
+    assert drove in facts["then"] and node_id(memory, "drives") not in facts["then"]
+    assert problem_of(both)["code"] == "invalid" and "include_invalidated" in problem_of(both)["detail"]
 
 
 async def test_list_episodes_newest_first_a_page_at_a_time(daphne_url: str, memory: str, token_for_role) -> None:
@@ -590,7 +616,7 @@ async def test_default_search_and_retrieve_stay_under_their_stated_size(
         found = await session.call_tool("search_memory", {"group": group, "query": "pump feeds pump"})
         assert not found.is_error, found
         assert sum(len(found.structured_content[scope]) for scope in found.structured_content if scope != "engine") > 10
-        assert token_count(found.content[0].text) <= SEARCH_DEFAULT_TOKENS
+        assert token_count(found.content[0].text) <= DEFAULT_ANSWER_TOKENS
         walked = await session.call_tool(
             "retrieve", {"group": group, "query": "pump feeds pump", "min_activation": 0.0001}
         )
@@ -598,8 +624,28 @@ async def test_default_search_and_retrieve_stay_under_their_stated_size(
         result = walked.structured_content["result"]
         kept = sum(len(seed["paths"]) for seed in result["seeds"])
         assert 0 < kept <= DEFAULT_MAX_PATHS <= result["paths_total"]
-        assert token_count(walked.content[0].text) <= RETRIEVE_DEFAULT_TOKENS
+        assert token_count(walked.content[0].text) <= DEFAULT_ANSWER_TOKENS
         wider = await session.call_tool(
             "search_memory", {"group": group, "query": "pump feeds pump", "limit": 20, "text_tokens": 500}
         )
-        assert token_count(wider.content[0].text) > SEARCH_DEFAULT_TOKENS  # the limits are what kept it small
+        assert token_count(wider.content[0].text) > DEFAULT_ANSWER_TOKENS  # the limits are what kept it small
+
+
+async def test_default_answers_on_the_demo_memory_stay_under_their_stated_size(
+    daphne_url: str, group: str, token_for_role
+) -> None:
+    await sync_to_async(call_command)("load_demo", "--group", group, "--quiet", stdout=io.StringIO())
+    token = await token_for_role("mcp-viewer", Role.VIEWER, [group])
+    sizes = {}
+    async with http_session(daphne_url, token) as session:
+        for query in ("stockouts in Lyon", "safety stock", "Who approved the transfer to Valencia?"):
+            found = await session.call_tool("search_memory", {"group": group, "query": query})
+            walked = await session.call_tool("retrieve", {"group": group, "query": query})
+            assert not found.is_error and not walked.is_error, (found, walked)
+            sizes[query] = (token_count(found.content[0].text), token_count(walked.content[0].text))
+        full = await session.call_tool("retrieve", {"group": group, "query": query, "detail": "full"})
+        hop = full.structured_content["result"]["seeds"][0]["paths"][0]["hops"][0]
+        assert {"weight", "degree", "tag_similarity", "parent_activation"} <= set(hop)  # the arithmetic, on request
+        assert token_count(full.content[0].text) > DEFAULT_ANSWER_TOKENS  # compact is what kept the default small
+    print(sizes)
+    assert all(size <= DEFAULT_ANSWER_TOKENS for pair in sizes.values() for size in pair), sizes
