@@ -33,7 +33,7 @@ RETURN r.id AS id
 
 def edge_delete(*, group: str, edge_id: str, version: str | None, actor: str) -> ChangeOutcome:
     current = edge_state_get(group=group, edge_id=edge_id)
-    version_check(what=f"edge {edge_id!r}", state=current, version=version)
+    version_check(what=f"fact {edge_id!r}", state=current, version=version)
     change = edge_change(group=group, action=EDGE_DELETE, edge_id=edge_id, before=current, after=None)
     return change_commit(change=change, actor=actor)
 

@@ -40,7 +40,7 @@ def edge_as_document_item(edge: EdgeState) -> dict:
 def edge_update(*, group: str, edge_id: str, patch: EdgePatch, actor: str) -> ChangeOutcome:
     """Apply a patch; the edge as it would become is validated whole (valid_at stays before invalid_at)."""
     current = edge_state_get(group=group, edge_id=edge_id)
-    version_check(what=f"edge {edge_id!r}", state=current, version=patch.version)
+    version_check(what=f"fact {edge_id!r}", state=current, version=patch.version)
     record = edge_record_check({**edge_as_document_item(current), **patch.fields}, group=group)
     checked = {
         "relation": record.relation,

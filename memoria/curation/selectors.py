@@ -24,7 +24,7 @@ RETURN properties(r) AS props, r.fact_embedding IS NOT NULL AS embedded,
 def edge_state_get(*, group: str, edge_id: str) -> EdgeState:
     edge = state_read(group=group, scope=Scope(edges=frozenset({edge_id}))).edges[edge_id]
     if edge is None:
-        raise ItemNotFound(f"no edge {edge_id!r} in group {group!r}")
+        raise ItemNotFound(f"no fact {edge_id!r} in group {group!r}")
     return edge
 
 
@@ -76,7 +76,7 @@ def edge_detail(*, group: str, edge_id: str) -> dict[str, Any]:
     it came from (by name), and the version to send back with an edit."""
     rows = driver.read(EDGE_DETAIL, id=edge_id, group=group)
     if not rows:
-        raise ItemNotFound(f"no edge {edge_id!r} in group {group!r}")
+        raise ItemNotFound(f"no fact {edge_id!r} in group {group!r}")
     row = rows[0]
     state = EdgeState.of(row["source_id"], row["target_id"], row["props"])
     props = state.props

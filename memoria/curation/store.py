@@ -165,7 +165,7 @@ def state_read(*, group: str, scope: Scope, runner: Runner | None = None) -> Gra
     if scope.edges:
         for row in driver.rows(runner, EDGES, ids=sorted(scope.edges), group=group):
             if edges.get(row["id"]) is not None:
-                raise StaleEdit(f"edge id {row['id']!r} is held by two edges; it cannot be curated")
+                raise StaleEdit(f"fact id {row['id']!r} is held by two facts; it cannot be curated")
             edges[row["id"]] = EdgeState.of(row["source"], row["target"], row["props"])
     links: dict[Link, bool] = dict.fromkeys(scope.links, False)
     by_type: dict[str, list[Link]] = defaultdict(list)
@@ -179,7 +179,7 @@ def state_read(*, group: str, scope: Scope, runner: Runner | None = None) -> Gra
 
 
 def _describe_difference(expected: GraphState, current: GraphState) -> str:
-    for kind, wanted, found in (("node", expected.nodes, current.nodes), ("edge", expected.edges, current.edges)):
+    for kind, wanted, found in (("node", expected.nodes, current.nodes), ("fact", expected.edges, current.edges)):
         for key in sorted(wanted):
             if wanted[key] != found.get(key):
                 if found.get(key) is None:

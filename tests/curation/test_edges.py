@@ -152,7 +152,7 @@ def test_invalidate_keeps_the_edge_and_stamps_both_times(memory: str) -> None:
 def test_invalidate_defaults_to_now_and_refuses_a_time_before_valid_at(memory: str) -> None:
     key = edge_id(memory, "maren-lives")
     with pytest.raises(
-        InvalidInput, match=r"invalidate.invalid_at: 2023-01-01T00:00:00Z is before the edge's valid_at"
+        InvalidInput, match=r"invalidate.invalid_at: 2023-01-01T00:00:00Z is before the fact's valid_at"
     ):
         edge_invalidate(
             group=memory,

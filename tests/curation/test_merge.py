@@ -163,7 +163,7 @@ def test_undo_of_a_merge_refuses_once_a_moved_fact_changed(memory: str) -> None:
     outcome = merge(memory)
     driver.write("MATCH ()-[r:RELATES]->() WHERE r.id = $id SET r.weight = 0.99", id=edge_id(memory, "sister"))
     snapshot = graph_snapshot(memory)
-    with pytest.raises(CurationConflict, match=f"edge '{edge_id(memory, 'sister')}' changed"):
+    with pytest.raises(CurationConflict, match=f"fact '{edge_id(memory, 'sister')}' changed"):
         audit_entry_undo(group=memory, entry_id=outcome.entry.pk, actor="cura")
     assert graph_snapshot(memory) == snapshot
     assert entity_state_get(group=memory, entity_id=node_id(memory, "livdup")) is None

@@ -218,6 +218,7 @@ async def test_status_facts_with_their_versions_and_deleting_one(daphne_url: str
         )
         assert stale["code"] == "conflict" and "retry_after" not in stale, stale  # a retry cannot succeed
         assert stale["detail"].endswith(f"({FINAL_CONFLICT_NOTE})") and new_version in stale["detail"]
+        assert stale["detail"].startswith(f"fact {fact_id!r} changed since you read it"), stale
         assert not (await session.call_tool("get_fact", {"group": memory, "fact_id": fact_id})).is_error
 
         deleted = await session.call_tool("delete_fact", {"group": memory, "fact_id": fact_id, "version": new_version})
@@ -414,6 +415,7 @@ async def test_a_fact_of_another_group_is_answered_like_a_missing_one(
             missing = problem_of(await session.call_tool(name, {"group": "mcp-second", "fact_id": "made-up"}))
             assert borrowed["code"] == missing["code"] == "not_found", name
             assert borrowed["detail"].replace(fact_id, "F") == missing["detail"].replace("made-up", "F"), name
+            assert missing["detail"].startswith("no fact 'made-up'"), missing  # the tools' word, not "edge"
             assert "Alice" not in json.dumps(borrowed)
         assert not (await session.call_tool("get_fact", {"group": memory, "fact_id": fact_id})).is_error
 
