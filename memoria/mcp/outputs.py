@@ -93,7 +93,7 @@ class RetrieveOutput(BaseModel):
 class CurationOutput(BaseModel):
     entry: dict[str, Any] | None = Field(description="the audit entry (undo it in the audit page or API)")
     reindexed: int | None
-    edge: dict[str, Any] | None = Field(description="the fact as it is now, with its new version (None: deleted)")
+    fact: dict[str, Any] | None = Field(description="the fact as it is now, with its new version (None: deleted)")
 
 
 class ClearGroupOutput(BaseModel):

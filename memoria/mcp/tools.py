@@ -386,7 +386,7 @@ async def update_fact(call: Call) -> outputs.CurationOutput:
     def run() -> outputs.CurationOutput:
         patch = edge_patch_parse(wanted.patch())
         outcome = edge_update(group=wanted.group, edge_id=wanted.fact_id, patch=patch, actor=call.user.get_username())
-        return outputs.CurationOutput(**outcome.as_dict(edge=edge_detail(group=wanted.group, edge_id=wanted.fact_id)))
+        return outputs.CurationOutput(**outcome.as_dict(fact=edge_detail(group=wanted.group, edge_id=wanted.fact_id)))
 
     return await _in_thread(run)()
 
@@ -399,7 +399,7 @@ async def invalidate_fact(call: Call) -> outputs.CurationOutput:
         outcome = edge_invalidate(
             group=wanted.group, edge_id=wanted.fact_id, invalidation=invalidation, actor=call.user.get_username()
         )
-        return outputs.CurationOutput(**outcome.as_dict(edge=edge_detail(group=wanted.group, edge_id=wanted.fact_id)))
+        return outputs.CurationOutput(**outcome.as_dict(fact=edge_detail(group=wanted.group, edge_id=wanted.fact_id)))
 
     return await _in_thread(run)()
 
@@ -418,7 +418,7 @@ async def delete_fact(call: Call) -> outputs.CurationOutput:
         outcome = edge_delete(
             group=wanted.group, edge_id=wanted.fact_id, version=wanted.version, actor=call.user.get_username()
         )
-        return outputs.CurationOutput(**outcome.as_dict(edge=None))
+        return outputs.CurationOutput(**outcome.as_dict(fact=None))
 
     return await _in_thread(run)()
 

@@ -155,14 +155,14 @@ async def test_every_tool_over_http(daphne_url: str, memory: str, token_for_role
         fact_id = node_id(memory, "works")
         updated = await session.call_tool("update_fact", {"group": memory, "fact_id": fact_id, "weight": 0.9})
         assert not updated.is_error, updated
-        assert updated.structured_content["edge"]["weight"] == 0.9
+        assert updated.structured_content["fact"]["weight"] == 0.9
         assert updated.structured_content["entry"]["action"]
 
         ended = await session.call_tool(
             "invalidate_fact", {"group": memory, "fact_id": fact_id, "invalid_at": "2025-01-01T00:00:00Z"}
         )
         assert not ended.is_error, ended
-        assert ended.structured_content["edge"]["invalid_at"] == "2025-01-01T00:00:00Z"
+        assert ended.structured_content["fact"]["invalid_at"] == "2025-01-01T00:00:00Z"
 
         added = await session.call_tool(
             "add_memory",
@@ -209,7 +209,7 @@ async def test_status_facts_with_their_versions_and_deleting_one(daphne_url: str
         edited = await session.call_tool(
             "update_fact", {"group": memory, "fact_id": fact_id, "weight": 0.9, "version": version}
         )
-        new_version = edited.structured_content["edge"]["version"]
+        new_version = edited.structured_content["fact"]["version"]
         reread = await session.call_tool("get_fact", {"group": memory, "fact_id": fact_id})
         assert reread.structured_content["fact"]["version"] == new_version != version
 
@@ -225,7 +225,7 @@ async def test_status_facts_with_their_versions_and_deleting_one(daphne_url: str
         assert not deleted.is_error, deleted
         entry = deleted.structured_content["entry"]
         assert entry["action"] == "edge.delete" and entry["item_id"] == fact_id and entry["actor"] == "mcp-curator"
-        assert deleted.structured_content["edge"] is None
+        assert deleted.structured_content["fact"] is None
         gone = problem_of(await session.call_tool("get_fact", {"group": memory, "fact_id": fact_id}))
         assert gone["code"] == "not_found"
         again = problem_of(await session.call_tool("delete_fact", {"group": memory, "fact_id": fact_id}))

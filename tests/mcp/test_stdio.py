@@ -94,10 +94,10 @@ async def test_every_tool_over_stdio(memory: str, token_for_role) -> None:
         assert not ppr.is_error, ppr
         fact_id = node_id(memory, "party")
         updated = await session.call_tool("update_fact", {"group": memory, "fact_id": fact_id, "tags": ["Team Event"]})
-        assert updated.structured_content["edge"]["tags"] == ["team_event"]
-        version = updated.structured_content["edge"]["version"]
+        assert updated.structured_content["fact"]["tags"] == ["team_event"]
+        version = updated.structured_content["fact"]["version"]
         ended = await session.call_tool("invalidate_fact", {"group": memory, "fact_id": fact_id, "version": version})
-        assert ended.structured_content["edge"]["invalid_at"]
+        assert ended.structured_content["fact"]["invalid_at"]
         stale = await session.call_tool("invalidate_fact", {"group": memory, "fact_id": fact_id, "version": version})
         assert problem_of(stale)["code"] == "conflict"
         before = await sync_to_async(count_group)(memory)
