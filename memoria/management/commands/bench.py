@@ -1,7 +1,7 @@
 """`bench activation --nodes N --edges E`, `bench search --facts N`, `bench ppr --nodes N --edges E` and
 `bench render`, `bench embeddings`, `bench maig --edges E`, `bench index --edges E`,
 `bench tenants --facts N --crowd M`, `bench view --facts N`, `bench mcp`, `bench projection --nodes N --edges E`,
-`bench import --facts N`:
+`bench import --facts N`, `bench vectors --items N`:
 measured speed, printed as medians, p95 and ratios (docs/benchmarks.md).
 """
 
@@ -131,6 +131,16 @@ class Command(BaseCommand):
         view.add_argument(
             "--random-vectors", action="store_true", help="random unit vectors instead of embedding every text"
         )
+        vectors = sub.add_parser(
+            "vectors", help="a view item's bytes by part, and the view's vector search against exact float32"
+        )
+        vectors.add_argument("--items", type=int, default=20_000, help="facts of bench search's synthetic memory")
+        vectors.add_argument("--runs", type=int, default=200, help="timed searches (the memory's queries in turn)")
+        vectors.add_argument("--warmup", type=int, default=10)
+        vectors.add_argument("--limit", type=int, default=10, help="k of recall@k")
+        vectors.add_argument(
+            "--random-vectors", action="store_true", help="random unit vectors instead of embedding every text"
+        )
         imports = sub.add_parser(
             "import", help="where a structured import's time goes: writing, embedding (against the model), indexing"
         )
@@ -162,6 +172,11 @@ class Command(BaseCommand):
             return
         if suite == "embeddings":  # the model alone: no graph server needed
             self.embeddings(**options)
+            return
+        if suite == "vectors":  # a view's parts built in this process: no graph server needed
+            if min(options["items"], options["runs"], options["limit"]) < 1 or options["warmup"] < 0:
+                raise CommandError("--items, --runs and --limit must be positive and --warmup not negative")
+            self.vectors(**options)
             return
         if suite == "ppr":
             if min(options["nodes"], options["edges"], options["runs"]) < 1 or options["reference_runs"] < 0:
@@ -431,6 +446,17 @@ class Command(BaseCommand):
         say(machine_line())
         results = view_benchmark(facts=facts, runs=runs, warmup=warmup, random_vectors=random_vectors, say=say)
         for line in view_report(results, facts=facts, load=load_line()):
+            say(line)
+
+    def vectors(self, *, items: int, runs: int, warmup: int, limit: int, random_vectors: bool, **_: object) -> None:
+        from memoria.bench.vectors import vectors_benchmark, vectors_report
+
+        say = self.stdout.write
+        say(machine_line())
+        results = vectors_benchmark(
+            items=items, runs=runs, warmup=warmup, limit=limit, random_vectors=random_vectors, say=say
+        )
+        for line in vectors_report(results, items=items, limit=limit, load=load_line()):
             say(line)
 
     def import_(self, *, facts: int, runs: int, **_: object) -> None:
