@@ -1,13 +1,18 @@
-"""Exact cosine over one scope's embeddings: a float32 matrix, and an int8 copy that is scanned first.
+"""Cosine over one scope's embeddings, held as two levels of int8 codes: 770 bytes a row where float32 took 1,536.
 
-Exact search with numpy (BLAS) reads the whole float32 matrix once a query: at 100k × 384 vectors that is 154 MB,
-7.6 ms at p50 on the shared 2-core machine (`bench view`), most of a search at that size. The int8 copy is a
-quarter of that, and SimSIMD's int8 dot product scans it in 1.5 ms on one core (numpy has no int8 kernel; its
-float32 product takes 6.0 ms on the same data). The copy only chooses which rows to score: every row's
-quantisation error is bounded (`_bound`), so the rows whose exact cosine could reach the limit-th one are known,
-and those few (hundreds at 100k) are scored exactly in float32. The answers are the exact search's; only how
-many bytes a query reads changes. An approximate index (HNSW) would bring back the recall loss the server's index
-had (0.6 at k=10, memoria/search/methods.py) and is not needed at these sizes: docs/benchmarks.md, "The int8 scan".
+A unit row v is stored as its peak p = max|vᵢ|, a coarse code c = round(127·v/p) and a fine code
+f = round(32,258·v/p − 254·c) (what the coarse code missed, in steps 254 times finer), each code one signed byte.
+Decoded, p·(254·c + f)/32,258 is within p/64,516 of each component: a 384-dimension MiniLM row (p ≈ 0.2) is read
+back to about 3e-6, where a float16 copy of the same 768 bytes would err by up to 2.4e-4 of each component. So no
+float32 matrix is kept: the float32 vectors stay on the graph server, the store of record.
+
+A search first scans the coarse codes alone with SimSIMD's int8 dot product (a quarter of the float32 matrix's
+bytes: 100k × 384 in 1.5 ms on one core where numpy's float32 product took 6.0 ms). Every row's coarse error is
+bounded (`_bound`), so the rows whose cosine could reach the limit-th one are known, and those few (hundreds at
+100k) are decoded whole and scored. The answers are those of an exact search over the decoded rows, which differ
+from float32 cosines by the decoding's error alone: `bench vectors` measures recall@10 against the exact float32
+search and the largest score error (docs/benchmarks.md, "Views that fit a million"). An approximate index (HNSW)
+would bring back the recall loss the server's index had (0.6 at k=10, memoria/search/methods.py).
 """
 
 from __future__ import annotations
@@ -20,8 +25,10 @@ import simsimd
 INITIAL_ROWS = 1024
 GROWTH_DIVISOR = 4
 INT8_MAX = 127
-# Below this many rows the float32 product is as fast as the int8 scan and its follow-up; a limit above this share
-# of the rows would rescore most of them anyway.
+FINE_STEPS = 254  # fine steps per coarse step: a coarse code misses by at most half a step, 127 fine ones
+LEVELS = INT8_MAX * FINE_STEPS  # steps of the peak in the decoded row
+# Below this many rows decoding every row and scoring it is as fast as the int8 scan and its follow-up; a limit
+# above this share of the rows would rescore most of them anyway.
 SCAN_MIN_ROWS = 4096
 SCAN_MAX_LIMIT_SHARE = 0.05
 # What float32 arithmetic may add to a bound made in exact arithmetic (a 384-term dot product rounds by ~1e-5 at
@@ -38,13 +45,25 @@ def exact_cosines(rows: np.ndarray, unit: np.ndarray) -> np.ndarray:
     return np.asarray(simsimd.cdist(unit[None, :], rows, metric="dot", threads=1))[0]
 
 
-def _quantised(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Unit rows as int8 codes with one scale a row, and each row's residual norm ‖row − scale·codes‖."""
+def _quantised(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Unit rows as (peaks, coarse codes, fine codes, each row's coarse residual norm ‖row − (p/127)·c‖)."""
     peak = np.abs(rows).max(axis=1)
-    scales = np.where(peak > 0, peak / INT8_MAX, 1.0).astype(np.float32)
-    codes = np.clip(np.rint(rows / scales[:, None]), -INT8_MAX, INT8_MAX).astype(np.int8)
-    residuals = np.linalg.norm(rows - codes * scales[:, None], axis=1).astype(np.float32)
-    return codes, scales, residuals
+    peaks = np.where(peak > 0, peak, 1.0).astype(np.float32)
+    steps = rows * (LEVELS / peaks[:, None])  # the row in fine steps: at most LEVELS in magnitude
+    codes = np.clip(np.rint(steps / FINE_STEPS), -INT8_MAX, INT8_MAX)
+    fine = np.clip(np.rint(steps - FINE_STEPS * codes), -INT8_MAX, INT8_MAX)
+    residuals = np.linalg.norm(rows - codes * (peaks / INT8_MAX)[:, None], axis=1).astype(np.float32)
+    return peaks, codes.astype(np.int8), fine.astype(np.int8), residuals
+
+
+def _decoded(peaks: np.ndarray, codes: np.ndarray, fine: np.ndarray) -> np.ndarray:
+    """Rows back as float32 from both codes: p·(254·c + f)/32,258, a row's peak itself read back exactly."""
+    steps = codes.astype(np.float32)
+    steps *= FINE_STEPS
+    steps += fine
+    steps *= peaks[:, None]
+    steps /= LEVELS
+    return steps
 
 
 class VectorIndex:
@@ -52,9 +71,9 @@ class VectorIndex:
 
     def __init__(self, dimensions: int) -> None:
         self.dimensions = dimensions
-        self._matrix = np.zeros((0, dimensions), dtype=np.float32)
         self._codes = np.zeros((0, dimensions), dtype=np.int8)
-        self._scales = np.zeros(0, dtype=np.float32)
+        self._fine = np.zeros((0, dimensions), dtype=np.int8)
+        self._peaks = np.zeros(0, dtype=np.float32)
         self._residuals = np.zeros(0, dtype=np.float32)
         self._alive = np.zeros(0, dtype=bool)
         self._keys: list[str | None] = []
@@ -66,7 +85,7 @@ class VectorIndex:
 
     @property
     def nbytes(self) -> int:
-        arrays = (self._matrix, self._codes, self._scales, self._residuals, self._alive)
+        arrays = (self._codes, self._fine, self._peaks, self._residuals, self._alive)
         return sum(int(array.nbytes) for array in arrays) + 100 * len(self._keys)
 
     def put(self, key: str, vector: Sequence[float] | np.ndarray | None) -> None:
@@ -101,14 +120,13 @@ class VectorIndex:
                 self._rows[key] = row
                 self._keys[row] = key
             rows[position] = row
-        placed = rows >= 0
-        unit = vectors[placed] / norms[placed, None]
-        self._matrix[rows[placed]] = unit
-        codes, scales, residuals = _quantised(unit)
-        self._codes[rows[placed]] = codes
-        self._scales[rows[placed]] = scales
-        self._residuals[rows[placed]] = residuals
-        self._alive[rows[placed]] = True
+        placed = rows[rows >= 0]
+        peaks, codes, fine, residuals = _quantised(vectors[rows >= 0] / norms[rows >= 0, None])
+        self._peaks[placed] = peaks
+        self._codes[placed] = codes
+        self._fine[placed] = fine
+        self._residuals[placed] = residuals
+        self._alive[placed] = True
 
     def remove(self, key: str) -> None:
         row = self._rows.pop(key, None)
@@ -119,7 +137,9 @@ class VectorIndex:
 
     def vector(self, key: str) -> list[float] | None:
         row = self._rows.get(key)
-        return None if row is None else self._matrix[row].tolist()
+        if row is None:
+            return None
+        return _decoded(self._peaks[row : row + 1], self._codes[row : row + 1], self._fine[row : row + 1])[0].tolist()
 
     def nearest(
         self, query: Sequence[float], *, limit: int, min_similarity: float = -1.0, keep: set[str] | None = None
@@ -139,21 +159,23 @@ class VectorIndex:
             rows = self._candidates(unit, used, limit=limit, min_similarity=min_similarity)
         else:
             rows = np.arange(used)
-        return self._ranked(rows, exact_cosines(self._matrix[rows], unit), limit=limit, min_similarity=min_similarity)
+        decoded = _decoded(self._peaks[rows], self._codes[rows], self._fine[rows])
+        return self._ranked(rows, exact_cosines(decoded, unit), limit=limit, min_similarity=min_similarity)
 
     def _candidates(self, unit: np.ndarray, used: int, *, limit: int, min_similarity: float) -> np.ndarray:
-        """Rows whose exact cosine could be among the best `limit` above `min_similarity`, from the int8 scan.
+        """Rows whose decoded cosine could be among the best `limit` above `min_similarity`, from the coarse scan.
 
-        With the query quantised as the rows are (u = t·q_u + e_u, v = s·q_v + e_v, both of norm 1), the exact
-        cosine differs from the scan's t·s·(q_u·q_v) by u·e_v + e_u·v − e_u·e_v, at most ‖e_v‖ + ‖e_u‖ +
-        ‖e_u‖‖e_v‖ ≤ B, taking the largest row residual for ‖e_v‖. The limit-th best scan score minus B is at most
-        the limit-th exact cosine (when it clears the floor), so every row within 2B of that scan score is kept,
-        ties included; otherwise every row that could clear the floor is.
+        With the query quantised as the rows are (u = t·q_u + e_u, v = s·q_v + e_v, both of norm 1), the cosine
+        differs from the scan's t·s·(q_u·q_v) by u·e_v + e_u·v − e_u·e_v, at most ‖e_v‖ + ‖e_u‖ + ‖e_u‖‖e_v‖ ≤ B,
+        taking the largest row residual for ‖e_v‖. The limit-th best scan score minus B is at most the limit-th
+        cosine (when it clears the floor), so every row within 2B of that scan score is kept, ties included;
+        otherwise every row that could clear the floor is. The decoded rows are within the fine step of the rows
+        the residuals were measured on, far inside FLOAT_MARGIN.
         """
-        (query_codes,), (query_scale,), (query_residual,) = _quantised(unit[None, :])
+        (query_peak,), (query_codes,), _fine, (query_residual,) = _quantised(unit[None, :])
         dots = np.asarray(simsimd.cdist(query_codes[None, :], self._codes[:used], metric="dot", threads=1))[0]
-        approx = np.multiply(dots, self._scales[:used], out=dots)
-        approx *= float(query_scale)
+        approx = np.multiply(dots, self._peaks[:used], out=dots)
+        approx *= float(query_peak) / (INT8_MAX * INT8_MAX)
         approx[self._free] = -np.inf  # removed rows: the free list is exactly the rows not alive
         widest = float(self._residuals[:used].max())
         bound = widest + float(query_residual) * (1.0 + widest) + FLOAT_MARGIN
@@ -164,7 +186,7 @@ class VectorIndex:
     def _ranked(
         self, rows: np.ndarray, scores: np.ndarray, *, limit: int, min_similarity: float
     ) -> list[tuple[str, float]]:
-        """The best `limit` of these rows by exact score: alive, above `min_similarity`, ties broken by key."""
+        """The best `limit` of these rows by score: alive, above `min_similarity`, ties broken by key."""
         usable = self._alive[rows] & (scores > min_similarity)
         count = len(rows)
         if int(np.count_nonzero(usable)) > limit:
@@ -182,12 +204,12 @@ class VectorIndex:
         """Room for `rows` more keys, allocated once and exactly: a build that knows its size copies its
         vectors once instead of at every growth, and keeps no spare rows."""
         needed = len(self._keys) + rows - len(self._free)
-        if needed > len(self._matrix):
+        if needed > len(self._codes):
             self._resize(needed)
 
     def _grow(self) -> int:
         row = len(self._keys)
-        if row == len(self._matrix):
+        if row == len(self._codes):
             # By a quarter: a built view that takes one more item must not double its largest allocation.
             self._resize(max(INITIAL_ROWS, row + row // GROWTH_DIVISOR))
         self._keys.append(None)
@@ -201,5 +223,5 @@ class VectorIndex:
             bigger[:row] = array[:row]
             return bigger
 
-        self._matrix, self._codes = grown(self._matrix), grown(self._codes)
-        self._scales, self._residuals, self._alive = grown(self._scales), grown(self._residuals), grown(self._alive)
+        self._codes, self._fine = grown(self._codes), grown(self._fine)
+        self._peaks, self._residuals, self._alive = grown(self._peaks), grown(self._residuals), grown(self._alive)
