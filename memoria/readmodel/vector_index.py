@@ -45,7 +45,7 @@ def exact_cosines(rows: np.ndarray, unit: np.ndarray) -> np.ndarray:
     return np.asarray(simsimd.cdist(unit[None, :], rows, metric="dot", threads=1))[0]
 
 
-def _quantised(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def quantised(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Unit rows as (peaks, coarse codes, fine codes, each row's coarse residual norm ‖row − (p/127)·c‖)."""
     peak = np.abs(rows).max(axis=1)
     peaks = np.where(peak > 0, peak, 1.0).astype(np.float32)
@@ -56,7 +56,7 @@ def _quantised(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
     return peaks, codes.astype(np.int8), fine.astype(np.int8), residuals
 
 
-def _decoded(peaks: np.ndarray, codes: np.ndarray, fine: np.ndarray) -> np.ndarray:
+def decoded(peaks: np.ndarray, codes: np.ndarray, fine: np.ndarray) -> np.ndarray:
     """Rows back as float32 from both codes: p·(254·c + f)/32,258, a row's peak itself read back exactly."""
     steps = codes.astype(np.float32)
     steps *= FINE_STEPS
@@ -121,7 +121,7 @@ class VectorIndex:
                 self._keys[row] = key
             rows[position] = row
         placed = rows[rows >= 0]
-        peaks, codes, fine, residuals = _quantised(vectors[rows >= 0] / norms[rows >= 0, None])
+        peaks, codes, fine, residuals = quantised(vectors[rows >= 0] / norms[rows >= 0, None])
         self._peaks[placed] = peaks
         self._codes[placed] = codes
         self._fine[placed] = fine
@@ -139,7 +139,7 @@ class VectorIndex:
         row = self._rows.get(key)
         if row is None:
             return None
-        return _decoded(self._peaks[row : row + 1], self._codes[row : row + 1], self._fine[row : row + 1])[0].tolist()
+        return decoded(self._peaks[row : row + 1], self._codes[row : row + 1], self._fine[row : row + 1])[0].tolist()
 
     def nearest(
         self, query: Sequence[float], *, limit: int, min_similarity: float = -1.0, keep: set[str] | None = None
@@ -159,8 +159,8 @@ class VectorIndex:
             rows = self._candidates(unit, used, limit=limit, min_similarity=min_similarity)
         else:
             rows = np.arange(used)
-        decoded = _decoded(self._peaks[rows], self._codes[rows], self._fine[rows])
-        return self._ranked(rows, exact_cosines(decoded, unit), limit=limit, min_similarity=min_similarity)
+        scores = exact_cosines(decoded(self._peaks[rows], self._codes[rows], self._fine[rows]), unit)
+        return self._ranked(rows, scores, limit=limit, min_similarity=min_similarity)
 
     def _candidates(self, unit: np.ndarray, used: int, *, limit: int, min_similarity: float) -> np.ndarray:
         """Rows whose decoded cosine could be among the best `limit` above `min_similarity`, from the coarse scan.
@@ -172,7 +172,7 @@ class VectorIndex:
         otherwise every row that could clear the floor is. The decoded rows are within the fine step of the rows
         the residuals were measured on, far inside FLOAT_MARGIN.
         """
-        (query_peak,), (query_codes,), _fine, (query_residual,) = _quantised(unit[None, :])
+        (query_peak,), (query_codes,), _fine, (query_residual,) = quantised(unit[None, :])
         dots = np.asarray(simsimd.cdist(query_codes[None, :], self._codes[:used], metric="dot", threads=1))[0]
         approx = np.multiply(dots, self._peaks[:used], out=dots)
         approx *= float(query_peak) / (INT8_MAX * INT8_MAX)

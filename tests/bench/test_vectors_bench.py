@@ -24,6 +24,12 @@ def test_the_command_prints_each_part_both_searches_and_recall() -> None:
         r"recall@5 of the view against exact float32: mean (\d\.\d+), lowest \S+ over 6 queries", printed
     )
     assert recall is not None and float(recall.group(1)) >= 0.9
+    forms = dict(re.findall(r"^ {4}(\S.*?) +(\d+) B a row  recall@5 ", printed, flags=re.MULTILINE))
+    assert forms == {
+        "int8 codes alone": "388",
+        "float16 copy beside the int8 codes": "1156",
+        "two levels of int8 codes (the view)": "772",
+    }
 
 
 @pytest.mark.parametrize("option", ["--items", "--runs", "--limit"])
