@@ -1,4 +1,4 @@
-"""Cosine over one scope's embeddings, held as two levels of int8 codes: 770 bytes a row where float32 took 1,536.
+"""Cosine over one scope's embeddings, held as two levels of int8 codes: 772 bytes a row where float32 took 1,536.
 
 A unit row v is stored as its peak p = max|vᵢ|, a coarse code c = round(127·v/p) and a fine code
 f = round(32,258·v/p − 254·c) (what the coarse code missed, in steps 254 times finer), each code one signed byte.
