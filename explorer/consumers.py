@@ -20,7 +20,7 @@ from memoria.accounts.services import check_group_access
 from memoria.admission.throttles import RateLimited, retrieval_count
 from memoria.errors import GroupNotFound, InvalidInput
 from memoria.graph.health import graph_health
-from memoria.live import Feed, broadcast_events, publish, watch_channel_group
+from memoria.live import broadcast_events, publish, watch_channel_group
 from memoria.ppr.events import ppr_events
 from memoria.ppr.request import PprBody, PprRequest
 from memoria.requests.vocabulary import input_parse
@@ -163,11 +163,11 @@ class RetrievalConsumer(AuthenticatedConsumer):
             events = activation_run(request, retrieval_id=retrieval_id, requested_by=user)
         try:
             async for event in broadcast_events(request.group, events):
-                await self.send_json(event)
+                await self.send_json(event.frame())
         except asyncio.CancelledError:
-            cancelled = RetrievalFinished(retrieval_id=retrieval_id, status="cancelled").frame()
-            await self.send_json(cancelled)
-            await publish(request.group, Feed.RETRIEVAL, cancelled)
+            cancelled = RetrievalFinished(retrieval_id=retrieval_id, status="cancelled")
+            await self.send_json(cancelled.frame())
+            await publish(request.group, cancelled)
         except Exception as error:
             # An outage, a projection still loading or an LLM failure is the client's to retry; those were logged
             # where they happened, so only the unexpected get a stack trace.

@@ -9,7 +9,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from memoria.jobs.runner import JOB_FRAME
+from memoria.live import WatchEventType
 
 ECHOED_CHARS = 64  # a rejected value is quoted back at most this long, so an error never mirrors a flood
 JSON_KINDS = {
@@ -34,8 +34,8 @@ class FrameType(StrEnum):
     HEALTH = "health"
     WATCHING = "watching"
     RETRIEVALS = "retrievals"
-    CURATION = "curation"
-    JOB = JOB_FRAME  # a background job of the group changed (docs/websocket.md); its states are JobState's
+    CURATION = WatchEventType.CURATION.value  # a committed curation change in the group (docs/curation.md)
+    JOB = WatchEventType.JOB.value  # a background job of the group changed (docs/websocket.md): JobState
 
 
 class ErrorCode(StrEnum):

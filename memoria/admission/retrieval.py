@@ -12,22 +12,23 @@ from typing import Any
 
 from memoria.errors import GraphUnavailable
 from memoria.live import broadcast_events
+from memoria.retrieval.event_types import RetrievalEvent, RetrievalFinished
 from memoria.retrieval.request import ActivationRequest
 from memoria.retrieval.runs import activation_response, activation_run
 
-EventSeen = Callable[[dict[str, Any]], Awaitable[None]]
+EventSeen = Callable[[RetrievalEvent], Awaitable[None]]
 
 
 async def activation_answer(
     request: ActivationRequest, *, requested_by: str, on_event: EventSeen | None = None
 ) -> dict[str, Any]:
     """The answer of one retrieval (activation_response), once its last event is in."""
-    events: list[dict[str, Any]] = []
+    events: list[RetrievalEvent] = []
     async for event in broadcast_events(request.group, activation_run(request, requested_by=requested_by)):
         events.append(event)
         if on_event is not None:
             await on_event(event)
     finished = events[-1]
-    if finished["status"] == "failed":
-        raise GraphUnavailable(finished["error"] or "every seed failed")
+    if isinstance(finished, RetrievalFinished) and finished.status == "failed":
+        raise GraphUnavailable(finished.error or "every seed failed")
     return activation_response(events)

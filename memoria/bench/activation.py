@@ -32,7 +32,7 @@ from memoria.projection.cache import projection_cache
 from memoria.retrieval.activation import Seed, activation_events
 from memoria.retrieval.budget import RetrievalBudget, server_limits
 from memoria.retrieval.engines import CYPHER, EngineChoice, engine_events
-from memoria.retrieval.event_types import EventType
+from memoria.retrieval.event_types import RetrievalEvent, RetrievalFinished, SeedFinished
 from memoria.retrieval.params import ActivationParams
 from memoria.retrieval.reference import EdgeData, ReferenceGraph
 
@@ -125,7 +125,7 @@ async def timed_exploration(
     finished: dict[str, Any] = {}
     ran: list[str] = []
 
-    def run(choice: EngineChoice) -> AsyncIterator[dict[str, Any]]:
+    def run(choice: EngineChoice) -> AsyncIterator[RetrievalEvent]:
         ran.append(choice.name)
         return activation_events(
             group=group,
@@ -138,12 +138,12 @@ async def timed_exploration(
 
     budget = RetrievalBudget(server_limits())
     async for event in engine_events(group=group, requested=engine, budget=budget, run=run):
-        if event["type"] == EventType.SEED_FINISHED:
-            paths[event["seed_id"]] = sorted(
-                (tuple(p["nodes"]), tuple(h["transfer_energy"] for h in p["hops"])) for p in event["paths"]
+        if isinstance(event, SeedFinished):
+            paths[event.seed_id] = sorted(
+                (tuple(p["nodes"]), tuple(h["transfer_energy"] for h in p["hops"])) for p in event.paths
             )
-        elif event["type"] == EventType.RETRIEVAL_FINISHED:
-            finished = event
+        elif isinstance(event, RetrievalFinished):
+            finished = event.frame()
     return time.perf_counter() - started, {"paths": paths, "finished": finished, "engine": ran[-1]}
 
 

@@ -43,6 +43,7 @@ from memoria.readmodel.cache import view_cache
 from memoria.retrieval.activation import Seed, activation_events
 from memoria.retrieval.budget import RetrievalBudget, server_limits
 from memoria.retrieval.engines import VIEW, EngineChoice, default_engine, engine_choose, engine_events
+from memoria.retrieval.event_types import RetrievalEvent
 
 TENANT_RECIPES = ("facts_hybrid_rrf", "entities_hybrid_rrf", "episodes_hybrid_rrf", "combined_hybrid_rrf")
 CROWD_PREFIX = "bench-crowd-"
@@ -142,7 +143,7 @@ def _activation(group: str, memory: SyntheticMemory, runs: int, warmup: int) -> 
         for index in range(runs + warmup):
             seeds = [Seed(node, 1.0) for node in rng.sample(entities, 5)]
 
-            def run(choice: EngineChoice, seeds: list[Seed] = seeds) -> AsyncIterator[dict[str, Any]]:
+            def run(choice: EngineChoice, seeds: list[Seed] = seeds) -> AsyncIterator[RetrievalEvent]:
                 engines.add(choice.name)
                 return activation_events(group=group, seeds=seeds, engine=choice)
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from asgiref.sync import async_to_sync
 
@@ -17,7 +16,7 @@ from memoria.browse.records import FACT_COLUMNS, EdgeCard
 from memoria.graph import driver, kinds
 from memoria.graph.asof import valid_time
 from memoria.retrieval.activation import Seed
-from memoria.retrieval.event_types import EventType
+from memoria.retrieval.event_types import SeedFinished
 from memoria.retrieval.request import ActivationRequest
 from memoria.retrieval.runs import activation_run
 from memoria.search.methods import FACT_HOLDS
@@ -102,8 +101,8 @@ def entity_mentions(group: str, ids: Sequence[str]) -> dict[str, list[Mention]]:
     return found
 
 
-async def _finished(request: ActivationRequest) -> list[dict[str, Any]]:
-    return [event async for event in activation_run(request) if event["type"] == EventType.SEED_FINISHED]
+async def _finished(request: ActivationRequest) -> list[SeedFinished]:
+    return [event async for event in activation_run(request) if isinstance(event, SeedFinished)]
 
 
 def walk(*, group: str, entities: Sequence[SearchHit], moment: str) -> Walk:
@@ -118,7 +117,7 @@ def walk(*, group: str, entities: Sequence[SearchHit], moment: str) -> Walk:
     ends: dict[str, tuple[str, str]] = {}
     paths: list[tuple[float, tuple[str, ...]]] = []
     for event in async_to_sync(_finished)(request):
-        for path in event["paths"]:
+        for path in event.paths:
             hops = path["hops"]
             for hop in hops:
                 stored = (hop["source"], hop["target"]) if hop["direction"] == "out" else (hop["target"], hop["source"])

@@ -16,22 +16,19 @@ from memoria.curation.models import AuditEntry
 from memoria.curation.state import GraphState
 from memoria.curation.store import AppliedChange
 from memoria.graph import kinds
-from memoria.live import Feed, publish
+from memoria.live import CurationChanged, publish
 from memoria.reindex import reindex_after_write
 
 logger = logging.getLogger(__name__)
 
-CURATION_EVENT = "curation"
 
-
-def curation_event(entry: AuditEntry) -> dict[str, Any]:
+def curation_event(entry: AuditEntry) -> CurationChanged:
     """The websocket event of a change: the entry without its full states, plus the touched items as they are now."""
     after = GraphState.from_json(entry.after)
-    return {
-        "type": CURATION_EVENT,
-        "group": entry.group,
-        "entry": audit_entry_as_dict(entry, with_states=False),
-        "nodes": {
+    return CurationChanged(
+        group=entry.group,
+        entry=audit_entry_as_dict(entry, with_states=False),
+        nodes={
             key: (
                 {"name": node.name, "labels": [label for label in node.labels if label != kinds.MEMORY_LABEL]}
                 if node
@@ -39,11 +36,11 @@ def curation_event(entry: AuditEntry) -> dict[str, Any]:
             )
             for key, node in after.nodes.items()
         },
-        "edges": {
+        edges={
             key: (_edge_now(edge.source, edge.target, edge.props) if edge else None)
             for key, edge in after.edges.items()
         },
-    }
+    )
 
 
 def _edge_now(source: str, target: str, props: dict[str, Any]) -> dict[str, Any]:
@@ -54,7 +51,7 @@ def _edge_now(source: str, target: str, props: dict[str, Any]) -> dict[str, Any]
 
 def curation_broadcast(entry: AuditEntry) -> None:
     try:
-        async_to_sync(publish)(entry.group, Feed.CURATION, curation_event(entry))
+        async_to_sync(publish)(entry.group, curation_event(entry))
     except Exception:  # a listener's outage must not turn a stored change into an error
         logger.exception("could not broadcast curation entry %s", entry.pk)
 

@@ -27,11 +27,10 @@ from django.utils import timezone
 
 from memoria.errors import MemoriaError
 from memoria.jobs.models import ACTIVE_STATES, Job, JobState
-from memoria.live import Feed, publish_from_thread
+from memoria.live import JobChanged, publish_from_thread
 
 logger = logging.getLogger(__name__)
 
-JOB_FRAME = "job"  # the websocket frame of a job's change (explorer.frames.FrameType.JOB names it for clients)
 PUBLISH_EVERY_SECONDS = 0.25  # progress is saved and pushed at most this often; state changes always
 CANCEL_READ_EVERY_SECONDS = 0.5  # a cancel asked through another process is read from the row this often
 INTERRUPTED = (
@@ -69,7 +68,7 @@ def job_publish(job_id: uuid.UUID) -> None:
     """Push the job as it is stored now to its group's watchers; a listener's outage never fails the job."""
     job = Job.objects.defer("output").get(pk=job_id)
     try:
-        publish_from_thread(job.group, Feed.JOB, {"type": JOB_FRAME, "job": job_as_dict(job)})
+        publish_from_thread(job.group, JobChanged(job=job_as_dict(job)))
     except Exception:
         logger.exception("could not publish job %s", job_id)
 

@@ -53,7 +53,7 @@ from memoria.ppr.request import PprBody
 from memoria.ppr.service import ppr_run
 from memoria.requests.moment import VIEW_FIELDS, view_moment
 from memoria.requests.vocabulary import input_parse
-from memoria.retrieval.event_types import EventType
+from memoria.retrieval.event_types import LevelExpanded, RetrievalEvent
 from memoria.retrieval.request import ActivationBody
 from memoria.search.config import SearchConfig
 from memoria.search.request import SearchParameters
@@ -347,11 +347,11 @@ async def retrieve(call: Call) -> CallToolResult:
     activation = input_parse(ActivationBody, body).request()
     levels = 0
 
-    async def progress(event: dict[str, Any]) -> None:
+    async def progress(event: RetrievalEvent) -> None:
         nonlocal levels
-        if event["type"] == EventType.LEVEL_EXPANDED:
+        if isinstance(event, LevelExpanded):
             levels += 1
-            await call.ctx.report_progress(levels, None, json.dumps(event, ensure_ascii=False))
+            await call.ctx.report_progress(levels, None, json.dumps(event.frame(), ensure_ascii=False))
 
     # Watchers see it live, as with REST.
     answer = await activation_answer(activation, requested_by=call.user.get_username(), on_event=progress)

@@ -22,7 +22,14 @@ from memoria.ppr.service import ScoredNode, ppr_run
 from memoria.projection.cache import ProjectionCache
 from memoria.requests.moment import AsOfInput
 from memoria.retrieval.budget import server_limits
-from memoria.retrieval.event_types import Algorithm, PprFinished, PprIteration, RetrievalFinished, RetrievalStarted
+from memoria.retrieval.event_types import (
+    Algorithm,
+    PprFinished,
+    PprIteration,
+    RetrievalEvent,
+    RetrievalFinished,
+    RetrievalStarted,
+)
 
 ITERATION_EVERY = 3
 ITERATION_SECONDS = 0.05
@@ -46,7 +53,7 @@ class _Pace:
         return True
 
 
-def ppr_started(request: PprRequest, *, retrieval_id: str, requested_by: str | None) -> dict[str, Any]:
+def ppr_started(request: PprRequest, *, retrieval_id: str, requested_by: str | None) -> RetrievalStarted:
     """What was asked, as watchers and the journal list it (seeds as given; the answer says which were used)."""
     return RetrievalStarted(
         retrieval_id=retrieval_id,
@@ -67,7 +74,7 @@ def ppr_started(request: PprRequest, *, retrieval_id: str, requested_by: str | N
         },
         budget=(request.budget or server_limits(ppr=True)).as_dict(),  # the limits; the end says what was used
         time=request.moment.as_dict() if request.moment else None,
-    ).frame()
+    )
 
 
 def ppr_events(
@@ -76,7 +83,7 @@ def ppr_events(
     retrieval_id: str,
     requested_by: str | None = None,
     cache: ProjectionCache | None = None,
-) -> AsyncIterator[dict[str, Any]]:
+) -> AsyncIterator[RetrievalEvent]:
     """Events of one PPR run; engine errors (InvalidInput, ProjectionLoading, ...) raise after `retrieval_started`.
     Everything it logs carries the retrieval id."""
     return retrieval_id_events(retrieval_id, _ppr_events(request, retrieval_id, requested_by, cache))
@@ -84,9 +91,9 @@ def ppr_events(
 
 async def _ppr_events(
     request: PprRequest, retrieval_id: str, requested_by: str | None, cache: ProjectionCache | None
-) -> AsyncIterator[dict[str, Any]]:
+) -> AsyncIterator[RetrievalEvent]:
     loop = asyncio.get_running_loop()
-    queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+    queue: asyncio.Queue[RetrievalEvent | None] = asyncio.Queue()
     stop = threading.Event()
     pace = _Pace()
     began = time.perf_counter()
@@ -99,7 +106,7 @@ async def _ppr_events(
             return
         event = PprIteration(
             retrieval_id=retrieval_id, iteration=iteration, error_bound=bound, top=[vars(node) for node in top()]
-        ).frame()
+        )
         loop.call_soon_threadsafe(queue.put_nowait, event)
 
     yield ppr_started(request, retrieval_id=retrieval_id, requested_by=requested_by)
@@ -117,7 +124,7 @@ async def _ppr_events(
     finally:
         stop.set()
         solve.add_done_callback(lambda done: done.cancelled() or done.exception())  # a stopped solve's error is seen
-    yield PprFinished(retrieval_id=retrieval_id, answer=answer.as_dict()).frame()
+    yield PprFinished(retrieval_id=retrieval_id, answer=answer.as_dict())
     yield _finished(
         retrieval_id,
         began,
@@ -128,11 +135,11 @@ async def _ppr_events(
     )
 
 
-def _finished(retrieval_id: str, began: float, *, status: str, **details: Any) -> dict[str, Any]:
+def _finished(retrieval_id: str, began: float, *, status: str, **details: Any) -> RetrievalFinished:
     return RetrievalFinished(
         retrieval_id=retrieval_id,
         algorithm=Algorithm.PPR,
         status=status,
         elapsed_ms=round((time.perf_counter() - began) * 1000, 3),
         **details,
-    ).frame()
+    )

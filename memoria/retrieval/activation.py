@@ -41,9 +41,9 @@ from memoria.retrieval.energy import sqrt_degree
 from memoria.retrieval.engines import CYPHER_ENGINE, EngineChoice
 from memoria.retrieval.event_types import (
     Algorithm,
-    EventType,
     LevelExpanded,
     PathCompleted,
+    RetrievalEvent,
     RetrievalFinished,
     RetrievalStarted,
     SeedFinished,
@@ -172,7 +172,7 @@ class SeedExploration:
         seed: Seed,
         params: ActivationParams,
         explain: bool,
-        emit: Any,
+        emit: Callable[[RetrievalEvent], Awaitable[None]],
         budget: RetrievalBudget,
     ) -> None:
         self.retrieval_id = retrieval_id
@@ -186,10 +186,10 @@ class SeedExploration:
         self.neighbour_degrees: dict[str, int] = {}
         self.source: LevelSource | None = None
 
-    async def run(self, source: LevelSource) -> dict[str, Any]:
+    async def run(self, source: LevelSource) -> SeedFinished:
         self.source = source
         started = SeedStarted(retrieval_id=self.retrieval_id, seed_id=self.seed.id, score=self.seed.score)
-        await self.emit(started.frame())
+        await self.emit(started)
         try:
             node = await self._within_budget(lambda: source.seed(self.seed.id))
         except BudgetExhausted:
@@ -298,7 +298,7 @@ class SeedExploration:
                 parents=parents_report,
                 selected=len(next_frontier),
                 elapsed_ms=round((time.perf_counter() - started) * 1000, 3),
-            ).frame()
+            )
         )
         for branch, report in zip(frontier, parents_report, strict=True):
             if report["end_reason"]:
@@ -339,9 +339,9 @@ class SeedExploration:
     async def _complete(self, branch: Branch, end_reason: str) -> None:
         path = branch.path(self.seed.id, end_reason)
         self.paths.append(path)
-        await self.emit(PathCompleted(retrieval_id=self.retrieval_id, seed_id=self.seed.id, path=path).frame())
+        await self.emit(PathCompleted(retrieval_id=self.retrieval_id, seed_id=self.seed.id, path=path))
 
-    def _finished(self, status: str, **extra: Any) -> dict[str, Any]:
+    def _finished(self, status: str, **extra: Any) -> SeedFinished:
         return SeedFinished(
             retrieval_id=self.retrieval_id,
             seed_id=self.seed.id,
@@ -353,7 +353,7 @@ class SeedExploration:
             candidates=self.stats.candidates,
             elapsed_ms=round((time.perf_counter() - self.stats.started) * 1000, 3),
             **extra,
-        ).frame()
+        )
 
 
 SourceOpener = Callable[[], AbstractAsyncContextManager[LevelSource]]
@@ -389,7 +389,7 @@ async def activation_events(
     budget: RetrievalBudget | None = None,
     engine: EngineChoice = CYPHER_ENGINE,
     moment: AsOf = EVERY_FACT,
-) -> AsyncIterator[dict[str, Any]]:
+) -> AsyncIterator[RetrievalEvent]:
     """Run an Activation Energy retrieval and yield its events in the order they happen.
 
     Seeds explore concurrently; each `seed_finished` is yielded as that seed
@@ -403,7 +403,7 @@ async def activation_events(
     budget = budget or RetrievalBudget(server_limits())
     retrieval_id = retrieval_id or uuid.uuid4().hex
     started = time.perf_counter()
-    queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+    queue: asyncio.Queue[RetrievalEvent] = asyncio.Queue()
     yield RetrievalStarted(
         retrieval_id=retrieval_id,
         algorithm=Algorithm.ACTIVATION,
@@ -415,8 +415,8 @@ async def activation_events(
         engine=engine.as_dict(),
         time=moment.as_dict(),
         **(context or {}),
-    ).frame()
-    finished: list[dict[str, Any]] = []
+    )
+    finished: list[SeedFinished] = []
     failures: list[str] = []
     outage: list[GraphUnavailable] = []  # the server went away: the answer is incomplete, whatever other seeds found
     refused: list[QueryTooLarge] = []  # the server refused a read as too large: incomplete as well
@@ -460,10 +460,10 @@ async def activation_events(
         try:
             while len(finished) < len(tasks):
                 event = await queue.get()
-                if event["type"] == EventType.SEED_FINISHED:
+                if isinstance(event, SeedFinished):
                     finished.append(event)
-                    if event["status"] == "error":
-                        failures.append(event["error"])
+                    if event.status == "error":
+                        failures.append(event.error or "")
                 yield event
         finally:
             for task in tasks:
@@ -472,19 +472,19 @@ async def activation_events(
     status = "completed"
     if outage or refused or (failures and len(failures) == len(tasks)):
         status = "failed"
-    elif any(event["status"] == BUDGET_EXHAUSTED for event in finished):
+    elif any(event.status == BUDGET_EXHAUSTED for event in finished):
         status = BUDGET_EXHAUSTED
     yield RetrievalFinished(
         retrieval_id=retrieval_id,
         status=status,
         error=failures[0] if failures else None,
         elapsed_ms=round((time.perf_counter() - started) * 1000, 3),
-        round_trips=sum(event["round_trips"] for event in finished),
-        paths=sum(len(event["paths"]) for event in finished),
-        seeds={event["seed_id"]: event["status"] for event in finished},
-        candidates=sum(event["candidates"] for event in finished),
+        round_trips=sum(event.round_trips for event in finished),
+        paths=sum(len(event.paths) for event in finished),
+        seeds={event.seed_id: event.status for event in finished},
+        candidates=sum(event.candidates for event in finished),
         budget=budget.report(),
-    ).frame()
+    )
     if outage:  # after the stream's end, so watchers and the journal see it close; the caller maps the error
         raise GraphUnavailable(str(outage[0])) from outage[0]
     if refused:

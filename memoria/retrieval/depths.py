@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from memoria.retrieval.event_types import RetrievalEvent, SeedFinished
 from memoria.retrieval.params import ActivationParams
 from memoria.retrieval.request import ActivationRequest
 from memoria.retrieval.runs import activation_run
@@ -42,17 +44,17 @@ class QueryDepth:
         }
 
 
-def query_depth(query: str, events: list[dict[str, Any]]) -> QueryDepth:
+def query_depth(query: str, events: Iterable[RetrievalEvent]) -> QueryDepth:
     """The shape of one finished event stream (activation_run's events)."""
-    seeds = [event for event in events if event["type"] == "seed_finished"]
-    paths = [path for seed in seeds for path in seed["paths"]]
+    seeds = [event for event in events if isinstance(event, SeedFinished)]
+    paths = [path for seed in seeds for path in seed.paths]
     children: dict[str, set[str]] = {}
     for path in paths:
         for parent, child in zip(path["nodes"], path["nodes"][1:], strict=False):
             children.setdefault(parent, set()).add(child)
     return QueryDepth(
         query=query,
-        seed_depths=tuple(max((path["depth"] for path in seed["paths"]), default=0) for seed in seeds),
+        seed_depths=tuple(max((path["depth"] for path in seed.paths), default=0) for seed in seeds),
         paths=len(paths),
         branching=sum(len(next_nodes) >= 2 for next_nodes in children.values()),
         end_reasons=dict(Counter(path["end_reason"] for path in paths)),

@@ -28,6 +28,7 @@ from memoria.graph.versions import group_version_read_async
 from memoria.projection.cache import Freshness, ProjectionCache, projection_cache, request_wait_seconds
 from memoria.projection.projection import Projection
 from memoria.retrieval.budget import RetrievalBudget
+from memoria.retrieval.event_types import RetrievalEvent
 
 logger = logging.getLogger(__name__)
 
@@ -108,9 +109,9 @@ async def engine_events(
     group: str,
     requested: str,
     budget: RetrievalBudget,
-    run: Callable[[EngineChoice], AsyncIterator[dict[str, Any]]],
+    run: Callable[[EngineChoice], AsyncIterator[RetrievalEvent]],
     cache: ProjectionCache | None = None,
-) -> AsyncIterator[dict[str, Any]]:
+) -> AsyncIterator[RetrievalEvent]:
     """The events of `run` on the engine chosen for `requested`, with a loaded view's freshness checked *while*
     it runs: the view's exploration is buffered until the version read confirms the view is current, then
     yielded; a newer version discards it (its rows given back to the budget) and the choice is made again.

@@ -1,15 +1,16 @@
 """The retrieval events, declared once: an enum of their names and a dataclass per event, for both algorithms.
 
-Activation and PPR build their events from these classes; the journal, `watch`, `loadtest`, the benches and the
-explorer's pages (which get the names exported into the page, memoria/templates context) read the names from
-here, and tests/retrieval/test_event_types.py checks every example of docs/websocket.md against the fields. The
-events travel as JSON objects, so each class turns into its frame with `frame()`: "type" first, then the fields,
-with the optional ones that were not given left out (as the frames have always had them).
+Activation and PPR yield these objects, and every reader in the process (the REST and MCP answers, MCP's
+progress, the context block, the benches) reads their fields; `watch`, `loadtest` and the explorer's pages (which
+get the names exported into the page, memoria/templates context) read the names from here, and
+tests/retrieval/test_event_types.py checks every example of docs/websocket.md against the fields. An event turns
+into the JSON object it travels as only where it leaves the process (memoria.live: the watchers' channel, the
+journal, a websocket), with `frame()`: "type" first, then the fields, with the optional ones that were not given
+left out (as the frames have always had them).
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from enum import StrEnum
@@ -38,11 +39,17 @@ class Algorithm(StrEnum):
     PPR = "ppr"
 
 
-@functools.cache
+_FRAME_FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}
+
+
 def _frame_fields(event_class: type) -> tuple[tuple[str, bool], ...]:
-    """Each field's name and whether it is flattened into the frame, in order: `fields()` per frame cost a tenth
-    of an activation's event building."""
-    return tuple((item.name, bool(item.metadata.get(_FLATTEN))) for item in fields(event_class))
+    """Each field's name and whether it is flattened into the frame, in order, found once per class: `fields()`
+    per frame cost a tenth of an activation's event building."""
+    found = _FRAME_FIELDS.get(event_class)
+    if found is None:
+        found = tuple((item.name, bool(item.metadata.get(_FLATTEN))) for item in fields(event_class))
+        _FRAME_FIELDS[event_class] = found
+    return found
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -52,6 +59,14 @@ class RetrievalEvent:
     retrieval_id: str
 
     def frame(self) -> dict[str, Any]:
+        """The event as it travels (websocket, channel layer, journal): built once, then shared by every reader,
+        which must not change it."""
+        built: dict[str, Any] | None = self.__dict__.get("_frame")
+        if built is None:
+            built = self.__dict__["_frame"] = self._frame_build()
+        return built
+
+    def _frame_build(self) -> dict[str, Any]:
         body: dict[str, Any] = {"type": self.type.value}
         for name, flattened in _frame_fields(type(self)):
             value = getattr(self, name)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from memoria.observability import retrieval_id_events
@@ -15,7 +15,7 @@ from memoria.requests.moment import AsOfInput
 from memoria.retrieval.activation import Seed, activation_events
 from memoria.retrieval.budget import RetrievalBudget, server_limits
 from memoria.retrieval.engines import EngineChoice, default_engine, engine_events
-from memoria.retrieval.event_types import EventType
+from memoria.retrieval.event_types import RetrievalEvent, RetrievalFinished, RetrievalStarted, SeedFinished
 from memoria.retrieval.query_tags import derive_query_tags
 from memoria.retrieval.request import ActivationRequest
 from memoria.search.service import search_seeds
@@ -27,7 +27,7 @@ def new_retrieval_id() -> str:
 
 def activation_run(
     request: ActivationRequest, *, retrieval_id: str | None = None, requested_by: str | None = None
-) -> AsyncIterator[dict[str, Any]]:
+) -> AsyncIterator[RetrievalEvent]:
     """Events of one Activation Energy retrieval, from `retrieval_started` to `retrieval_finished`; everything it
     logs (its Cypher round trips too) carries the retrieval id."""
     retrieval_id = retrieval_id or new_retrieval_id()
@@ -36,7 +36,7 @@ def activation_run(
 
 async def _activation_events(
     request: ActivationRequest, retrieval_id: str, requested_by: str | None
-) -> AsyncIterator[dict[str, Any]]:
+) -> AsyncIterator[RetrievalEvent]:
     # Started before seeds are searched for: finding them is part of the retrieval's time.
     budget = RetrievalBudget(request.budget or server_limits())
     moment = request.moment or AsOfInput().resolved()
@@ -62,7 +62,7 @@ async def _activation_events(
         "explain": request.explain,
     }
 
-    def run(engine: EngineChoice) -> AsyncIterator[dict[str, Any]]:
+    def run(engine: EngineChoice) -> AsyncIterator[RetrievalEvent]:
         return activation_events(
             group=request.group,
             seeds=seeds,
@@ -82,17 +82,18 @@ async def _activation_events(
         yield event
 
 
-def activation_response(events: list[dict[str, Any]]) -> dict[str, Any]:
+def activation_response(events: Sequence[RetrievalEvent]) -> dict[str, Any]:
     """The REST answer collected from a finished event stream."""
-    started = events[0]
-    finished = events[-1]
+    started, finished = events[0], events[-1]
+    if not isinstance(started, RetrievalStarted) or not isinstance(finished, RetrievalFinished):
+        raise ValueError("an activation answer is collected from a whole stream, retrieval_started to _finished")
     seeds = [
         {
-            "seed_id": event["seed_id"],
-            "status": event["status"],
-            "score": event["score"],
-            "name": event.get("name"),
-            "labels": event.get("labels", []),
+            "seed_id": event.seed_id,
+            "status": event.status,
+            "score": event.score,
+            "name": event.name,
+            "labels": event.labels or [],
             "paths": [
                 {
                     "nodes": path["nodes"],
@@ -101,25 +102,26 @@ def activation_response(events: list[dict[str, Any]]) -> dict[str, Any]:
                     "energy": path["energy"],
                     "end_reason": path["end_reason"],
                 }
-                for path in event["paths"]
+                for path in event.paths
             ],
-            **({"error": event["error"]} if "error" in event else {}),
+            **({"error": event.error} if event.error is not None else {}),
         }
         for event in events
-        if event["type"] == EventType.SEED_FINISHED
+        if isinstance(event, SeedFinished)
     ]
-    order = {seed["id"]: index for index, seed in enumerate(started["seeds"])}
+    order = {seed["id"]: index for index, seed in enumerate(started.seeds)}
     seeds.sort(key=lambda seed: order.get(seed["seed_id"], len(order)))
     return {
-        "retrieval_id": started["retrieval_id"],
-        "group": started["group"],
-        "query_tags": started["query_tags"],
-        "params": started["params"],
-        "seed_source": started.get("seed_source"),
-        "engine": started["engine"],
-        "time": started["time"],
+        "retrieval_id": started.retrieval_id,
+        "group": started.group,
+        "query_tags": started.query_tags,
+        "params": started.params,
+        "seed_source": started.seed_source,
+        "engine": started.engine,
+        "time": started.time,
         "seeds": seeds,
         "stats": {
-            key: finished[key] for key in ("status", "elapsed_ms", "round_trips", "paths", "candidates", "budget")
+            key: getattr(finished, key)
+            for key in ("status", "elapsed_ms", "round_trips", "paths", "candidates", "budget")
         },
     }

@@ -280,14 +280,14 @@ async def test_an_activation_retrieval_rides_out_a_restart(
     edges = [("a", "b", 0.9, ["x"]), ("b", "c", 0.8, []), ("a", "d", 0.5, ["x"]), ("d", "e", 0.7, [])]
     await sync_to_async(load)(group, ["a", "b", "c", "d", "e"], edges)
     seeds = [Seed(f"{group}-a", 1.0), Seed(f"{group}-d", 0.6)]
-    before = [event async for event in activation_events(group=group, seeds=seeds)]
+    before = [event.frame() async for event in activation_events(group=group, seeds=seeds)]
 
     retry_settings(**RIDE_OUT)
     caplog.set_level(logging.INFO, logger=LOGGER)
     await sync_to_async(graph_server.stop)()
     restart = start_soon(graph_server)
     try:
-        after = [event async for event in activation_events(group=group, seeds=seeds)]
+        after = [event.frame() async for event in activation_events(group=group, seeds=seeds)]
     finally:
         await sync_to_async(restart.join)()
     assert after[-1]["status"] == "completed" and set(after[-1]["seeds"].values()) == {"completed"}

@@ -267,7 +267,7 @@ def test_an_llm_that_cannot_be_reached_is_a_503_and_an_error_frame(memory: str, 
         request = PprRequest(group=memory, query=QUERY, relation_aware=True)
         try:
             async for event in ppr_events(request, retrieval_id="r-llm", cache=ProjectionCache()):
-                events.append(event)
+                events.append(event.frame())
         except Exception as error:
             return events, error
         raise AssertionError("the stream did not fail")

@@ -39,7 +39,7 @@ def load(group: str, nodes: list[str], edges: list[tuple[str, str, float, list[s
 
 
 async def collect(**kwargs) -> list[dict]:
-    return [event async for event in activation_events(**kwargs)]
+    return [event.frame() async for event in activation_events(**kwargs)]
 
 
 def paths_of(events: list[dict], seed_id: str) -> list[tuple[tuple[str, ...], tuple[float, ...], str]]:
@@ -151,7 +151,7 @@ async def test_closing_the_stream_cancels_the_work(group: str) -> None:
     load(group, nodes, edges)
     stream = activation_events(group=group, seeds=[Seed(f"{group}-{n}", 1.0) for n in nodes[:5]])
     first = await anext(stream)
-    assert first["type"] == "retrieval_started"
+    assert first.frame()["type"] == "retrieval_started"
     await anext(stream)
     await stream.aclose()  # must not hang or leak tasks
     await asyncio.sleep(0)

@@ -74,12 +74,12 @@ async def activation(group: str, person: str, moment: AsOf | None, engine: str) 
     params = ActivationParams(max_branches=5, min_activation=0.001)
     if moment is None:  # as a caller's request gets it: the default moment, now
         request = ActivationRequest(group, seeds=(Seed(person, 1.0),), params=params, explain=True, engine=engine)
-        return [event async for event in activation_run(request)]
+        return [event.frame() async for event in activation_run(request)]
     choice = EngineChoice(VIEW, projection_load(group=group)) if engine == VIEW else CYPHER_ENGINE
     stream = activation_events(
         group=group, seeds=[Seed(person, 1.0)], params=params, explain=True, engine=choice, moment=moment
     )
-    return [event async for event in stream]
+    return [event.frame() async for event in stream]
 
 
 @pytest.mark.parametrize("engine", ["cypher", "view"])

@@ -86,7 +86,7 @@ async def test_activation_sends_only_declared_events_with_their_declared_fields(
     load(group, ["a", "b", "c"], [("a", "b", 1.0, []), ("b", "c", 1.0, [])])
     seeds = [Seed(f"{group}-a", 1.0), Seed(f"{group}-missing", 0.5)]
     params = ActivationParams(min_activation=0.01)
-    events = [event async for event in activation_events(group=group, seeds=seeds, params=params)]
+    events = [event.frame() async for event in activation_events(group=group, seeds=seeds, params=params)]
     kinds = [event["type"] for event in events]
     assert kinds[0] == EventType.RETRIEVAL_STARTED and kinds[-1] == EventType.RETRIEVAL_FINISHED
     assert {EventType.SEED_STARTED, EventType.LEVEL_EXPANDED, EventType.PATH_COMPLETED} <= set(kinds)
@@ -101,7 +101,7 @@ async def test_activation_sends_only_declared_events_with_their_declared_fields(
 async def test_ppr_sends_only_declared_events_with_their_declared_fields(group: str) -> None:
     load(group, ["a", "b", "c"], [("a", "b", 1.0, []), ("b", "c", 1.0, [])])
     request = input_parse(PprBody, {"group": group, "seeds": [{"id": f"{group}-a", "weight": 1}], "top_k": 3}).request()
-    events = [event async for event in ppr_events(request, retrieval_id="p", cache=ProjectionCache())]
+    events = [event.frame() async for event in ppr_events(request, retrieval_id="p", cache=ProjectionCache())]
     assert [events[0]["type"], events[-2]["type"], events[-1]["type"]] == [
         EventType.RETRIEVAL_STARTED,
         EventType.PPR_FINISHED,

@@ -50,7 +50,7 @@ async def both_engines(group: str, **kwargs: Any) -> tuple[list[dict], list[dict
     for engine in (CYPHER_ENGINE, view):
         budget = RetrievalBudget(limits) if limits else None
         stream = activation_events(group=group, engine=engine, budget=budget, retrieval_id="same", **kwargs)
-        runs.append([event async for event in stream])
+        runs.append([event.frame() async for event in stream])
     return runs[0], runs[1]
 
 
