@@ -3,8 +3,8 @@ with its framework from PyPI, into a venv of its own, and a script run there aga
 
 The venv is kept under the test var dir, keyed by a hash of the package's pyproject.toml, the client's and the
 Python version: the framework's install (the slow part: PyPI) is paid once, and again only when a dependency range
-changes. The two packages of the repository are rebuilt and reinstalled (without dependencies) at every call, so
-the venv always runs the sources as they are now.
+changes. The repository's packages (the framework package, and the client when it is built on it) are rebuilt and
+reinstalled (without dependencies) at every call, so the venv always runs the sources as they are now.
 """
 
 from __future__ import annotations
@@ -57,18 +57,26 @@ def _run(command: list[str | Path], *, timeout: float) -> None:
     assert done.returncode == 0, f"{command}\n{done.stdout}\n{done.stderr}"
 
 
+def _sources(package: str) -> list[Path]:
+    """The package, and the client when it is built on it (openai-agents-memoria is not: it speaks MCP, and the
+    SDK's websockets<17 cannot sit beside the client's websockets 17)."""
+    needs_client = "memoria-client" in (CLIENTS / package / "pyproject.toml").read_text()
+    return [CLIENT, CLIENTS / package] if needs_client else [CLIENTS / package]
+
+
 def _wheels(package: str, into: Path) -> list[Path]:
-    """Wheels of the client and the package, built by the project's pip and setuptools from copies of their
-    sources (the scratch venv's bundled setuptools cannot build wheels without `wheel`; copies keep build/ and
-    egg-info out of the repository)."""
+    """Wheels of the package (and the client it is built on), built by the project's pip and setuptools from
+    copies of their sources (the scratch venv's bundled setuptools cannot build wheels without `wheel`; copies keep
+    build/ and egg-info out of the repository)."""
     shutil.rmtree(into, ignore_errors=True)
-    for source in (CLIENT, CLIENTS / package):
+    sources = _sources(package)
+    for source in sources:
         copy = into / "src" / source.name
         shutil.copytree(source, copy, ignore=shutil.ignore_patterns("*.egg-info", "__pycache__", "build"))
         build = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-index", "--no-deps", "--no-build-isolation"]
         _run([*build, "-w", str(into), str(copy)], timeout=300)
     wheels = sorted(into.glob("*.whl"))
-    assert len(wheels) == 2, wheels
+    assert len(wheels) == len(sources), wheels
     return wheels
 
 
