@@ -462,7 +462,9 @@ async def list_episodes(call: Call) -> CallToolResult:
     wanted: inputs.ListEpisodesInput = call.wanted
 
     def read() -> CallToolResult:
-        page = episodes_recent(group=wanted.group, offset=wanted.offset, limit=wanted.limit)
+        page = episodes_recent(
+            group=wanted.group, offset=wanted.offset, limit=wanted.limit, scope=wanted.memory_scope()
+        )
         answer = outputs.ListEpisodesOutput(
             episodes=[_cut_texts(asdict(episode), wanted.text_tokens) for episode in page.episodes],
             total=page.total,
@@ -505,7 +507,9 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "add_memory",
         "Remember something: add episodes (messages, notes, documents) to a group, one or a batch of up to 500"
-        " in `episodes`, stored all or nothing. Entities and facts are extracted from the text and linked to what"
+        " in `episodes`, or chat turns in `messages` ({role, name?, content}: one episode each), stored all or"
+        " nothing. `user_id`, `agent_id`, `session_id` and `metadata` scope what is added, so searches and"
+        " listings can be narrowed to it. Entities and facts are extracted from the text and linked to what"
         " the group already knows; an episode whose id is already stored is left unchanged. Needs the curator"
         " role.",
         inputs.AddMemoryInput,
@@ -602,7 +606,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         "list_episodes",
         "List a group's episodes, newest first (by when they happened, then when they were stored), a page at a"
         " time: `limit` per page, `offset` to skip the pages read; `more` says how many are left. Each episode's"
-        " content is cut to `text_tokens`; read one whole with the episode resource.",
+        " content is cut to `text_tokens`; read one whole with the episode resource. Give `user_id`, `agent_id`,"
+        " `session_id` or `metadata` to list only that scope's episodes.",
         inputs.ListEpisodesInput,
         outputs.ListEpisodesOutput,
         list_episodes,

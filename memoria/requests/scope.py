@@ -33,15 +33,17 @@ class MemoryScope(RequestModel):
     """Which memories: those of this user, agent and session, whose metadata holds every pair given. An empty
     scope is every memory of the group."""
 
-    user_id: ScopeId | None = Field(default=None, description="only the memories of this user", examples=["alice"])
+    user_id: ScopeId | None = Field(
+        default=None, description="the user a memory is about or for (adding: theirs; reading: only theirs)"
+    )
     agent_id: ScopeId | None = Field(
-        default=None, description="only the memories of this agent", examples=["support-bot"]
+        default=None, description="the agent a memory belongs to (adding: its own; reading: only its own)"
     )
     session_id: ScopeId | None = Field(
-        default=None, description="only the memories of this session (a chat, a run)", examples=["chat-2026-11-29"]
+        default=None, description="the session (a chat, a run) a memory came from (reading: only this session's)"
     )
     metadata: Metadata | None = Field(
-        default=None, description="only memories whose metadata has each of these keys with this value"
+        default=None, description="free metadata (reading: only memories with each of these keys at this value)"
     )
 
     @property
