@@ -145,7 +145,7 @@ class ListGroupsInput(RequestModel):
     pass
 
 
-class SearchMemoryInput(RequestModel):
+class SearchMemoryInput(ScopeInput):
     group: GroupName
     query: str = Field(
         min_length=1,

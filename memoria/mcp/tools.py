@@ -222,7 +222,9 @@ def _search_config(wanted: inputs.SearchMemoryInput) -> tuple[str, SearchConfig,
 async def search_memory(call: Call) -> CallToolResult:
     def run() -> CallToolResult:
         query, config, valid_at = _search_config(call.wanted)
-        found = search(query=query, groups=[call.wanted.group], config=config, valid_at=valid_at).as_dict()
+        scope = call.wanted.memory_scope()
+        searched = search(query=query, groups=[call.wanted.group], config=config, valid_at=valid_at, scope=scope)
+        found = searched.as_dict()
         found["facts"] = facts_versioned(call.wanted.group, found["facts"])
         answer = _rounded(_cut_texts(found, call.wanted.text_tokens))
         return _compact(outputs.SearchMemoryOutput.model_validate(answer))

@@ -333,6 +333,19 @@ async def test_add_memory_takes_chat_messages_and_list_episodes_filters_by_scope
         assert (await listed(user_id="carol"))["episodes"] == []
         assert (await listed())["total"] == 6  # the three stored before scopes, unscoped, are still listed
 
+        async def searched(**scope: Any) -> set[str]:
+            found = await session.call_tool(
+                "search_memory", {"group": memory, "query": "Lyon Oslo", "scopes": ["episodes"], **scope}
+            )
+            assert not found.is_error, found
+            return {hit["id"] for hit in found.structured_content["episodes"]}
+
+        alices = {item["id"] for item in alice["episodes"]}
+        assert (await searched(user_id="alice")) <= alices and await searched(user_id="alice")
+        assert await searched(user_id="bob") == {"bob-1"}
+        assert await searched(metadata=[{"key": "channel", "value": "support"}]) <= alices
+        assert await searched(agent_id="nobody") == set()
+
 
 async def test_delete_episode_takes_what_it_alone_said_and_undo_puts_it_back(
     daphne_url: str, memory: str, token_for_role
