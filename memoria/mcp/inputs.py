@@ -200,7 +200,7 @@ class SearchMemoryInput(ScopeInput):
     )
 
 
-class GetContextInput(ContextRequest):
+class GetContextInput(ScopeInput, ContextRequest):
     """POST /api/context's request, answering the text by default: an agent pastes the block, and pays for every
     token it reads (the JSON form repeats nothing, but its items still cost about twice the text)."""
 
@@ -335,7 +335,7 @@ def _activation_parameter(name: str, what: str) -> Any:
     )
 
 
-class RetrieveInput(AsOfInput):
+class RetrieveInput(AsOfInput, ScopeInput):
     """A retrieval as REST and the websocket take it, at a moment (`as_of`, `known_at`, `include_invalidated`:
     memoria/graph/asof.py) like theirs. Give `query`, `seeds` or both (said in their descriptions: a schema that
     requires one of two fields is refused by strict clients)."""
@@ -404,7 +404,7 @@ class RetrieveInput(AsOfInput):
 
     def engine_request(self) -> dict[str, Any]:
         """The REST body of the same retrieval: the engine's own parser checks the rest (and names fields)."""
-        body: dict[str, Any] = {"group": self.group}
+        body: dict[str, Any] = {"group": self.group, **self.scope_given()}  # activation: the seeds' scope
         if self.query is not None:
             body["query"] = self.query
         if self.algorithm == "activation":

@@ -370,7 +370,11 @@ async def get_context(call: Call) -> CallToolResult:
 
     def run() -> CallToolResult:
         block = context_build(
-            group=wanted.group, query=wanted.query, budget_tokens=wanted.budget_tokens, as_of=wanted.as_of
+            group=wanted.group,
+            query=wanted.query,
+            budget_tokens=wanted.budget_tokens,
+            as_of=wanted.as_of,
+            scope=wanted.memory_scope(),
         )
         answer = block.as_dict(form=wanted.format)
         if wanted.format == "text":

@@ -551,8 +551,11 @@ def _search_group(request: _Request, scoped: dict[Scope, ScopeConfig]) -> Search
     return SearchResults(**found, engine=_engine_report(request))
 
 
-def search_seeds(*, group: str, query: str, limit: int = 5) -> list[tuple[str, float]]:
-    """Seeds for the Activation retriever: hybrid RRF over entities, scores divided by the best into (0, 1]."""
-    hits = search(query=query, groups=[group], config=recipe(SEED_RECIPE, limit=limit)).entities
+def search_seeds(
+    *, group: str, query: str, limit: int = 5, scope: MemoryScope | None = None
+) -> list[tuple[str, float]]:
+    """Seeds for the Activation retriever: hybrid RRF over entities (a memory scope's, when given), scores divided
+    by the best into (0, 1]."""
+    hits = search(query=query, groups=[group], config=recipe(SEED_RECIPE, limit=limit), scope=scope).entities
     best = hits[0].score if hits else 0.0
     return [(hit.id, hit.score / best) for hit in hits] if best > 0 else []

@@ -20,6 +20,7 @@ from memoria.accounts.roles import Role
 from memoria.admission.problems import FINAL_CONFLICT_NOTE
 from memoria.context.tokens import token_count
 from memoria.curation.undo import audit_entry_undo
+from memoria.graph import driver
 from memoria.graph.clear import group_clear
 from memoria.graph.versions import group_stamps_delete
 from memoria.interchange.document import parse_graph_document
@@ -345,6 +346,22 @@ async def test_add_memory_takes_chat_messages_and_list_episodes_filters_by_scope
         assert await searched(user_id="bob") == {"bob-1"}
         assert await searched(metadata=[{"key": "channel", "value": "support"}]) <= alices
         assert await searched(agent_id="nobody") == set()
+        retrieved = await session.call_tool(
+            "retrieve", {"group": memory, "query": "Lyon Oslo", "user_id": "bob", "detail": "full"}
+        )
+        assert not retrieved.is_error, retrieved
+        seeds = {seed["seed_id"] for seed in retrieved.structured_content["result"]["seeds"]}
+        bobs = await sync_to_async(_mentioned_by)(memory, ["bob-1"])
+        assert seeds and seeds <= bobs
+
+
+def _mentioned_by(group: str, episodes: list[str]) -> set[str]:
+    rows = driver.read(
+        "MATCH (e:Episode {group_id: $group})-[:MENTIONS]->(n) WHERE e.id IN $ids RETURN n.id AS id",
+        group=group,
+        ids=episodes,
+    )
+    return {row["id"] for row in rows}
 
 
 async def test_delete_episode_takes_what_it_alone_said_and_undo_puts_it_back(
