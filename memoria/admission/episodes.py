@@ -17,7 +17,7 @@ def episodes_admit(*, group: str, given: Any, update_communities: bool) -> dict[
     The answer: the group, how many were added and left unchanged (already stored under the same id), and each
     episode's result in the order given.
     """
-    episodes = episodes_post_parse(given)
+    episodes = episodes_post_parse(given, group=group)
     results = episodes_add(
         group=group,
         episodes=episodes,

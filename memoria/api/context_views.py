@@ -39,6 +39,10 @@ class ContextView(APIView):
         wanted = input_parse(ContextRequest, request.data)
         check_group_access(user=request.user, group=wanted.group)
         block = context_build(
-            group=wanted.group, query=wanted.query, budget_tokens=wanted.budget_tokens, as_of=wanted.as_of
+            group=wanted.group,
+            query=wanted.query,
+            budget_tokens=wanted.budget_tokens,
+            as_of=wanted.as_of,
+            scope=wanted.memory_scope(),
         )
         return Response(block.as_dict(form=wanted.format))

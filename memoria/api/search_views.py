@@ -22,7 +22,9 @@ from memoria.search.suggest_request import MAX_SUGGESTIONS, MAX_TYPED_CHARS, Sug
 
 def _answer(request: Request, wanted: SearchRequest) -> Response:
     check_group_access(user=request.user, group=wanted.group)
-    found = search(query=wanted.query, groups=[wanted.group], config=wanted.config, valid_at=wanted.valid_at)
+    found = search(
+        query=wanted.query, groups=[wanted.group], config=wanted.config, valid_at=wanted.valid_at, scope=wanted.scope
+    )
     return Response(found.as_dict())
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from memoria.browse.records import FACT_COLUMNS, NODE_CARD_COLUMNS, EdgeCard, NodeCard
 from memoria.errors import NodeNotFound
 from memoria.graph import driver, kinds
+from memoria.requests.scope import MemoryScope
 
 # A page lists at most this many of a node's facts, episodes, members; the totals say how many there are.
 MAX_PAGE_FACTS = 500
@@ -69,15 +70,19 @@ RETURN {FACT_COLUMNS}
 """
 # Newest first as the ingest context reads them (when it happened, then when it was stored); the id breaks ties so
 # pages never overlap.
+# {where} is MemoryScope.episode_condition's (our own text, every value a parameter).
 RECENT_EPISODES = """
-MATCH (ep:Episode {group_id: $group})
+MATCH (ep:Episode {{group_id: $group}})
+WHERE {where}
 RETURN ep.id AS id, ep.name AS name, ep.valid_at AS valid_at, ep.created_at AS created_at, ep.source AS source,
-  ep.content AS content
+  ep.content AS content, ep.user_id AS user_id, ep.agent_id AS agent_id, ep.session_id AS session_id,
+  ep.metadata AS metadata
 ORDER BY coalesce(ep.valid_at, '') DESC, coalesce(ep.created_at, '') DESC, ep.id DESC
 SKIP $offset LIMIT $limit
 """
 EPISODE_COUNT = """
-MATCH (ep:Episode {group_id: $group})
+MATCH (ep:Episode {{group_id: $group}})
+WHERE {where}
 RETURN count(ep) AS total
 """
 COMMUNITY_MEMBERS = f"""
@@ -166,6 +171,10 @@ class EpisodeListItem:
     created_at: str | None
     source: str | None
     content: str
+    user_id: str | None = None
+    agent_id: str | None = None
+    session_id: str | None = None
+    metadata: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -263,10 +272,12 @@ def episode_page(*, group: str, episode_id: str) -> EpisodePage:
     )
 
 
-def episodes_recent(*, group: str, offset: int, limit: int) -> EpisodeList:
-    """A page of the group's episodes, newest first; a group the caller may not see was refused before this."""
-    rows = driver.read(RECENT_EPISODES, group=group, offset=offset, limit=limit)
-    total = driver.read(EPISODE_COUNT, group=group)[0]["total"]
+def episodes_recent(*, group: str, offset: int, limit: int, scope: MemoryScope | None = None) -> EpisodeList:
+    """A page of the group's episodes of the scope (all without one), newest first; a group the caller may not see
+    was refused before this."""
+    where, parameters = (scope or MemoryScope()).episode_condition("ep")
+    rows = driver.read(RECENT_EPISODES.format(where=where), group=group, offset=offset, limit=limit, **parameters)
+    total = driver.read(EPISODE_COUNT.format(where=where), group=group, **parameters)[0]["total"]
     episodes = tuple(
         EpisodeListItem(
             id=row["id"],
@@ -275,6 +286,10 @@ def episodes_recent(*, group: str, offset: int, limit: int) -> EpisodeList:
             created_at=row["created_at"],
             source=row["source"],
             content=row["content"] or "",
+            user_id=row["user_id"],
+            agent_id=row["agent_id"],
+            session_id=row["session_id"],
+            metadata=json.loads(row["metadata"]) if row["metadata"] else None,
         )
         for row in rows
     )

@@ -7,14 +7,18 @@ from typing import Literal
 from pydantic import Field
 
 from memoria.graph.rules import MAX_QUERY_LENGTH
-from memoria.requests.vocabulary import GroupName, RequestModel, Timestamp
+from memoria.requests.scope import MemoryScope
+from memoria.requests.vocabulary import GroupName, Timestamp
 
 DEFAULT_BUDGET_TOKENS = 1000
 MIN_BUDGET_TOKENS = 100  # room for the header and a few facts
 MAX_BUDGET_TOKENS = 32_000
 
 
-class ContextRequest(RequestModel):
+class ContextRequest(MemoryScope):
+    """A context block's request; its scope fields (user_id, agent_id, session_id, metadata) narrow every piece to
+    that scope's memories."""
+
     group: GroupName
     query: str = Field(min_length=1, max_length=MAX_QUERY_LENGTH, description="what the context is for")
     budget_tokens: int = Field(
@@ -30,3 +34,8 @@ class ContextRequest(RequestModel):
     format: Literal["json", "text"] = Field(
         default="json", description="json: the text and an item per line naming its episodes; text: the text alone"
     )
+
+    def memory_scope(self) -> MemoryScope:
+        return MemoryScope(
+            user_id=self.user_id, agent_id=self.agent_id, session_id=self.session_id, metadata=self.metadata
+        )

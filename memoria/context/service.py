@@ -20,9 +20,11 @@ from memoria.context import lines
 from memoria.context.packing import MIN_CUT_TOKENS, Packed, Piece, pack
 from memoria.context.sources import EpisodeRow, Mention, entity_mentions, episode_rows, fact_cards, walk
 from memoria.graph.rules import TIMESTAMP_FORMAT
+from memoria.requests.scope import MemoryScope
 from memoria.search.config import Scope, SearchConfig
 from memoria.search.recipes import SCOPE_DEFAULT_RECIPES, recipe
 from memoria.search.rerankers import rrf
+from memoria.search.scoped import scope_members
 from memoria.search.service import SearchHit, search
 
 # Candidates per scope: more than a budget of 2,000 tokens holds of LoCoMo's turns (about 40 tokens a line), so the
@@ -276,24 +278,38 @@ class ContextCandidates:
             self.assembly.entity(hit, known)
 
 
-def context_candidates(*, group: str, query: str, as_of: str | None = None) -> ContextCandidates:
+def context_candidates(
+    *, group: str, query: str, as_of: str | None = None, scope: MemoryScope | None = None
+) -> ContextCandidates:
     """Search, walk and read what a block about `query` is made of; what held at `as_of` (a stored timestamp), or
-    now. The search depth does not depend on the budget, so blocks of several budgets share one candidate set."""
+    now. The search depth does not depend on the budget, so blocks of several budgets share one candidate set.
+
+    With a memory `scope`, every piece is the scope's: its episodes, facts drawn from them (the walk's too), and no
+    entity summaries, which are written from the episodes of every scope that mention the entity."""
     moment = as_of or datetime.now(UTC).strftime(TIMESTAMP_FORMAT)
-    found = search(query=query, groups=[group], config=search_config(SEARCH_LIMIT), valid_at=moment)
+    members = scope_members(group=group, scope=scope) if scope is not None and not scope.empty else None
+    found = search(query=query, groups=[group], config=search_config(SEARCH_LIMIT), valid_at=moment, scope=scope)
     hits = _ranked(found.facts)
     entities = _ranked(found.entities)
     walked = walk(group=group, entities=entities, moment=moment)
     cards = fact_cards(group, {**walked.ends, **{hit.id: (hit.source or "", hit.target or "") for hit in hits}}, moment)
     facts = {hit.id: _fact_of_hit(hit, cards[hit.id].episodes if hit.id in cards else ()) for hit in hits}
     strongest = sorted(walked.energy, key=lambda edge: (-walked.energy[edge], edge))
-    walk_facts = {edge: _fact_of_card(cards[edge]) for edge in strongest if edge in cards}
+    walk_facts = {
+        edge: _fact_of_card(cards[edge])
+        for edge in strongest
+        if edge in cards and (members is None or edge in members.facts)
+    }
     wanted = [hit.id for hit in found.episodes] + [
         episode for fact in [*facts.values(), *walk_facts.values()] for episode in fact.episodes
     ]
     rows = episode_rows(group, list(dict.fromkeys(wanted)))
     # An episode of a later time than as_of was not there yet; without as_of every stored episode is.
-    visible = {key: row for key, row in rows.items() if as_of is None or (row.at or "") <= moment}
+    visible = {
+        key: row
+        for key, row in rows.items()
+        if (as_of is None or (row.at or "") <= moment) and (members is None or key in members.episodes)
+    }
 
     def home(fact: _Fact) -> str:
         shown = [episode for episode in fact.episodes if episode in visible]
@@ -319,7 +335,7 @@ def context_candidates(*, group: str, query: str, as_of: str | None = None) -> C
             assembly.chain([walk_facts[edge] for edge in chain])
     for fact in walk_facts.values():  # what the walk found that no episode shown above carries
         assembly.fact(fact)
-    summarised = [hit for hit in entities[:ENTITY_CANDIDATES] if hit.text.strip()]
+    summarised = [hit for hit in entities[:ENTITY_CANDIDATES] if hit.text.strip()] if members is None else []
     return ContextCandidates(group, query, as_of, moment, assembly, summarised, base=len(assembly.pieces))
 
 
@@ -344,6 +360,9 @@ def context_pack(candidates: ContextCandidates, budget_tokens: int) -> ContextBl
     )
 
 
-def context_build(*, group: str, query: str, budget_tokens: int, as_of: str | None = None) -> ContextBlock:
-    """The context block for `query` within `budget_tokens` o200k_base tokens; what held at `as_of`, or now."""
-    return context_pack(context_candidates(group=group, query=query, as_of=as_of), budget_tokens)
+def context_build(
+    *, group: str, query: str, budget_tokens: int, as_of: str | None = None, scope: MemoryScope | None = None
+) -> ContextBlock:
+    """The context block for `query` within `budget_tokens` o200k_base tokens; what held at `as_of`, or now; of a
+    memory scope's memories when one is given."""
+    return context_pack(context_candidates(group=group, query=query, as_of=as_of, scope=scope), budget_tokens)

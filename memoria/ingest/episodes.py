@@ -7,8 +7,9 @@ so re-adding the same input finds the episode already stored.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
@@ -24,7 +25,8 @@ from memoria.interchange.records import (
     RequiredText,
     record_parse,
 )
-from memoria.requests.vocabulary import RequestModel
+from memoria.requests.scope import MemoryScope
+from memoria.requests.vocabulary import ListOf, OneOf, PatternText, RequestModel, input_parse
 
 DEFAULT_SOURCE = "message"
 # One request is one transaction: bounded so that a request stays a few seconds of work.
@@ -43,6 +45,7 @@ class EpisodeInput:
     source: str = DEFAULT_SOURCE
     source_description: str = ""
     valid_at: str | None = None
+    scope: MemoryScope = field(default_factory=MemoryScope)  # whose it is: none by default
 
 
 @dataclass(frozen=True)
@@ -55,10 +58,12 @@ class Episode:
     source: str
     source_description: str
     reference_time: str
+    scope: MemoryScope = field(default_factory=MemoryScope)
 
 
-class EpisodeBody(RequestModel):
-    """An episode as a caller sends it: the same fields, rules and words as an imported episode node."""
+class EpisodeBody(MemoryScope):
+    """An episode as a caller sends it: the same fields, rules and words as an imported episode node, and the
+    scope it belongs to (user, agent, session, metadata: memoria/requests/scope.py)."""
 
     content: RequiredText = Field(description="what was said or written; the only required field")
     id: OptionalRecordId = Field(default=None, description="derived from the input when absent")
@@ -76,7 +81,55 @@ class EpisodeBody(RequestModel):
             source=self.source,
             source_description=self.source_description or "",
             valid_at=self.valid_at,
+            scope=MemoryScope(
+                user_id=self.user_id, agent_id=self.agent_id, session_id=self.session_id, metadata=self.metadata
+            ),
         )
+
+
+CHAT_ROLES = ("user", "assistant", "system", "tool")
+SPEAKER_PATTERN = re.compile(r"[^\x00-\x1f\x7f()]{1,100}\Z")
+Speaker = PatternText(SPEAKER_PATTERN, "a name: 1–100 characters, no parentheses or control characters", "who spoke")
+
+
+class ChatMessage(RequestModel):
+    """A chat turn as mem0, Zep and the chat APIs give it."""
+
+    role: OneOf(CHAT_ROLES) = Field(description="who spoke: user, assistant, system or tool")  # type: ignore[valid-type]
+    name: Speaker | None = Field(default=None, description="the speaker's name, when the role is not enough")
+    content: RequiredText = Field(description="what was said")
+
+    def text(self) -> str:
+        """What the episode says, naming who spoke, so extraction and search read the speaker with the words."""
+        speaker = f"{self.name.strip()} ({self.role})" if self.name and self.name.strip() else self.role
+        return f"{speaker}: {self.content}"
+
+
+class MessagesBody(MemoryScope):
+    """Chat messages to remember: one episode each, in the order given, all of the request's scope and time."""
+
+    messages: ListOf(ChatMessage, "messages", non_empty=True, most=MAX_EPISODES_PER_REQUEST) = Field(  # type: ignore[valid-type]
+        description=f"1–{MAX_EPISODES_PER_REQUEST} messages, each {{role, name?, content}}"
+    )
+    valid_at: RecordTimestamp = Field(default=None, description="when they were said (default: when added)")
+
+    def episodes(self, group: str) -> list[EpisodeInput]:
+        """One episode a message, source `message`. Each id is derived from the whole request and the message's
+        place in it, so the same request sent again changes nothing, and "ok" said twice is two episodes."""
+        scope = MemoryScope(
+            user_id=self.user_id, agent_id=self.agent_id, session_id=self.session_id, metadata=self.metadata
+        )
+        whole = hashlib.sha256(self.model_dump_json().encode()).hexdigest()
+        return [
+            EpisodeInput(
+                content=message.text(),
+                id="msg-" + hashlib.sha256(f"{group}\x1f{whole}\x1f{index}".encode()).hexdigest()[:24],
+                source=DEFAULT_SOURCE,
+                valid_at=self.valid_at,
+                scope=scope,
+            )
+            for index, message in enumerate(self.messages)
+        ]
 
 
 def _episode_problems(raw: Any, where: str) -> tuple[EpisodeInput | None, list[str]]:
@@ -124,8 +177,9 @@ def episode_inputs_parse(items: list[Any], *, where: str = "episodes") -> list[E
 EpisodeBatch = Annotated[list[EpisodeBody], Field(min_length=1, max_length=MAX_EPISODES_PER_REQUEST)]
 
 
-class EpisodesPost(RootModel[EpisodeBody | EpisodeBatch]):
-    """The body of POST …/episodes: one episode, or a list of 1–MAX_EPISODES_PER_REQUEST stored all or nothing."""
+class EpisodesPost(RootModel[EpisodeBody | EpisodeBatch | MessagesBody]):
+    """The body of POST …/episodes: one episode, a list of 1–MAX_EPISODES_PER_REQUEST stored all or nothing, or
+    chat messages with their scope."""
 
 
 def _yes_or_no(value: Any) -> Any:
@@ -150,8 +204,11 @@ class EpisodesQuery(RequestModel):
         return {name: params[name] for name in cls.model_fields if name in params}
 
 
-def episodes_post_parse(data: Any) -> list[EpisodeInput]:
-    """The episodes of a POST body; each problem names its episode (`episode.content`, `episodes[3].valid_at`)."""
+def episodes_post_parse(data: Any, *, group: str) -> list[EpisodeInput]:
+    """The episodes of a POST body; each problem names its episode (`episode.content`, `episodes[3].valid_at`).
+    A body with `messages` is a chat's turns (`messages[2].role`), one episode each."""
+    if isinstance(data, dict) and "messages" in data:
+        return input_parse(MessagesBody, data).episodes(group)
     if isinstance(data, dict):
         return [episode_input_parse(data, where="episode")]
     if not isinstance(data, list):
@@ -162,8 +219,11 @@ def episodes_post_parse(data: Any) -> list[EpisodeInput]:
 
 
 def derived_episode_id(group: str, episode: EpisodeInput) -> str:
-    """A stable id for an episode given without one: the same input in the same group gets the same id."""
-    parts = (group, episode.name or "", episode.content, episode.valid_at or "", episode.source)
+    """A stable id for an episode given without one: the same input in the same group gets the same id. Its scope
+    counts when it has one (two users saying "yes" said two things); an unscoped episode keeps the id it always had."""
+    parts: tuple[str, ...] = (group, episode.name or "", episode.content, episode.valid_at or "", episode.source)
+    if not episode.scope.empty:
+        parts += (episode.scope.described(),)
     return "ep-" + hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:24]
 
 
@@ -186,4 +246,5 @@ def episode_prepare(*, group: str, episode: EpisodeInput, now: datetime | None =
         source=episode.source,
         source_description=episode.source_description,
         reference_time=episode.valid_at or moment,
+        scope=episode.scope,
     )

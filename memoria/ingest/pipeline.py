@@ -619,6 +619,7 @@ def _write_plan(
                 VECTOR_MODEL: model if vector is not None else None,
                 VECTOR_TEXT: SEARCHABLE_TEXT_VERSION if vector is not None else None,
                 "created_at": now,
+                **item.episode.scope.stored_properties(),
             },
         )
         for item, vector in zip(work, episode_vectors, strict=True)

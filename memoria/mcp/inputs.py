@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from memoria.api.episode_views import MAX_EPISODES_PER_REQUEST
 from memoria.browse.neighbourhood import DEFAULT_LIMIT as DEFAULT_FACTS
@@ -19,18 +19,26 @@ from memoria.context.request import ContextRequest
 from memoria.curation.inputs import VERSION_PATTERN
 from memoria.graph.kinds import EPISODE_SOURCES, RELATION_CATEGORIES
 from memoria.graph.rules import MAX_NAME_LENGTH, MAX_QUERY_LENGTH, MAX_RELATION_LENGTH, MAX_TEXT_LENGTH
+from memoria.ingest.episodes import CHAT_ROLES, Speaker
 from memoria.ppr.request import MAX_TOP_K
 from memoria.requests.moment import AsOfInput
+from memoria.requests.scope import MemoryScope
 from memoria.requests.vocabulary import (
+    MAX_METADATA_KEYS,
+    METADATA_KEY_PATTERN,
     EntityId,
     EpisodeId,
     FactId,
     GroupName,
     NodeId,
+    OneOf,
+    PatternText,
     RequestModel,
+    ScopeId,
     Tags,
     Timestamp,
     Weight,
+    input_parse,
 )
 from memoria.retrieval.params import BOUNDS, MAX_SEEDS, ActivationParams
 from memoria.search.config import MAX_LIMIT, Scope
@@ -78,11 +86,66 @@ def _offered_recipes_listed(schema: dict[str, Any]) -> None:
             option["enum"] = list(offered_recipes())
 
 
+MetadataKey = PatternText(
+    METADATA_KEY_PATTERN, "a metadata key: 1–64 letters, digits or _.- starting with a letter or _", "a metadata key"
+)
+
+
+class MetadataEntry(RequestModel):
+    """One metadata key and its value: a list of these, not an object, since strict clients accept no open object
+    (REST takes the object itself)."""
+
+    key: MetadataKey = Field(examples=["channel"])
+    value: str | float | bool = Field(description="its value: a text, a number or true/false", examples=["support"])
+
+
+class ScopeInput(RequestModel):
+    """Whose memories a tool adds or reads (memoria/requests/scope.py): checked again, in its words, as a
+    MemoryScope, so a scope means one thing over REST and MCP."""
+
+    user_id: ScopeId | None = Field(
+        default=None,
+        description="a user's id: adding, the memories are theirs; reading, only theirs",
+        examples=["alice"],
+    )
+    agent_id: ScopeId | None = Field(
+        default=None, description="an agent's id: adding, the memories are its own; reading, only its own"
+    )
+    session_id: ScopeId | None = Field(
+        default=None, description="a session's id (a chat, a run): adding, they came from it; reading, only its"
+    )
+    metadata: list[MetadataEntry] | None = Field(
+        default=None,
+        max_length=MAX_METADATA_KEYS,
+        description=f"free metadata as key/value pairs, at most {MAX_METADATA_KEYS}: adding, stored with the"
+        " memories; reading, only memories with every pair",
+        examples=[[{"key": "channel", "value": "support"}]],
+    )
+
+    @field_validator("metadata")
+    @classmethod
+    def _keys_once(cls, entries: list[MetadataEntry] | None) -> list[MetadataEntry] | None:
+        keys = [entry.key for entry in entries or ()]
+        if twice := sorted({key for key in keys if keys.count(key) > 1}):
+            raise ValueError(f"key {twice[0]!r} given twice")
+        return entries
+
+    def scope_given(self) -> dict[str, Any]:
+        """The scope as REST's body gives it (metadata an object)."""
+        given: dict[str, Any] = {name: getattr(self, name) for name in ("user_id", "agent_id", "session_id")}
+        if self.metadata is not None:
+            given["metadata"] = {entry.key: entry.value for entry in self.metadata}
+        return {name: value for name, value in given.items() if value is not None}
+
+    def memory_scope(self) -> MemoryScope:
+        return input_parse(MemoryScope, self.scope_given())
+
+
 class ListGroupsInput(RequestModel):
     pass
 
 
-class SearchMemoryInput(RequestModel):
+class SearchMemoryInput(ScopeInput):
     group: GroupName
     query: str = Field(
         min_length=1,
@@ -137,7 +200,7 @@ class SearchMemoryInput(RequestModel):
     )
 
 
-class GetContextInput(ContextRequest):
+class GetContextInput(ScopeInput, ContextRequest):
     """POST /api/context's request, answering the text by default: an agent pastes the block, and pays for every
     token it reads (the JSON form repeats nothing, but its items still cost about twice the text)."""
 
@@ -180,16 +243,35 @@ class EpisodeInput(RequestModel):
     )
 
 
-class AddMemoryInput(RequestModel):
-    """One field for one episode or many: "exactly one of episode or episodes" cannot be said in a schema that
-    strict clients accept (they refuse a union at the root), so there is no choice to make."""
+class MessageInput(RequestModel):
+    role: OneOf(CHAT_ROLES) = Field(description="who spoke: user, assistant, system or tool")  # type: ignore[valid-type]
+    name: Speaker | None = Field(
+        default=None, description="the speaker's name (1–100 characters), when the role is not enough"
+    )
+    content: str = Field(
+        min_length=1, max_length=MAX_TEXT_LENGTH, description="what was said", examples=["I moved to Lyon in March."]
+    )
+
+
+class AddMemoryInput(ScopeInput):
+    """`episodes` or `messages`: "exactly one of" cannot be said in a schema that strict clients accept (they
+    refuse a union at the root), so the descriptions say it and the model checks it."""
 
     group: GroupName
-    episodes: list[EpisodeInput] = Field(
+    episodes: list[EpisodeInput] | None = Field(
+        default=None,
         min_length=1,
         max_length=MAX_EPISODES_PER_REQUEST,
         description=f"the episodes to remember, 1–{MAX_EPISODES_PER_REQUEST} (one is a list of one); stored all or"
-        " nothing: if one is refused, none is written",
+        " nothing: if one is refused, none is written. Give `episodes` or `messages`, not both",
+    )
+    messages: list[MessageInput] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_EPISODES_PER_REQUEST,
+        description=f"chat messages to remember, 1–{MAX_EPISODES_PER_REQUEST}, in order: one episode each, its text"
+        " `name (role): content`. Give `episodes` or `messages`, not both",
+        examples=[[{"role": "user", "name": "Alice", "content": "I moved to Lyon in March."}]],
     )
     update_communities: bool = Field(
         default=True,
@@ -197,10 +279,20 @@ class AddMemoryInput(RequestModel):
         " is faster for a large import (communities can be updated later); default true",
     )
 
-    def given(self) -> list[dict[str, Any]]:
-        """The batch as REST's body gives it, for the one episode parser: its rules and words, a repeated id among
-        them, apply to both faces."""
-        return [episode.model_dump(exclude_none=True) for episode in self.episodes]
+    @model_validator(mode="after")
+    def _episodes_or_messages(self) -> AddMemoryInput:
+        if (self.episodes is None) == (self.messages is None):
+            raise ValueError("give `episodes` or `messages`, not both nor neither")
+        return self
+
+    def given(self) -> Any:
+        """The request as REST's body gives it, for the one episode parser: its rules and words, a repeated id
+        among them, apply to both faces; the scope goes with every episode."""
+        scope = self.scope_given()
+        if self.messages is not None:
+            return {"messages": [message.model_dump(exclude_none=True) for message in self.messages], **scope}
+        assert self.episodes is not None  # checked above
+        return [{**episode.model_dump(exclude_none=True), **scope} for episode in self.episodes]
 
 
 class GetEntityInput(RequestModel):
@@ -243,7 +335,7 @@ def _activation_parameter(name: str, what: str) -> Any:
     )
 
 
-class RetrieveInput(AsOfInput):
+class RetrieveInput(AsOfInput, ScopeInput):
     """A retrieval as REST and the websocket take it, at a moment (`as_of`, `known_at`, `include_invalidated`:
     memoria/graph/asof.py) like theirs. Give `query`, `seeds` or both (said in their descriptions: a schema that
     requires one of two fields is refused by strict clients)."""
@@ -312,7 +404,7 @@ class RetrieveInput(AsOfInput):
 
     def engine_request(self) -> dict[str, Any]:
         """The REST body of the same retrieval: the engine's own parser checks the rest (and names fields)."""
-        body: dict[str, Any] = {"group": self.group}
+        body: dict[str, Any] = {"group": self.group, **self.scope_given()}  # activation: the seeds' scope
         if self.query is not None:
             body["query"] = self.query
         if self.algorithm == "activation":
@@ -394,7 +486,7 @@ class DeleteFactInput(RequestModel):
     version: str | None = Version
 
 
-class ListEpisodesInput(RequestModel):
+class ListEpisodesInput(ScopeInput):
     group: GroupName
     offset: int = _offset("episodes")
     limit: int = _page_limit("episodes", LIST_EPISODES_DEFAULT, LIST_EPISODES_MAX)

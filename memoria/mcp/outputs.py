@@ -127,11 +127,15 @@ class EpisodeSummary(BaseModel):
     created_at: str | None = Field(description="when it was stored")
     source: str | None
     content: str = Field(description="its text, cut to `text_tokens`")
+    user_id: str | None = Field(default=None, description="the user it belongs to, if any")
+    agent_id: str | None = Field(default=None, description="the agent it belongs to, if any")
+    session_id: str | None = Field(default=None, description="the session it came from, if any")
+    metadata: dict[str, Any] | None = Field(default=None, description="its metadata, if any")
 
 
 class ListEpisodesOutput(BaseModel):
     episodes: list[EpisodeSummary] = Field(description="newest first")
-    total: int = Field(description="episodes in the group")
+    total: int = Field(description="episodes in the group (of the scope given)")
     more: int = Field(description="episodes after this page (raise offset to read them)")
 
 

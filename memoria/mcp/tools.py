@@ -222,7 +222,9 @@ def _search_config(wanted: inputs.SearchMemoryInput) -> tuple[str, SearchConfig,
 async def search_memory(call: Call) -> CallToolResult:
     def run() -> CallToolResult:
         query, config, valid_at = _search_config(call.wanted)
-        found = search(query=query, groups=[call.wanted.group], config=config, valid_at=valid_at).as_dict()
+        scope = call.wanted.memory_scope()
+        searched = search(query=query, groups=[call.wanted.group], config=config, valid_at=valid_at, scope=scope)
+        found = searched.as_dict()
         found["facts"] = facts_versioned(call.wanted.group, found["facts"])
         answer = _rounded(_cut_texts(found, call.wanted.text_tokens))
         return _compact(outputs.SearchMemoryOutput.model_validate(answer))
@@ -368,7 +370,11 @@ async def get_context(call: Call) -> CallToolResult:
 
     def run() -> CallToolResult:
         block = context_build(
-            group=wanted.group, query=wanted.query, budget_tokens=wanted.budget_tokens, as_of=wanted.as_of
+            group=wanted.group,
+            query=wanted.query,
+            budget_tokens=wanted.budget_tokens,
+            as_of=wanted.as_of,
+            scope=wanted.memory_scope(),
         )
         answer = block.as_dict(form=wanted.format)
         if wanted.format == "text":
@@ -462,7 +468,9 @@ async def list_episodes(call: Call) -> CallToolResult:
     wanted: inputs.ListEpisodesInput = call.wanted
 
     def read() -> CallToolResult:
-        page = episodes_recent(group=wanted.group, offset=wanted.offset, limit=wanted.limit)
+        page = episodes_recent(
+            group=wanted.group, offset=wanted.offset, limit=wanted.limit, scope=wanted.memory_scope()
+        )
         answer = outputs.ListEpisodesOutput(
             episodes=[_cut_texts(asdict(episode), wanted.text_tokens) for episode in page.episodes],
             total=page.total,
@@ -505,7 +513,9 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "add_memory",
         "Remember something: add episodes (messages, notes, documents) to a group, one or a batch of up to 500"
-        " in `episodes`, stored all or nothing. Entities and facts are extracted from the text and linked to what"
+        " in `episodes`, or chat turns in `messages` ({role, name?, content}: one episode each), stored all or"
+        " nothing. `user_id`, `agent_id`, `session_id` and `metadata` scope what is added, so searches and"
+        " listings can be narrowed to it. Entities and facts are extracted from the text and linked to what"
         " the group already knows; an episode whose id is already stored is left unchanged. Needs the curator"
         " role.",
         inputs.AddMemoryInput,
@@ -602,7 +612,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         "list_episodes",
         "List a group's episodes, newest first (by when they happened, then when they were stored), a page at a"
         " time: `limit` per page, `offset` to skip the pages read; `more` says how many are left. Each episode's"
-        " content is cut to `text_tokens`; read one whole with the episode resource.",
+        " content is cut to `text_tokens`; read one whole with the episode resource. Give `user_id`, `agent_id`,"
+        " `session_id` or `metadata` to list only that scope's episodes.",
         inputs.ListEpisodesInput,
         outputs.ListEpisodesOutput,
         list_episodes,

@@ -8,6 +8,7 @@ modules that already own them (memoria.graph.rules, the role rules), never resta
 from __future__ import annotations
 
 import enum
+import json
 import math
 import re
 from collections.abc import Iterable
@@ -131,6 +132,63 @@ Relation = Annotated[
     BeforeValidator(_text("a relation name")),
     AfterValidator(_relation),
 ]
+# Who or what a memory belongs to, finer than its group (mem0's user_id/agent_id/run_id, Zep's users and sessions):
+# ids a caller already has (an email, a UUID, a chat's id), so a little wider than a node id's characters.
+SCOPE_ID_PATTERN = re.compile(r"[A-Za-z0-9._:/@#+\-]{1,128}\Z")
+_SCOPE_ID_RULE = "a scope id: 1–128 letters, digits or ._:/@#+-"
+ScopeId = PatternText(SCOPE_ID_PATTERN, _SCOPE_ID_RULE, "an id that scopes memories: a user's, an agent's, a session's")
+# Free metadata: a flat JSON object. Keys are names a program chose (never Cypher: stored as `key=value` texts).
+METADATA_KEY_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,63}\Z")
+MAX_METADATA_KEYS = 20
+MAX_METADATA_VALUE_LENGTH = 500
+MAX_METADATA_BYTES = 4096  # the object as compact JSON, in UTF-8
+
+
+def _metadata_value(key: str, value: Any) -> str | int | float | bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float):
+        if not math.isfinite(value):
+            raise ValueError(f"{key}: must be a finite number")
+        return int(value) if float(value).is_integer() and abs(value) < 2**53 else value
+    if isinstance(value, str):
+        if len(value) > MAX_METADATA_VALUE_LENGTH:
+            raise ValueError(f"{key}: is longer than {MAX_METADATA_VALUE_LENGTH} characters")
+        return value
+    raise ValueError(f"{key}: must be a text, a number or true/false, not {type(value).__name__}")
+
+
+def _metadata(value: Any) -> dict[str, str | int | float | bool]:
+    """Flat and bounded, so an episode's metadata stays a few properties the server can match exactly; a whole
+    number is stored as one (2.0 is 2), so a filter by 2 finds it."""
+    if not isinstance(value, dict):
+        raise ValueError("must be a JSON object of names to texts, numbers or true/false")
+    if len(value) > MAX_METADATA_KEYS:
+        raise ValueError(f"at most {MAX_METADATA_KEYS} keys, got {len(value)}")
+    checked: dict[str, str | int | float | bool] = {}
+    for key, item in value.items():
+        if not isinstance(key, str) or not METADATA_KEY_PATTERN.fullmatch(key):
+            shown = key if isinstance(key, str) and len(key) <= 64 else f"{str(key)[:64]}…"
+            rule = "1–64 letters, digits or _.- starting with a letter or _"
+            raise ValueError(f"{shown!r} is not a metadata key: {rule}")
+        checked[key] = _metadata_value(key, item)
+    size = len(json.dumps(checked, ensure_ascii=False, separators=(",", ":")).encode())
+    if size > MAX_METADATA_BYTES:
+        raise ValueError(f"is {size} bytes as JSON, more than {MAX_METADATA_BYTES}")
+    return checked
+
+
+Metadata = Annotated[
+    dict[str, str | int | float | bool],
+    Field(
+        description=f"free metadata: a flat object of names to texts, numbers or true/false; at most"
+        f" {MAX_METADATA_KEYS} keys, {MAX_METADATA_BYTES} bytes as JSON",
+        examples=[{"channel": "support", "priority": 2}],
+    ),
+    BeforeValidator(_metadata),
+]
+
+
 Tag = Annotated[str, Field(description="a tag; case and spacing are normalised"), AfterValidator(_tag)]
 Tags = Annotated[list[Tag], Field(max_length=MAX_TAGS)]
 Weight = Annotated[float, Field(ge=MIN_WEIGHT, le=MAX_WEIGHT, description="a fact's weight")]

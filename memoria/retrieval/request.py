@@ -15,6 +15,7 @@ from pydantic.json_schema import SkipJsonSchema
 from memoria.graph.asof import AsOf
 from memoria.graph.rules import MAX_TAGS
 from memoria.requests.moment import AsOfInput
+from memoria.requests.scope import MemoryScope
 from memoria.requests.vocabulary import (
     Flag,
     GroupName,
@@ -47,6 +48,7 @@ class ActivationRequest:
     budget: BudgetLimits | None = None  # None: the server's ceilings
     engine: str | None = None  # auto, cypher or view; None: the server's default (memoria/retrieval/engines.py)
     moment: AsOf | None = None  # when facts count (memoria/graph/asof.py); None: now, as known now
+    scope: MemoryScope | None = None  # seeds found by the query only among this memory scope's entities
 
 
 def _score(value: Any) -> Any:
@@ -68,8 +70,9 @@ class SeedInput(RequestModel):
     score: Annotated[float, BeforeValidator(_score), Field(gt=0, le=1, description="the energy it starts with")]
 
 
-class ActivationBody(AsOfInput):
-    """POST /api/retrieval/activation and the websocket's activation frame: seeds, or a query to find them."""
+class ActivationBody(AsOfInput, MemoryScope):
+    """POST /api/retrieval/activation and the websocket's activation frame: seeds, or a query to find them (among a
+    memory scope's entities when user_id, agent_id, session_id or metadata is given)."""
 
     group: GroupName
     query: QueryText | None = None
@@ -117,4 +120,7 @@ class ActivationBody(AsOfInput):
             budget=budget_limits(self.budget),
             engine=self.engine,
             moment=self.resolved(),
+            scope=MemoryScope(
+                user_id=self.user_id, agent_id=self.agent_id, session_id=self.session_id, metadata=self.metadata
+            ),
         )

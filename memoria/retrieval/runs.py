@@ -44,7 +44,9 @@ async def _activation_events(
     seed_source = "caller"
     if seeds is None:
         # Embedding the query and reading two indexes block; keep them off the event loop.
-        found = await asyncio.to_thread(search_seeds, group=request.group, query=request.query or "")
+        found = await asyncio.to_thread(
+            search_seeds, group=request.group, query=request.query or "", scope=request.scope
+        )
         seeds = tuple(Seed(node_id, score) for node_id, score in found)
         seed_source = "search"
     query_tags = request.query_tags

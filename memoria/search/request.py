@@ -16,6 +16,7 @@ from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, model_v
 from pydantic.json_schema import SkipJsonSchema
 
 from memoria.errors import InvalidInput
+from memoria.requests.scope import MemoryScope
 from memoria.requests.vocabulary import (
     GroupName,
     ListOf,
@@ -24,6 +25,7 @@ from memoria.requests.vocabulary import (
     OneOf,
     QueryText,
     RequestModel,
+    ScopeId,
     WholeNumber,
     problems_raise,
 )
@@ -54,6 +56,7 @@ class SearchRequest:
     query: str
     config: SearchConfig
     valid_at: str | None = None
+    scope: MemoryScope | None = None  # only memories of this user, agent, session, metadata
 
 
 def _bounds(low: float, high: float, *, exclusive_low: bool = False, exclusive_high: bool = False) -> Any:
@@ -159,8 +162,9 @@ ValidAt = Annotated[
 ]
 
 
-class SearchBody(RequestModel):
-    """POST /api/search: a full config, scope by scope."""
+class SearchBody(MemoryScope):
+    """POST /api/search: a full config, scope by scope, and the memory scope searched (user_id, agent_id,
+    session_id, metadata: every memory of the group when none is given)."""
 
     query: QueryText
     group: GroupName
@@ -168,7 +172,16 @@ class SearchBody(RequestModel):
     valid_at: ValidAt = None
 
     def request(self) -> SearchRequest:
-        return SearchRequest(self.group, self.query.strip(), self.config.search_config, self.valid_at)
+        return SearchRequest(
+            self.group, self.query.strip(), self.config.search_config, self.valid_at, scope=memory_scope_of(self)
+        )
+
+
+def memory_scope_of(given: MemoryScope) -> MemoryScope:
+    """The memory scope part of a request that carries one beside its own fields."""
+    return MemoryScope(
+        user_id=given.user_id, agent_id=given.agent_id, session_id=given.session_id, metadata=given.metadata
+    )
 
 
 def _limit_text(value: Any) -> Any:
@@ -203,6 +216,11 @@ class SearchParameters(RequestModel):
     valid_at: ValidAt = None
     center: NodeId | None = Field(default=None, description="a node id, for the node_distance recipes")
     format: SkipJsonSchema[str | None] = None  # REST framework's own override of the answer's format
+    user_id: ScopeId | None = Field(default=None, description="only the memories of this user")
+    agent_id: ScopeId | None = Field(default=None, description="only the memories of this agent")
+    session_id: ScopeId | None = Field(
+        default=None, description="only the memories of this session (metadata filters: POST /api/search)"
+    )
 
     @model_validator(mode="after")
     def _center_given(self) -> SearchParameters:
@@ -220,4 +238,5 @@ class SearchParameters(RequestModel):
         config = recipe(self.recipe_name, limit=self.limit, center_node_id=self.center)
         if self.scope != ALL_SCOPES:
             config = config.only(Scope(self.scope))
-        return SearchRequest(self.group, self.q.strip(), config, self.valid_at)
+        scope = MemoryScope(user_id=self.user_id, agent_id=self.agent_id, session_id=self.session_id)
+        return SearchRequest(self.group, self.q.strip(), config, self.valid_at, scope=scope)

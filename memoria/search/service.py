@@ -22,6 +22,7 @@ from memoria.graph.rules import normalise_timestamp
 from memoria.graph.versions import group_stamps, version_of_stamps
 from memoria.observability import in_context
 from memoria.readmodel.cache import ViewTooLarge
+from memoria.requests.scope import MemoryScope
 from memoria.search import connectivity, methods, rerankers, view_methods
 from memoria.search.config import (
     WALK_METHODS,
@@ -36,6 +37,7 @@ from memoria.search.config import (
 )
 from memoria.search.methods import Candidate
 from memoria.search.recipes import recipe
+from memoria.search.scoped import scope_members
 from memoria.search.walks import WalkRequest, walk_run
 
 # Each method is asked for twice the results wanted, so fusion has something to choose from (as Graphiti does).
@@ -112,6 +114,11 @@ class _Request:
     fallbacks: list[str] = field(default_factory=list)  # why a method read the server's indexes instead
     walk_at: AsOf = EVERY_FACT  # which facts BFS walks: those that count at valid_at (as its as_of), or all
     stamps: dict[str, int] | None = None  # the group's version stamps, read once for the views and the walk
+    memory_scope: MemoryScope | None = None  # only memories of this scope (user, agent, session, metadata)
+    allowed: dict[Scope, frozenset[str]] | None = None  # the scope's items by kind, read once for the group
+
+    def allowed_in(self, scope: Scope) -> frozenset[str] | None:
+        return None if self.allowed is None else self.allowed.get(scope, frozenset())
 
     @property
     def groups(self) -> tuple[str, ...]:
@@ -185,7 +192,12 @@ def _run_method(scope: Scope, method: SearchMethod, config: ScopeConfig, request
 def _run_view_method(
     scope: Scope, method: SearchMethod, config: ScopeConfig, request: _Request, limit: int
 ) -> list[Candidate]:
-    shared: dict[str, Any] = {"groups": request.groups, "limit": limit, "report": request.views}
+    shared: dict[str, Any] = {
+        "groups": request.groups,
+        "limit": limit,
+        "report": request.views,
+        "allowed": request.allowed_in(scope),
+    }
     if scope is Scope.FACTS:
         shared["valid_at"] = request.valid_at
     if method is SearchMethod.BM25:
@@ -376,6 +388,8 @@ def _finish_scope(
     found = {method: running[method].result() for method in config.methods if method in running}
     if SearchMethod.BFS in config.methods:
         found[SearchMethod.BFS] = _run_bfs(scope, config, request, _bfs_origins(scope, config, found))
+    if (allowed := request.allowed_in(scope)) is not None:  # what the server's indexes and the walks found too
+        found = {method: [c for c in ranked if c.id in allowed] for method, ranked in found.items()}
     candidates: dict[str, Candidate] = {}
     scores: dict[str, dict[str, float]] = {}
     for method, ranked in found.items():
@@ -452,21 +466,34 @@ def search(
     config: SearchConfig,
     valid_at: datetime | str | None = None,
     engine: Engine = Engine.AUTO,
+    scope: MemoryScope | None = None,
 ) -> SearchResults:
-    """Search the groups' memories; facts can be restricted to those that hold at `valid_at`."""
+    """Search the groups' memories; facts can be restricted to those that hold at `valid_at`, and every kind to
+    a memory scope's (memoria/search/scoped.py)."""
     query = parse_query(query)
     request_groups = _checked_groups(groups)
     moment = checked_valid_at(valid_at)
     scoped = search_config_check(config).scopes()
-    for scope, scope_config in scoped.items():
+    for kind, scope_config in scoped.items():
         if scope_config.reranker is Reranker.CROSS_ENCODER:
-            rerankers.cross_encoder_model(where=f"{scope.value}.reranker")  # unavailable: say so before searching
+            rerankers.cross_encoder_model(where=f"{kind.value}.reranker")  # unavailable: say so before searching
     vector: concurrent.futures.Future | None = concurrent.futures.Future() if config.needs_query_vector() else None
     if vector is not None:  # the query's embedding runs while the views catch up
         _pool.submit(in_context(_embed_into), vector, query)
     walk_at = valid_time(moment)
     answers = [
-        _search_group(_Request(query, group, moment, vector, Engine(engine), walk_at=walk_at), scoped)
+        _search_group(
+            _Request(
+                query,
+                group,
+                moment,
+                vector,
+                Engine(engine),
+                walk_at=walk_at,
+                memory_scope=scope if scope is not None and not scope.empty else None,
+            ),
+            scoped,
+        )
         for group in request_groups
     ]
     return answers[0] if len(answers) == 1 else _merged(answers, scoped)
@@ -493,6 +520,9 @@ def _merged(answers: list[SearchResults], scoped: dict[Scope, ScopeConfig]) -> S
 
 def _search_group(request: _Request, scoped: dict[Scope, ScopeConfig]) -> SearchResults:
     """One group's search: its scopes' methods run side by side on the shared pool."""
+    if request.memory_scope is not None:
+        members = scope_members(group=request.group, scope=request.memory_scope, kinds_wanted=frozenset(scoped))
+        request = replace(request, allowed={kind: members.of(kind) for kind in scoped})
     indexed = {SearchMethod.BM25, SearchMethod.COSINE}
     walks = any(walks_in(scope_config) for scope_config in scoped.values())
     if walks and request.engine is not Engine.CYPHER:
@@ -521,8 +551,11 @@ def _search_group(request: _Request, scoped: dict[Scope, ScopeConfig]) -> Search
     return SearchResults(**found, engine=_engine_report(request))
 
 
-def search_seeds(*, group: str, query: str, limit: int = 5) -> list[tuple[str, float]]:
-    """Seeds for the Activation retriever: hybrid RRF over entities, scores divided by the best into (0, 1]."""
-    hits = search(query=query, groups=[group], config=recipe(SEED_RECIPE, limit=limit)).entities
+def search_seeds(
+    *, group: str, query: str, limit: int = 5, scope: MemoryScope | None = None
+) -> list[tuple[str, float]]:
+    """Seeds for the Activation retriever: hybrid RRF over entities (a memory scope's, when given), scores divided
+    by the best into (0, 1]."""
+    hits = search(query=query, groups=[group], config=recipe(SEED_RECIPE, limit=limit), scope=scope).entities
     best = hits[0].score if hits else 0.0
     return [(hit.id, hit.score / best) for hit in hits] if best > 0 else []

@@ -73,13 +73,19 @@ def _kept(
     *,
     limit: int,
     valid_at: str | None,
+    allowed: frozenset[str] | None = None,
 ) -> list[tuple[Item, float]]:
-    """The best `limit` hits that hold at valid_at: deeper reads only while filtering leaves too few."""
-    depth = limit if valid_at is None else VALIDITY_OVERFETCH * limit
+    """The best `limit` hits that hold at valid_at (and are among `allowed`, a memory scope's items, when given):
+    deeper reads only while filtering leaves too few, the whole scope at worst."""
+    depth = limit if valid_at is None and allowed is None else VALIDITY_OVERFETCH * limit
     moment = valid_time(valid_at)
     while True:
         hits = ranked(depth)
-        kept = [(scope.items[key], score) for key, score in hits if _counts(moment, scope.items[key])]
+        kept = [
+            (scope.items[key], score)
+            for key, score in hits
+            if (allowed is None or key in allowed) and _counts(moment, scope.items[key])
+        ]
         if len(kept) >= limit or len(hits) < depth or depth >= len(scope):
             return kept[:limit]
         depth = len(scope)
@@ -100,6 +106,7 @@ def _search_groups(
     report: ViewReport,
     valid_at: str | None,
     with_vectors: bool,
+    allowed: frozenset[str] | None = None,
 ) -> list[Candidate]:
     """`ranked` over each group's view of the scope (caught up unless this request did already), merged."""
     per_group = []
@@ -107,7 +114,13 @@ def _search_groups(
         with view_cache().reading(group, scope_name, catch_up=group not in report.prepared) as (scopes, state):
             report.note(state)
             scope = scopes[scope_name]
-            hits = _kept(scope, lambda depth, scope=scope: ranked(scope, depth), limit=limit, valid_at=valid_at)
+            hits = _kept(
+                scope,
+                lambda depth, scope=scope: ranked(scope, depth),
+                limit=limit,
+                valid_at=valid_at,
+                allowed=allowed,
+            )
             shown = scope if with_vectors else None
             per_group.append([_candidate(item, score, with_vector=shown) for item, score in hits])
     return _merged(per_group, limit)
@@ -121,6 +134,7 @@ def bm25(
     limit: int,
     report: ViewReport,
     valid_at: str | None = None,
+    allowed: frozenset[str] | None = None,
 ) -> list[Candidate]:
     """BM25 summed over the scope's text fields (Lucene's multi-field OR), best first."""
     terms = query_terms(text, stop_words=STOP_WORDS, max_terms=MAX_QUERY_WORDS)
@@ -134,6 +148,7 @@ def bm25(
         report=report,
         valid_at=valid_at,
         with_vectors=False,
+        allowed=allowed,
     )
 
 
@@ -146,6 +161,7 @@ def cosine(
     report: ViewReport,
     min_similarity: float = -1.0,
     valid_at: str | None = None,
+    allowed: frozenset[str] | None = None,
 ) -> list[Candidate]:
     """Exact cosine against every stored vector of the scope, above min_similarity, best first."""
     return _search_groups(
@@ -156,6 +172,7 @@ def cosine(
         report=report,
         valid_at=valid_at,
         with_vectors=True,
+        allowed=allowed,
     )
 
 

@@ -49,3 +49,30 @@ def test_another_groups_memory_is_not_found(client_for, memory: str) -> None:
     client = client_for("viewer", ["elsewhere"])
     response = client.post(URL, {"group": memory, "query": "gloves"}, "json")
     assert response.status_code == 404 and "gloves" not in response.content.decode().lower()
+
+
+def test_a_scoped_block_holds_only_the_scopes_memories(client_for, group: str) -> None:
+    from memoria.admission.episodes import episodes_admit
+
+    said = {
+        "alice": "Alice Martin moved to Lyon and works at the Lyon harbour office.",
+        "bob": "Bob Keller moved to Lyon and works at the Lyon rail depot.",
+    }
+    ids = {
+        user: episodes_admit(group=group, given={"content": text, "user_id": user}, update_communities=True)[
+            "episodes"
+        ][0]["episode_id"]
+        for user, text in said.items()
+    }
+    client = client_for("viewer", [group])
+    both = client.post(URL, {"group": group, "query": "who works in Lyon", "budget_tokens": 800}, "json").json()
+    assert "Bob Keller" in both["text"] and "Alice Martin" in both["text"]
+    wanted = {"group": group, "query": "who works in Lyon", "budget_tokens": 800, "user_id": "alice"}
+    block = client.post(URL, wanted, "json").json()
+    assert "Alice Martin" in block["text"] and "Bob" not in block["text"] and "rail" not in block["text"]
+    sources = {episode["id"] for item in block["items"] for episode in item.get("episodes", ())}
+    assert sources and sources <= {ids["alice"]}
+    refused = client.post(URL, {**wanted, "metadata": {"k": None}}, "json")
+    assert refused.status_code == 400 and refused.json()["errors"] == [
+        "metadata: k: must be a text, a number or true/false, not NoneType"
+    ]

@@ -141,3 +141,53 @@ def test_communities_are_refreshed_unless_the_query_says_not(client_for, group: 
     refreshed = post(curator, group, four).json()["episodes"][0]
     assert (refreshed["communities"], refreshed["communities_error"]) == ([community_id], None)
     assert state()[1] == {*before[1], "Ansel"}
+
+
+SCOPED = (
+    "MATCH (e:Episode {group_id: $group}) RETURN e.id AS id, e.content AS content, e.user_id AS user_id,"
+    " e.agent_id AS agent_id, e.session_id AS session_id, e.metadata AS metadata, e.metadata_pairs AS pairs"
+    " ORDER BY e.id"
+)
+
+
+def test_episodes_and_messages_carry_their_scope(client_for, group: str) -> None:
+    curator = client_for("curator", [group])
+    scoped = {**ONE, "user_id": "alice", "session_id": "s-1", "metadata": {"channel": "chat", "n": 2.0}}
+    assert post(curator, group, scoped).status_code == 201
+    chat = {
+        "messages": [
+            {"role": "user", "name": "Oren", "content": "I sailed with Maren at the Harbour Regatta."},
+            {"role": "assistant", "content": "Noted."},
+        ],
+        "user_id": "oren",
+        "agent_id": "helper",
+    }
+    response = post(curator, group, chat)
+    assert response.status_code == 201, response.content
+    assert response.json()["added"] == 2
+    assert post(curator, group, chat).json()["added"] == 0  # the same turns again change nothing
+    rows = {row["id"]: row for row in driver.read(SCOPED, group=group)}
+    assert rows["api-1"]["user_id"] == "alice" and rows["api-1"]["session_id"] == "s-1"
+    assert json.loads(rows["api-1"]["metadata"]) == {"channel": "chat", "n": 2}
+    assert sorted(rows["api-1"]["pairs"]) == ['channel="chat"', "n=2"]
+    said = sorted(row["content"] for row in rows.values() if row["user_id"] == "oren")
+    assert said == ["Oren (user): I sailed with Maren at the Harbour Regatta.", "assistant: Noted."]
+    assert {row["agent_id"] for row in rows.values() if row["user_id"] == "oren"} == {"helper"}
+
+
+def test_bad_scope_or_messages_are_named_and_nothing_is_written(client_for, group: str) -> None:
+    curator = client_for("curator", [group])
+    before = count_group(group)
+    cases = [
+        ({**ONE, "user_id": "a b"}, "episode.user_id: must be a scope id"),
+        ([TWO, {**ONE, "metadata": {"k": {"deep": 1}}}], "episodes[1].metadata: k: must be a text, a number"),
+        ({"messages": [{"role": "robot", "content": "x"}]}, "messages[0].role: 'robot' is not one of user"),
+        ({"messages": [{"role": "user", "content": ""}], "session_id": "s"}, "messages[0].content: must not be"),
+        ({"messages": [], "user_id": "u"}, "messages: must be a non-empty list of messages"),
+        ({"messages": [{"role": "user", "content": "x"}], "metadata": {"1x": 1}}, "metadata: '1x' is not a metadata"),
+    ]
+    for body, expected in cases:
+        response = post(curator, group, body)
+        assert response.status_code == 400, (body, response.content)
+        assert any(error.startswith(expected) for error in response.json()["errors"]), response.json()
+    assert count_group(group) == before

@@ -156,3 +156,34 @@ def test_access(client_for, memory: str, db: None) -> None:
     assert post(stranger, body).status_code == 404
     assert get(client_for("admin", username="boss"), q="gloves", group=memory).status_code == 200
     assert post(client_for("curator", [memory], username="cur"), body).status_code == 200
+
+
+def test_a_search_narrowed_to_a_scope_over_get_and_post(client_for, group: str) -> None:
+    from memoria.admission.episodes import episodes_admit
+
+    alice = episodes_admit(
+        group=group,
+        given=[{"content": "Alice Martin moved to Lyon.", "user_id": "alice", "metadata": {"tier": "gold"}}],
+        update_communities=False,
+    )
+    episodes_admit(
+        group=group, given={"content": "Bob Keller moved to Lyon.", "user_id": "bob"}, update_communities=False
+    )
+    mine = {alice["episodes"][0]["episode_id"]}
+    viewer = client_for("viewer", [group])
+    both = get(viewer, q="moved to Lyon", group=group, scope="episodes").json()["episodes"]
+    assert len(both) == 2
+    narrowed = get(viewer, q="moved to Lyon", group=group, scope="episodes", user_id="alice")
+    assert narrowed.status_code == 200, narrowed.content
+    assert {hit["id"] for hit in narrowed.json()["episodes"]} == mine
+    config = {"episodes": {"methods": ["bm25"]}}
+    by_metadata = post(viewer, {"query": "Lyon", "group": group, "config": config, "metadata": {"tier": "gold"}})
+    assert {hit["id"] for hit in by_metadata.json()["episodes"]} == mine
+    refused = get(viewer, q="Lyon", group=group, agent_id="a b")
+    assert refused.status_code == 400 and refused.json()["errors"] == [
+        "agent_id: must be a scope id: 1–128 letters, digits or ._:/@#+-"
+    ]
+    bad = post(viewer, {"query": "Lyon", "group": group, "config": config, "metadata": {"tier": ["gold"]}})
+    assert bad.status_code == 400 and bad.json()["errors"] == [
+        "metadata: tier: must be a text, a number or true/false, not list"
+    ]

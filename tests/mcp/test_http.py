@@ -20,6 +20,7 @@ from memoria.accounts.roles import Role
 from memoria.admission.problems import FINAL_CONFLICT_NOTE
 from memoria.context.tokens import token_count
 from memoria.curation.undo import audit_entry_undo
+from memoria.graph import driver
 from memoria.graph.clear import group_clear
 from memoria.graph.versions import group_stamps_delete
 from memoria.interchange.document import parse_graph_document
@@ -290,6 +291,79 @@ async def test_list_episodes_newest_first_a_page_at_a_time(daphne_url: str, memo
         assert newest.structured_content["total"] == 4
 
 
+async def test_add_memory_takes_chat_messages_and_list_episodes_filters_by_scope(
+    daphne_url: str, memory: str, token_for_role
+) -> None:
+    curator = await token_for_role("mcp-curator", Role.CURATOR, [memory])
+    chat = {
+        "group": memory,
+        "messages": [
+            {"role": "user", "name": "Alice", "content": "I moved to Lyon in March."},
+            {"role": "assistant", "content": "Noted, Lyon it is."},
+        ],
+        "user_id": "alice",
+        "session_id": "chat-1",
+        "metadata": [{"key": "channel", "value": "support"}, {"key": "priority", "value": 2}],
+    }
+    async with http_session(daphne_url, curator) as session:
+        added = await session.call_tool("add_memory", chat)
+        assert not added.is_error, added
+        assert added.structured_content["added"] == 2
+        again = await session.call_tool("add_memory", chat)
+        assert again.structured_content["added"] == 0  # the same turns again change nothing
+        other = {"group": memory, "episodes": [{"content": "Bob flew to Oslo.", "id": "bob-1"}], "user_id": "bob"}
+        assert not (await session.call_tool("add_memory", other)).is_error
+
+        async def listed(**scope: Any) -> dict[str, Any]:
+            found = await session.call_tool("list_episodes", {"group": memory, **scope})
+            assert not found.is_error, found
+            return found.structured_content
+
+        alice = await listed(user_id="alice")
+        assert alice["total"] == 2
+        contents = sorted(item["content"] for item in alice["episodes"])
+        assert contents == ["Alice (user): I moved to Lyon in March.", "assistant: Noted, Lyon it is."]
+        first = alice["episodes"][0]
+        assert (first["user_id"], first["session_id"], first.get("agent_id")) == ("alice", "chat-1", None)
+        assert first["metadata"] == {"channel": "support", "priority": 2}
+        assert [item["id"] for item in (await listed(user_id="bob"))["episodes"]] == ["bob-1"]
+        by_metadata = await listed(metadata=[{"key": "priority", "value": 2.0}])
+        assert by_metadata["total"] == 2  # 2.0 is the whole number 2
+        assert (await listed(metadata=[{"key": "priority", "value": "2"}]))["total"] == 0  # a text is not a number
+        assert (await listed(user_id="alice", session_id="chat-2"))["total"] == 0
+        assert (await listed(user_id="carol"))["episodes"] == []
+        assert (await listed())["total"] == 6  # the three stored before scopes, unscoped, are still listed
+
+        async def searched(**scope: Any) -> set[str]:
+            found = await session.call_tool(
+                "search_memory", {"group": memory, "query": "Lyon Oslo", "scopes": ["episodes"], **scope}
+            )
+            assert not found.is_error, found
+            return {hit["id"] for hit in found.structured_content["episodes"]}
+
+        alices = {item["id"] for item in alice["episodes"]}
+        assert (await searched(user_id="alice")) <= alices and await searched(user_id="alice")
+        assert await searched(user_id="bob") == {"bob-1"}
+        assert await searched(metadata=[{"key": "channel", "value": "support"}]) <= alices
+        assert await searched(agent_id="nobody") == set()
+        retrieved = await session.call_tool(
+            "retrieve", {"group": memory, "query": "Lyon Oslo", "user_id": "bob", "detail": "full"}
+        )
+        assert not retrieved.is_error, retrieved
+        seeds = {seed["seed_id"] for seed in retrieved.structured_content["result"]["seeds"]}
+        bobs = await sync_to_async(_mentioned_by)(memory, ["bob-1"])
+        assert seeds and seeds <= bobs
+
+
+def _mentioned_by(group: str, episodes: list[str]) -> set[str]:
+    rows = driver.read(
+        "MATCH (e:Episode {group_id: $group})-[:MENTIONS]->(n) WHERE e.id IN $ids RETURN n.id AS id",
+        group=group,
+        ids=episodes,
+    )
+    return {row["id"] for row in rows}
+
+
 async def test_delete_episode_takes_what_it_alone_said_and_undo_puts_it_back(
     daphne_url: str, memory: str, token_for_role
 ) -> None:
@@ -529,6 +603,19 @@ BAD_ARGUMENTS: list[tuple[str, dict[str, Any], str]] = [
     ),
     ("add_memory", {"episode": {"content": "x"}}, "unknown field(s) episode"),
     ("add_memory", {"episodes": []}, "episodes"),
+    ("add_memory", {"episodes": [{"content": "x"}], "user_id": "a b"}, "user_id: must be a scope id"),
+    ("add_memory", {"messages": [{"role": "bot", "content": "x"}]}, "messages[0].role: 'bot' is not one of user"),
+    ("add_memory", {"messages": [{"role": "user", "content": "x", "time": 1}]}, "messages[0]: unknown field(s)"),
+    ("add_memory", {"episodes": [{"content": "x"}], "messages": [{"role": "user", "content": "y"}]}, "not both"),
+    ("add_memory", {"update_communities": False}, "give `episodes` or `messages`"),
+    ("add_memory", {"episodes": [{"content": "x"}], "metadata": [{"key": "1x", "value": 1}]}, "metadata[0].key"),
+    ("add_memory", {"episodes": [{"content": "x"}], "metadata": [{"key": "a", "value": [1]}]}, "metadata[0].value"),
+    (
+        "add_memory",
+        {"episodes": [{"content": "x"}], "metadata": [{"key": "a", "value": 1}, {"key": "a", "value": 2}]},
+        "metadata: key 'a' given twice",
+    ),
+    ("list_episodes", {"session_id": "s" * 129}, "session_id: must be a scope id"),
     ("add_memory", {"episodes": [{"content": "x\u0000y"}]}, "episodes[0].content"),
     ("get_context", {"query": "gloves", "budget_tokens": 5}, "budget_tokens"),
     ("get_context", {"query": "gloves", "as_of": "tomorrow", "format": "yaml"}, "format"),

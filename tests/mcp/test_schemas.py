@@ -141,6 +141,7 @@ async def test_the_listed_schemas_are_strict_and_a_strict_client_can_call_every_
             schema = listed[name]
             sent = {key: required[key] if key in schema["required"] else None for key in schema["properties"]}
             sent |= {"query": "Alice Martin"} if name == "retrieve" else {}  # query or seeds: one is needed
+            sent |= {"episodes": required["episodes"]} if name == "add_memory" else {}  # or messages: one is needed
             answer = await session.call_tool(name, sent)
             assert not answer.is_error, (name, answer.content)
         nothing = dict.fromkeys(listed["retrieve"]["properties"]) | {"group": memory}
