@@ -471,10 +471,17 @@ async function findPath(mode) {
     return;
   }
   result.textContent = "Searching…";
+  let answer;
+  try {
+    answer = await getJson(`${groupApi(group)}/paths`, {
+      from: pathEnds.from, to: pathEnds.to, mode, max_hops: $("[data-max-hops]").value, ...filterParameters(),
+    });
+  } catch (error) {
+    // The refusal's words where "Searching…" was, which stayed on after a 400 (issue 32); not the view's action.
+    result.replaceChildren(h("p", { class: "error", role: "alert", "data-testid": "path-error", text: error.message }));
+    return;
+  }
   lastAction = { kind: "path", from: pathEnds.from, to: pathEnds.to, mode, maxHops: Number($("[data-max-hops]").value) };
-  const answer = await getJson(`${groupApi(group)}/paths`, {
-    from: pathEnds.from, to: pathEnds.to, mode, max_hops: $("[data-max-hops]").value, ...filterParameters(),
-  });
   if (!answer.found) {
     view.clearHighlight();
     const why = answer.cut === "max_hops" ? "within the hop limit" : answer.cut === "max_visited" ? "before the search bound (too many nodes)" : "at all";
