@@ -9,6 +9,7 @@ import { curationConfig } from "./curation_api.js";
 import { attachCuration } from "./curation_graph.js";
 import { showEdge } from "./edge_inspector.js";
 import { GraphPpr } from "./graph_ppr.js";
+import { GraphKeyboard } from "./graph_keyboard.js";
 import { colours, createGraphView } from "./graph_view.js";
 import { NodeMenu } from "./node_menu.js";
 import { SuggestBox } from "./suggest.js";
@@ -687,6 +688,11 @@ document.addEventListener("keydown", (event) => {
   openMenu(currentNode);
 });
 view.on("clickEdge", (id) => openEdge(id));
+const keyboard = new GraphKeyboard($(".canvas"), view, {
+  status: $("[data-testid=graph-keyboard-status]"),
+  open: (id) => { openNode(id); record(); },
+  current: () => currentNode,
+});
 view.on("dragPin", () => record()); // a step to undo (pins are not in the URL: no history entry)
 $("[data-layout]").addEventListener("click", () => (view.layoutRunning() ? view.stopLayout() : view.startLayout({ ms: 8000 })));
 view.on("layout", (running) => { $("[data-layout]").textContent = running ? "Stop layout" : "Run layout"; });
@@ -1034,7 +1040,7 @@ attachCuration({ view, group, panel: $("[data-edge-panel]"), controls: $("[data-
 // For the browser tests and the console: the page's view and its actions.
 window.memoriaGraph = {
   view, expand, openNode, openEdge, setPathEnd, findPath, ppr, asOf, addBox, startBox, captureState, restore, views,
-  toggleMark, setMarked, bulk, undo, redo, undoStack, redoStack, nodeMenu,
+  toggleMark, setMarked, bulk, undo, redo, undoStack, redoStack, nodeMenu, keyboard,
 };
 start().catch((error) => {
   showError(error);
