@@ -34,6 +34,7 @@ def memory(transactional_db: None, group: str) -> dict[str, str]:
 
 
 # The share of a PNG's pixels that are not the export's background, read back by the browser's own decoder.
+ZOOMED = {"x": 0.98, "y": 0.02, "ratio": 0.05, "angle": 0}
 DRAWN_SHARE = """
 async (base64) => {
   const image = new Image();
@@ -75,13 +76,27 @@ def test_the_graph_canvas_exports_as_png_and_svg(page: Page, daphne_url: str, me
     width, height = struct.unpack(">II", png[16:24])
     canvas = page.evaluate("[...document.querySelectorAll('.stage canvas')].map((c) => [c.width, c.height])[0]")
     assert [width, height] == canvas
-    assert page.evaluate(DRAWN_SHARE, base64.b64encode(png).decode()) > 0.001  # the graph, not a blank
+    fitted = page.evaluate(DRAWN_SHARE, base64.b64encode(png).decode())
+    assert fitted > 0.001  # the graph, not a blank
+
+    # Zoomed into an empty corner, the PNG still holds the whole drawing (before, issue 32, it was clipped as the
+    # canvas is: here, blank), and the camera stays where the reader put it.
+    page.evaluate(f"memoriaGraph.view.sigma.getCamera().setState({ZOOMED})")
+    _, png = _downloaded(page, "export-png")
+    assert page.evaluate(DRAWN_SHARE, base64.b64encode(png).decode()) > fitted / 2
+    assert page.evaluate("memoriaGraph.view.sigma.getCamera().getState()") == ZOOMED
 
     name, svg = _downloaded(page, "export-svg")
     root = ElementTree.fromstring(svg)  # noqa: S314 — the file this test just had the page make
     assert name.endswith(".svg") and root.tag == f"{SVG}svg"
     assert len(root.findall(f".//{SVG}circle")) == counts["nodes"]
-    assert len(root.findall(f".//{SVG}line")) == counts["edges"]
+    lines = root.findall(f".//{SVG}line")
+    assert len(lines) == counts["edges"]
+    # Facts are arrows, as on screen: before (issue 32) the SVG's lines had no heads.
+    markers = {marker.get("id"): marker for marker in root.findall(f".//{SVG}defs/{SVG}marker")}
+    for line in lines:
+        head = markers[line.get("marker-end").removeprefix("url(#").removesuffix(")")]
+        assert head.find(f"{SVG}path").get("fill") == line.get("stroke")
     shown = page.evaluate("memoriaGraph.view.nodeIds().map((id) => memoriaGraph.view.node(id).name)")
     assert {text.text for text in root.findall(f".//{SVG}text")} <= set(shown)
 

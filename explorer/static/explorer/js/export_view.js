@@ -15,16 +15,23 @@ export function download(blob, name) {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
-// The renderer's WebGL layers are read right after a synchronous render, before the browser may clear them.
+// The renderer's WebGL layers are read right after a synchronous render, before the browser may clear them. The
+// whole drawing is framed for that render (labels' margin included) and the camera put back at once: before, the
+// PNG was clipped as the canvas was, zoomed or panned (issue 32).
 export function canvasPng(view) {
-  view.sigma.refresh();
+  const kept = view.frameAllNow();
   const layers = [...view.sigma.getContainer().querySelectorAll("canvas")];
   const { width, height } = layers[0];
   const out = h("canvas", { width, height });
-  const context = out.getContext("2d");
-  context.fillStyle = "#fbfcfe";
-  context.fillRect(0, 0, width, height);
-  for (const layer of layers) if (layer.width && layer.height) context.drawImage(layer, 0, 0, width, height);
+  try {
+    view.sigma.refresh();
+    const context = out.getContext("2d");
+    context.fillStyle = "#fbfcfe";
+    context.fillRect(0, 0, width, height);
+    for (const layer of layers) if (layer.width && layer.height) context.drawImage(layer, 0, 0, width, height);
+  } finally {
+    view.sigma.getCamera().setState(kept);
+  }
   return new Promise((resolve) => out.toBlob(resolve, "image/png"));
 }
 
@@ -44,13 +51,40 @@ export function canvasSvg(view) {
     const data = view.sigma.getNodeDisplayData(id);
     return data && { ...view.sigma.framedGraphToViewport(data), size: view.sigma.scaleSize(data.size), data };
   };
+  // Facts are arrows on screen, so here too (issue 32: the SVG had bare lines): one arrowhead marker per colour,
+  // the line ending at the target's rim so the head is not under the circle.
+  const defs = svgElement("defs", {});
+  const markers = new Map();
+  const arrowhead = (colour) => {
+    if (!markers.has(colour)) {
+      const id = `arrowhead-${markers.size}`;
+      const marker = svgElement("marker", {
+        id, viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 4, markerHeight: 4, orient: "auto", markerUnits: "strokeWidth",
+      });
+      marker.append(svgElement("path", { d: "M0,0 L10,5 L0,10 z", fill: colour }));
+      defs.append(marker);
+      markers.set(colour, id);
+    }
+    return `url(#${markers.get(colour)})`;
+  };
   const edges = svgElement("g", { class: "edges" });
   view.graph.forEachEdge((id, attributes, source, target) => {
     if (view.isEdgeHidden(id, source, target)) return;
     const [a, b] = [place(source), place(target)];
     if (!a || !b) return;
     const display = view.sigma.getEdgeDisplayData(id) || {};
-    edges.append(svgElement("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y, stroke: display.color || "#b8c0cc", "stroke-width": Math.max(1, display.size || 1), "data-edge": id }));
+    const colour = display.color || "#b8c0cc";
+    const line = { x1: a.x, y1: a.y, x2: b.x, y2: b.y, stroke: colour, "stroke-width": Math.max(1, display.size || 1), "data-edge": id };
+    if (attributes.type === "arrow") {
+      const length = Math.hypot(b.x - a.x, b.y - a.y);
+      const rim = Math.max(2, b.size);
+      if (length > rim) {
+        line.x2 = b.x - ((b.x - a.x) * rim) / length;
+        line.y2 = b.y - ((b.y - a.y) * rim) / length;
+      }
+      line["marker-end"] = arrowhead(colour);
+    }
+    edges.append(svgElement("line", line));
   });
   const nodes = svgElement("g", { class: "nodes" });
   const labels = svgElement("g", { class: "labels", "font-family": "system-ui, sans-serif", "font-size": 12, fill: "#1d2430" });
@@ -61,7 +95,7 @@ export function canvasSvg(view) {
     nodes.append(svgElement("circle", { cx: at.x, cy: at.y, r: Math.max(2, at.size), fill: at.data.color || "#3559e0", "data-node": id }));
     if (at.data.label) labels.append(svgElement("text", { x: at.x + at.size + 3, y: at.y + 4 }, at.data.label));
   });
-  svg.append(edges, nodes, labels);
+  svg.append(defs, edges, nodes, labels);
   return new Blob([new XMLSerializer().serializeToString(svg)], { type: "image/svg+xml" });
 }
 

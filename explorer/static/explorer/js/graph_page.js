@@ -9,6 +9,7 @@ import { curationConfig } from "./curation_api.js";
 import { attachCuration } from "./curation_graph.js";
 import { showEdge } from "./edge_inspector.js";
 import { GraphPpr } from "./graph_ppr.js";
+import { GraphKeyboard } from "./graph_keyboard.js";
 import { colours, createGraphView } from "./graph_view.js";
 import { NodeMenu } from "./node_menu.js";
 import { SuggestBox } from "./suggest.js";
@@ -241,16 +242,35 @@ function linkKinds(card) {
   return [...new Set(["RELATES", ...extra])].join(",");
 }
 
+// The facts between the nodes an action drew and the nodes shown before it. An expansion's page, a path, a
+// subgraph or the add box brings the facts among its own nodes only, while a restored view (undo, redo, back, a
+// reload) draws every fact among its nodes: the fact ERP orders → Aldana, between two expansions' nodes, came in
+// only on redo, and the demo's 41 nodes / 49 links became 41 / 54 on a reload (issue 32). Past what one request
+// carries (the subgraph's id cap, a request line well under the server's limit) the view stays as drawn.
+const LINK_IDS_CHARACTERS = 8000;
+
+// Asked before the action draws anything, so that its nodes and all their links come in one step (and one layout).
+async function linksToShown(cards) {
+  const shown = view.nodeIds();
+  const fresh = cards.map((card) => card.id).filter((id) => !view.hasNode(id));
+  if (!shown.length || !fresh.length) return [];
+  const ids = [...shown, ...new Set(fresh)].join(",");
+  if (shown.length + fresh.length > config.subgraph_cap || encodeURIComponent(ids).length > LINK_IDS_CHARACTERS) return [];
+  const found = await getJson(`${groupApi(group)}/subgraph`, { ids, include_invalidated: "true" });
+  return found.edges;
+}
+
 async function expand(id) {
   const parameters = { links: linkKinds(view.node(id)), ...filterParameters() };
   const signature = JSON.stringify(parameters);
   const known = expansions.get(id);
   const offset = known && known.signature === signature ? known.offset : 0;
   const page = await getJson(neighboursApi(group, id), { ...parameters, offset, limit: config.expand_limit });
+  const links = await linksToShown([page.center, ...page.nodes]);
   const before = view.graph.order;
   view.addNodes([page.center]);
   view.addNodes(page.nodes, { near: id });
-  view.addEdges(page.edges);
+  view.addEdges([...page.edges, ...links]);
   expansions.set(id, { offset: offset + page.links, total: page.total, signature });
   view.startLayout({ ms: 2500 });
   fitIfGrown(before);
@@ -264,9 +284,10 @@ async function expand(id) {
 async function addByIds(ids) {
   if (!ids.length) return;
   const found = await getJson(`${groupApi(group)}/subgraph`, { ids: ids.join(","), include_invalidated: "true" });
+  const links = await linksToShown(found.nodes);
   const before = view.graph.order;
   view.addNodes(found.nodes);
-  view.addEdges(found.edges);
+  view.addEdges([...found.edges, ...links]);
   view.startLayout({ ms: 2500 });
   fitIfGrown(before);
 }
@@ -303,9 +324,10 @@ async function showAround(ids = ppr.seedIds()) {
   const hops = Number($("[data-around-hops]").value);
   lastAction = { kind: "subgraph", seeds: ids, hops };
   const found = await getJson(`${groupApi(group)}/subgraph`, { ids: ids.join(","), hops, ...filterParameters() });
+  const links = await linksToShown(found.nodes);
   const before = view.graph.order;
   view.addNodes(found.nodes);
-  view.addEdges(found.edges);
+  view.addEdges([...found.edges, ...links]);
   view.highlight({ nodes: found.nodes.map((node) => node.id), edges: found.edges.map((edge) => edge.id) });
   view.startLayout({ ms: 2500 });
   fitIfGrown(before);
@@ -471,19 +493,27 @@ async function findPath(mode) {
     return;
   }
   result.textContent = "Searching…";
+  let answer;
+  try {
+    answer = await getJson(`${groupApi(group)}/paths`, {
+      from: pathEnds.from, to: pathEnds.to, mode, max_hops: $("[data-max-hops]").value, ...filterParameters(),
+    });
+  } catch (error) {
+    // The refusal's words where "Searching…" was, which stayed on after a 400 (issue 32); not the view's action.
+    result.replaceChildren(h("p", { class: "error", role: "alert", "data-testid": "path-error", text: error.message }));
+    return;
+  }
   lastAction = { kind: "path", from: pathEnds.from, to: pathEnds.to, mode, maxHops: Number($("[data-max-hops]").value) };
-  const answer = await getJson(`${groupApi(group)}/paths`, {
-    from: pathEnds.from, to: pathEnds.to, mode, max_hops: $("[data-max-hops]").value, ...filterParameters(),
-  });
   if (!answer.found) {
     view.clearHighlight();
     const why = answer.cut === "max_hops" ? "within the hop limit" : answer.cut === "max_visited" ? "before the search bound (too many nodes)" : "at all";
     result.replaceChildren(h("p", { "data-testid": "path-none", text: `No path ${why}.` }));
     return;
   }
+  const links = await linksToShown(answer.nodes);
   const before = view.graph.order;
   view.addNodes(answer.nodes, { near: pathEnds.from });
-  view.addEdges(answer.edges);
+  view.addEdges([...answer.edges, ...links]);
   view.highlight({ nodes: answer.nodes.map((node) => node.id), edges: answer.edges.map((edge) => edge.id) });
   view.startLayout({ ms: 1500 });
   fitIfGrown(before);
@@ -605,9 +635,10 @@ function openMenu(id) {
 // Every node within `depth` facts of this one (through the facts the filter shows), as "Around the seeds" does.
 async function expandToDepth(id, depth) {
   const found = await getJson(`${groupApi(group)}/subgraph`, { ids: id, hops: depth, ...filterParameters() });
+  const links = await linksToShown(found.nodes);
   const before = view.graph.order;
   view.addNodes(found.nodes, { near: id });
-  view.addEdges(found.edges);
+  view.addEdges([...found.edges, ...links]);
   view.startLayout({ ms: 2500 });
   fitIfGrown(before);
   if (found.truncated) showError(new Error(`Depth ${depth}: cut at the strongest-linked nodes.`));
@@ -657,6 +688,11 @@ document.addEventListener("keydown", (event) => {
   openMenu(currentNode);
 });
 view.on("clickEdge", (id) => openEdge(id));
+const keyboard = new GraphKeyboard($(".canvas"), view, {
+  status: $("[data-testid=graph-keyboard-status]"),
+  open: (id) => { openNode(id); record(); },
+  current: () => currentNode,
+});
 view.on("dragPin", () => record()); // a step to undo (pins are not in the URL: no history entry)
 $("[data-layout]").addEventListener("click", () => (view.layoutRunning() ? view.stopLayout() : view.startLayout({ ms: 8000 })));
 view.on("layout", (running) => { $("[data-layout]").textContent = running ? "Stop layout" : "Run layout"; });
@@ -1004,7 +1040,7 @@ attachCuration({ view, group, panel: $("[data-edge-panel]"), controls: $("[data-
 // For the browser tests and the console: the page's view and its actions.
 window.memoriaGraph = {
   view, expand, openNode, openEdge, setPathEnd, findPath, ppr, asOf, addBox, startBox, captureState, restore, views,
-  toggleMark, setMarked, bulk, undo, redo, undoStack, redoStack, nodeMenu,
+  toggleMark, setMarked, bulk, undo, redo, undoStack, redoStack, nodeMenu, keyboard,
 };
 start().catch((error) => {
   showError(error);

@@ -9,7 +9,8 @@
 //               hideNode(s), unhideAll, pinNode, select, setMarked (multi-selection), highlight({nodes, edges}), clearHighlight,
 //               setNodeStyle / setEdgeStyle (overlays such as a live retrieval's energies), clearStyles
 //   layout      startLayout({ms}), stopLayout(), layoutRunning()
-//   camera      focus(id), fit(), fitAll({margin}), fitShown(), viewportPosition(id), edgeViewportPosition(id)
+//   camera      focus(id), fit(), fitAll({margin}), fitShown(), frameAllNow() (for exports), viewportPosition(id),
+//               edgeViewportPosition(id)
 //   events      on(type, handler): clickNode, clickEdge, clickStage, doubleClickNode, change, firstRender,
 //               layout (running or not), dragPin (a node dropped and pinned)
 //   teardown    destroy()
@@ -550,6 +551,15 @@ export class GraphView {
   // Every node in view with a margin: labels are drawn to the right of their nodes, past the nodes' frame.
   fitAll({ duration = 300, margin = LABEL_MARGIN } = {}) {
     this.sigma.getCamera().animate({ x: 0.5, y: 0.5, ratio: margin, angle: 0 }, { duration });
+  }
+
+  // The whole drawing in the frame at once (no animation), for an export to draw; returns the camera state to
+  // put back.
+  frameAllNow({ margin = LABEL_MARGIN } = {}) {
+    const camera = this.sigma.getCamera();
+    const kept = camera.getState();
+    camera.setState({ x: 0.5, y: 0.5, ratio: margin, angle: 0 });
+    return kept;
   }
 
   // The camera on the shown nodes: all of them (the reset frame) when none is hidden, else their bounding box
