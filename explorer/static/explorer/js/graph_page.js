@@ -213,7 +213,8 @@ view.on("change", () => {
 // ---- auto-fit ---------------------------------------------------------------------------------------------
 
 // After an action that adds nodes (expand, path, PPR, subgraph, the add box, a restored view) the camera fits the
-// shown nodes, at once and again when the layout the action started stops; a mere selection leaves it alone.
+// shown nodes, at once and again when the layout the action started stops (the last fit: a pending early one is
+// dropped); a mere selection leaves it alone. Each fit reads the positions the graph holds then (fitShown).
 let fitPending = false;
 let fitTimer = null;
 
@@ -227,6 +228,7 @@ function fitIfGrown(before) {
 view.on("layout", (running) => {
   if (running || !fitPending) return;
   fitPending = false;
+  clearTimeout(fitTimer);
   view.fitShown();
 });
 

@@ -10,7 +10,7 @@
 //               setNodeStyle / setEdgeStyle (overlays such as a live retrieval's energies), clearStyles
 //   layout      startLayout({ms}), stopLayout(), layoutRunning()
 //   camera      focus(id), fit(), fitAll({margin}), fitShown(), frameAllNow() (for exports), viewportPosition(id),
-//               edgeViewportPosition(id)
+//               edgeViewportPosition(id), processNow() (display data from the positions held now)
 //   events      on(type, handler): clickNode, clickEdge, clickStage, doubleClickNode, change, firstRender,
 //               layout (running or not), dragPin (a node dropped and pinned)
 //   teardown    destroy()
@@ -542,6 +542,7 @@ export class GraphView {
   // ---- camera -------------------------------------------------------------------------------------------
 
   focus(id, ratio = 0.6) {
+    this.processNow();
     const display = this.sigma.getNodeDisplayData(id);
     if (display) this.sigma.getCamera().animate({ x: display.x, y: display.y, ratio }, { duration: 400 });
   }
@@ -572,6 +573,7 @@ export class GraphView {
       camera.animate({ x: 0.5, y: 0.5, ratio: 1, angle: 0 }, { duration });
       return;
     }
+    this.processNow();
     let minX = Infinity; let maxX = -Infinity; let minY = Infinity; let maxY = -Infinity;
     for (const id of shown) {
       const display = this.sigma.getNodeDisplayData(id);
@@ -583,6 +585,14 @@ export class GraphView {
     const ratio = Math.min(Math.max(Math.max(maxX - minX, maxY - minY) * 1.2, 0.2), 1);
     camera.animate({ x: (minX + maxX) / 2, y: (minY + maxY) / 2, ratio, angle: 0 }, { duration });
   }
+
+  // The renderer's display data (framed coordinates, normalised by the whole drawing's extent) is computed when it
+  // draws, on the animation frame after the layout moved the nodes; the layout's worker moves them many times a
+  // frame, and more under CPU load. Read right after the layout stopped, it held positions a frame or more old:
+  // 2.1 framed units off in 2 runs of 6 with the CPU throttled 4× and two cores busy, and the fit framed empty space
+  // while the shown nodes were drawn ~300 px left of the canvas. Processing now reads the positions the graph holds
+  // (no reindexing: no node or edge is re-added, the renderer only re-reads positions and draws once).
+  processNow() { this.sigma.refresh({ partialGraph: { nodes: [], edges: [] } }); }
 
   // Where a node or an edge's middle is drawn, in pixels from the container's top left (tests click there).
   viewportPosition(id) {
