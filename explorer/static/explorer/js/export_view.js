@@ -1,6 +1,7 @@
 // Export what is on screen: the canvas as PNG (the renderer's layers composed) or SVG (nodes, edges and labels as
-// the renderer placed them), and on the live page the run's results (its completed paths, or a PPR run's ranking)
-// as CSV or JSON. The controls are added to the page's left panel, so the pages' templates stay as they are.
+// the renderer placed them), the shown nodes and the links among them as CSV (a nodes file and a links file) or
+// JSON, and on the live page the run's results (its completed paths, or a PPR run's ranking) as CSV or JSON. The
+// controls are added to the page's left panel, so the pages' templates stay as they are.
 import { h } from "./dom.js";
 import { ALGORITHM } from "./names.js";
 
@@ -117,7 +118,7 @@ export function pathsCsv(ranked) {
     index + 1, seed_id, path.depth, path.energy, path.end_reason, path.nodes.join(" > "),
     path.hops.map((hop) => hop.edge_id).join(" "), path.hops.map((hop) => hop.relation).join(" > "),
   ]);
-  return [PATH_COLUMNS, ...rows].map((row) => row.map(csvCell).join(",")).join("\n") + "\n";
+  return csvTable(PATH_COLUMNS, rows);
 }
 
 const RANKING_COLUMNS = ["rank", "id", "name", "kind", "score"];
@@ -125,7 +126,45 @@ const RANKING_COLUMNS = ["rank", "id", "name", "kind", "score"];
 // A PPR run's ranking, best first (a PPR run has no paths: before, issue 32, its export was a header and `[]`).
 export function rankingCsv(scores) {
   const rows = scores.map((node, index) => [index + 1, node.id, node.name, node.kind, node.score]);
-  return [RANKING_COLUMNS, ...rows].map((row) => row.map(csvCell).join(",")).join("\n") + "\n";
+  return csvTable(RANKING_COLUMNS, rows);
+}
+
+function csvTable(columns, rows) {
+  return [columns, ...rows].map((row) => row.map(csvCell).join(",")).join("\n") + "\n";
+}
+
+// What is drawn: the shown nodes (not hidden by hand, by the legend or by the filter) and the links among them that
+// the filter shows, with where each node is drawn (graph coordinates) and whether it is pinned. Two tables rather
+// than one with a kind column: a nodes table and a links table are what Gephi's and Neo4j's importers read, and
+// neither has to carry the other's empty columns.
+export function visibleSubgraph(view) {
+  const nodes = [];
+  view.graph.forEachNode((id, attributes) => {
+    if (view.isNodeHidden(id)) return;
+    nodes.push({ ...attributes.card, x: attributes.x, y: attributes.y, pinned: Boolean(attributes.fixed) });
+  });
+  const links = [];
+  view.graph.forEachEdge((id, attributes, source, target) => {
+    if (!view.isEdgeHidden(id, source, target)) links.push({ ...attributes.edge });
+  });
+  return { nodes, links };
+}
+
+const NODE_COLUMNS = ["id", "name", "kind", "labels", "community", "community_name", "degree", "pinned", "x", "y"];
+const LINK_COLUMNS = [
+  "id", "kind", "source", "target", "source_name", "target_name", "relation", "category", "fact", "weight", "tags",
+  "valid_at", "invalid_at", "expired_at", "created_at", "invalidated",
+];
+
+// A list (labels, tags) in one cell, "|"-separated as Gephi's list columns are.
+const cellOf = (value) => (Array.isArray(value) ? value.join("|") : value);
+
+export function nodesCsv(subgraph) {
+  return csvTable(NODE_COLUMNS, subgraph.nodes.map((node) => NODE_COLUMNS.map((column) => cellOf(node[column]))));
+}
+
+export function linksCsv(subgraph) {
+  return csvTable(LINK_COLUMNS, subgraph.links.map((link) => LINK_COLUMNS.map((column) => cellOf(link[column]))));
 }
 
 // The live page's results: an Activation Energy run's completed paths, or a PPR run's ranking and passages.
@@ -145,6 +184,7 @@ function liveResults(live, ppr) {
 function exportPanel(view, { results = null, name }) {
   const stamp = () => new Date().toISOString().slice(0, 19).replaceAll(":", "");
   const button = (text, testid, onclick) => h("button", { type: "button", class: "small secondary", "data-testid": testid, onclick }, text);
+  const csv = (text, what) => download(new Blob([text], { type: "text/csv" }), `${name}-${what}-${stamp()}.csv`);
   return h(
     "fieldset",
     { class: "export", "data-testid": "export" },
@@ -154,6 +194,12 @@ function exportPanel(view, { results = null, name }) {
       { class: "buttons" },
       button("PNG", "export-png", async () => download(await canvasPng(view), `${name}-${stamp()}.png`)),
       button("SVG", "export-svg", () => download(canvasSvg(view), `${name}-${stamp()}.svg`)),
+      button("Nodes CSV", "export-nodes-csv", () => csv(nodesCsv(visibleSubgraph(view)), "nodes")),
+      button("Links CSV", "export-links-csv", () => csv(linksCsv(visibleSubgraph(view)), "links")),
+      button("Shown JSON", "export-shown-json", () => {
+        const shown = { exported_at: new Date().toISOString(), ...visibleSubgraph(view) };
+        download(new Blob([JSON.stringify(shown, null, 1)], { type: "application/json" }), `${name}-shown-${stamp()}.json`);
+      }),
       results && button("Results CSV", "export-paths-csv", () => {
         const shown = results();
         download(new Blob([shown.csv()], { type: "text/csv" }), `${name}-${shown.kind}-${stamp()}.csv`);
