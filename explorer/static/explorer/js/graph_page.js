@@ -274,8 +274,8 @@ async function expand(id) {
   view.addNodes(page.nodes, { near: id });
   view.addEdges([...page.edges, ...links]);
   expansions.set(id, { offset: offset + page.links, total: page.total, signature });
+  fitIfGrown(before); // before the layout: one computed at once reports its end at once
   view.startLayout({ ms: 2500 });
-  fitIfGrown(before);
   if (currentNode === id) drawNodePanel(id);
   return page;
 }
@@ -290,8 +290,8 @@ async function addByIds(ids) {
   const before = view.graph.order;
   view.addNodes(found.nodes);
   view.addEdges([...found.edges, ...links]);
+  fitIfGrown(before); // before the layout: one computed at once reports its end at once
   view.startLayout({ ms: 2500 });
-  fitIfGrown(before);
 }
 
 // ---- PageRank (graph_ppr.js) ------------------------------------------------------------------------------
@@ -331,8 +331,8 @@ async function showAround(ids = ppr.seedIds()) {
   view.addNodes(found.nodes);
   view.addEdges([...found.edges, ...links]);
   view.highlight({ nodes: found.nodes.map((node) => node.id), edges: found.edges.map((edge) => edge.id) });
+  fitIfGrown(before); // before the layout: one computed at once reports its end at once
   view.startLayout({ ms: 2500 });
-  fitIfGrown(before);
   result.textContent = `${found.nodes.length} nodes, ${found.edges.length} facts within ${hops} hop${hops === 1 ? "" : "s"}` +
     (found.truncated ? " (cut at the strongest-linked)" : "");
   record();
@@ -517,8 +517,8 @@ async function findPath(mode) {
   view.addNodes(answer.nodes, { near: pathEnds.from });
   view.addEdges([...answer.edges, ...links]);
   view.highlight({ nodes: answer.nodes.map((node) => node.id), edges: answer.edges.map((edge) => edge.id) });
+  fitIfGrown(before); // before the layout: one computed at once reports its end at once
   view.startLayout({ ms: 1500 });
-  fitIfGrown(before);
   record();
   result.dataset.mode = mode;
   result.replaceChildren(
@@ -641,8 +641,8 @@ async function expandToDepth(id, depth) {
   const before = view.graph.order;
   view.addNodes(found.nodes, { near: id });
   view.addEdges([...found.edges, ...links]);
+  fitIfGrown(before); // before the layout: one computed at once reports its end at once
   view.startLayout({ ms: 2500 });
-  fitIfGrown(before);
   if (found.truncated) showError(new Error(`Depth ${depth}: cut at the strongest-linked nodes.`));
   record();
 }
@@ -697,6 +697,13 @@ const keyboard = new GraphKeyboard($(".canvas"), view, {
 });
 view.on("dragPin", () => record()); // a step to undo (pins are not in the URL: no history entry)
 $("[data-layout]").addEventListener("click", () => (view.layoutRunning() ? view.stopLayout() : view.startLayout({ ms: 8000 })));
+// A choice of layout lays the drawing out again and fits it; the URL (and a saved view) keeps the choice.
+$("[data-layout-mode]").addEventListener("change", (event) => {
+  view.setLayoutMode(event.target.value);
+  fitPending = true;
+  view.startLayout({ ms: 2500 });
+  record();
+});
 view.on("layout", (running) => { $("[data-layout]").textContent = running ? "Stop layout" : "Run layout"; });
 $("[data-undo]").addEventListener("click", () => undo());
 $("[data-redo]").addEventListener("click", () => redo());
@@ -725,6 +732,7 @@ function captureState() {
   state.colour = view.colourMode;
   state.size = view.sizeMode;
   state.edgeWidth = view.edgeWidth;
+  state.layout = view.layoutMode;
   state.links = [...document.querySelectorAll("[data-link]")].filter((box) => box.checked).map((box) => box.dataset.link);
   state.action = lastAction;
   // Kept for undo only (not in the URL): the pinned nodes where they stand, and the multi-selection.
@@ -887,6 +895,8 @@ async function restore(state) {
     view.setSizeMode(state.size);
     $("[data-edge-weight]").checked = state.edgeWidth !== "uniform";
     view.setEdgeWidth(state.edgeWidth);
+    $("[data-layout-mode]").value = state.layout;
+    view.setLayoutMode(state.layout);
     for (const box of document.querySelectorAll("[data-link]")) box.checked = state.links.includes(box.dataset.link);
     applyFilter();
     if (state.nodes.length) {

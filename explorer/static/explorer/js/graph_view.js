@@ -8,12 +8,15 @@
 //               setEdgeWidth("weight" | "uniform"), hasScoreSizes(), degreeRange(), legend(), toggleLegendKey(key), setFilter({...}),
 //               hideNode(s), unhideAll, pinNode, select, setMarked (multi-selection), highlight({nodes, edges}), clearHighlight,
 //               setNodeStyle / setEdgeStyle (overlays such as a live retrieval's energies), clearStyles
-//   layout      startLayout({ms}), stopLayout(), layoutRunning()
+//   layout      setLayoutMode("force" | "hierarchical" | "radial" | "grid"), startLayout({ms}), stopLayout(),
+//               layoutRunning()
 //   camera      focus(id), fit(), fitAll({margin}), fitShown(), frameAllNow() (for exports), viewportPosition(id),
 //               edgeViewportPosition(id), processNow() (display data from the positions held now)
 //   events      on(type, handler): clickNode, clickEdge, clickStage, doubleClickNode, change, firstRender,
 //               layout (running or not), dragPin (a node dropped and pinned)
 //   teardown    destroy()
+
+import { placements } from "./placements.js";
 
 const LABEL_MARGIN = 1.25; // the camera's zoom-out when framing the whole drawing, so right-hand labels fit
 
@@ -103,6 +106,8 @@ function nodeSize(degree) {
   return Math.min(4 + 2.2 * Math.log2(1 + (degree || 0)), 18);
 }
 
+export const LAYOUT_MODES = ["force", "hierarchical", "radial", "grid"];
+
 export class GraphView {
   constructor(container, options = {}) {
     if (!window.Sigma || !window.graphology) throw new Error("load the vendored sigma and graphology first");
@@ -124,6 +129,7 @@ export class GraphView {
     this.edgeStyles = new Map();
     this.handlers = new Map();
     this.layout = null;
+    this.layoutMode = "force";
     this.layoutTimer = null;
     this.layoutHidesEdges = false;
     this.firstRenderDone = false;
@@ -508,8 +514,23 @@ export class GraphView {
 
   // ---- layout -------------------------------------------------------------------------------------------
 
-  // ForceAtlas2 in a web worker for `ms` milliseconds (pinned nodes stay put); the page stays responsive.
+  // "force" (ForceAtlas2, moving), or a placement computed at once: "hierarchical", "radial" or "grid".
+  setLayoutMode(mode) {
+    this.layoutMode = LAYOUT_MODES.includes(mode) ? mode : "force";
+  }
+
+  // The layout of the current mode. Force: ForceAtlas2 in a web worker for `ms` milliseconds (pinned nodes stay
+  // put); the page stays responsive. The others place the shown, unpinned nodes at once (a few arithmetic steps a
+  // node: no worker needed at the sizes drawn) and report a layout that started and stopped, so what waits for a
+  // layout's end (the camera's fit) runs as it does after a force layout.
   startLayout({ ms = 3000 } = {}) {
+    if (this.layoutMode !== "force") {
+      this.stopLayout();
+      this.placeNodes(this.layoutMode);
+      this.emit("layout", true);
+      this.emit("layout", false);
+      return;
+    }
     const library = window.graphologyLibrary;
     if (!library || this.graph.order < 2) return;
     if (!this.layout) {
@@ -538,6 +559,27 @@ export class GraphView {
   }
 
   layoutRunning() { return Boolean(this.layout && this.layout.isRunning()); }
+
+  // Positions for the shown, unpinned nodes (explorer/static/explorer/js/placements.js), in the frame the drawing
+  // spans now, so pinned and hidden nodes stay where they are beside them.
+  placeNodes(mode) {
+    const movable = this.graph.nodes().filter((id) => !this.isNodeHidden(id) && !this.isPinned(id));
+    if (!movable.length) return;
+    const shown = new Set(movable);
+    const links = [];
+    this.graph.forEachEdge((id, attributes, source, target) => {
+      if (shown.has(source) && shown.has(target) && !this.isEdgeHidden(id, source, target)) links.push([source, target]);
+    });
+    const order = (a, b) => this.graph.getNodeAttribute(b, "card").degree - this.graph.getNodeAttribute(a, "card").degree || (a < b ? -1 : 1);
+    const unit = placements[mode](movable.sort(order), links);
+    let minX = Infinity; let maxX = -Infinity; let minY = Infinity; let maxY = -Infinity;
+    this.graph.forEachNode((id, { x, y }) => {
+      minX = Math.min(minX, x); maxX = Math.max(maxX, x); minY = Math.min(minY, y); maxY = Math.max(maxY, y);
+    });
+    const scale = Math.max(maxX - minX, maxY - minY) || 1;
+    const [cx, cy] = [(minX + maxX) / 2, (minY + maxY) / 2];
+    for (const [id, [ux, uy]] of unit) this.graph.mergeNodeAttributes(id, { x: cx + scale * (ux - 0.5), y: cy + scale * (uy - 0.5) });
+  }
 
   // ---- camera -------------------------------------------------------------------------------------------
 

@@ -8,11 +8,14 @@
 // expanded nodes brings back the first page of each, so the view comes back with at most its later "More" pages
 // and far expansions missing.
 
+import { placements } from "./placements.js";
+
 export const NODE_CAP = 150;
 export const EXPANDED_CAP = 40;
 export const HIDDEN_CAP = 100;
 export const MAX_QUERY = 7000;
 const ACTIONS = ["path", "subgraph", "ppr"];
+const PLACED_LAYOUTS = Object.keys(placements); // beside "force", the default
 
 const list = (text) => (text ? text.split(",").filter(Boolean) : []);
 const number = (text, fallback) => (text === null || text === "" || Number.isNaN(Number(text)) ? fallback : Number(text));
@@ -21,7 +24,7 @@ const number = (text, fallback) => (text === null || text === "" || Number.isNaN
 export function emptyState() {
   return {
     nodes: [], expanded: [], hidden: [], sel: null, edge: null, query: "",
-    categories: null, minWeight: null, asOf: null, colour: "kind", size: "score", edgeWidth: "weight", links: [],
+    categories: null, minWeight: null, asOf: null, colour: "kind", size: "score", edgeWidth: "weight", layout: "force", links: [],
     action: null,
   };
 }
@@ -29,7 +32,8 @@ export function emptyState() {
 // Whether a URL query holds any of the view's keys (else the page opens the group's default view, if any).
 export function hasState(search) {
   const params = new URLSearchParams(search);
-  return ["node", "nodes", "q", "expanded", "sel", "edge", "cat", "w", "as_of", "colour", "size", "ew", "links", "action"]
+  return ["node", "nodes", "q", "expanded", "sel", "edge", "cat", "w", "as_of", "colour", "size", "ew", "layout", "links",
+    "action"]
     .some((key) => params.has(key));
 }
 
@@ -56,6 +60,7 @@ export function decodeState(search) {
   state.colour = params.get("colour") === "community" ? "community" : "kind";
   state.size = ["degree", "uniform"].includes(params.get("size")) ? params.get("size") : "score";
   state.edgeWidth = params.get("ew") === "uniform" ? "uniform" : "weight";
+  state.layout = PLACED_LAYOUTS.includes(params.get("layout")) ? params.get("layout") : "force";
   state.links = list(params.get("links"));
   const action = params.get("action");
   if (action === "path") {
@@ -101,6 +106,7 @@ function encodeWithin(state, nodeCap) {
   if (state.colour === "community") params.set("colour", "community");
   if (state.size && state.size !== "score") params.set("size", state.size);
   if (state.edgeWidth === "uniform") params.set("ew", "uniform");
+  if (PLACED_LAYOUTS.includes(state.layout)) params.set("layout", state.layout);
   if (state.links.length) params.set("links", state.links.join(","));
   const action = state.action;
   if (action && ACTIONS.includes(action.kind)) {
