@@ -1,6 +1,7 @@
 """The graph page's choice of layout in Chromium against daphne: beside the moving force layout, a grid, top-down
 layers along the facts' direction and rings around the most connected node, each placed at once with pinned nodes
-left where they are, the drawing fitted afterwards, and the choice kept in the URL and restored from it."""
+left where they are, the drawing fitted afterwards, and the choice kept in the URL and restored from it; pinned
+nodes kept in the URL where they stand and put back there exactly, held by the force layout."""
 
 from __future__ import annotations
 
@@ -112,3 +113,31 @@ def test_a_layout_is_chosen_placed_at_once_kept_in_the_url_and_restored(
     ready(page)
     expect(page.get_by_test_id("layout-mode")).to_have_value("radial")
     assert is_radial(page.evaluate(DRAWN))
+
+
+PLACE = "(id) => { const a = memoriaGraph.view.graph.getNodeAttributes(id); return [a.x, a.y, a.fixed]; }"
+
+
+def test_pins_are_kept_in_the_url_where_they_stand_and_restored_exactly(
+    page: Page, daphne_url: str, memory: dict, group: str
+) -> None:
+    open_forecast(page, daphne_url, memory, group)
+    # Pinned from the node's panel while the force layout runs: the layout leaves it there from then on.
+    page.evaluate("(id) => memoriaGraph.openNode(id)", memory["erp"])
+    page.evaluate("memoriaGraph.view.startLayout({ms: 1500})")
+    page.get_by_test_id("pin").click()
+    page.wait_for_function("new URLSearchParams(location.search).has('pins')")
+    pinned = page.evaluate(PLACE, memory["erp"])
+    page.wait_for_function("!memoriaGraph.view.layoutRunning()", timeout=10_000)
+    assert page.evaluate(PLACE, memory["erp"]) == pinned
+    pins = parse_qs(urlparse(page.url).query)["pins"][0].split(",")
+    assert pins[0] == memory["erp"] and [float(pins[1]), float(pins[2])] == pinned[:2]
+
+    # A reload (as a saved view's link) puts it back exactly, pinned, and a long force layout does not move it.
+    page.reload()
+    ready(page)
+    assert page.evaluate(PLACE, memory["erp"]) == pinned
+    page.evaluate("memoriaGraph.view.startLayout({ms: 1500})")
+    page.wait_for_function("!memoriaGraph.view.layoutRunning()", timeout=10_000)
+    assert page.evaluate(PLACE, memory["erp"]) == pinned
+    expect(page.get_by_test_id("pin")).to_have_text("Unpin")

@@ -695,7 +695,7 @@ const keyboard = new GraphKeyboard($(".canvas"), view, {
   open: (id) => { openNode(id); record(); },
   current: () => currentNode,
 });
-view.on("dragPin", () => record()); // a step to undo (pins are not in the URL: no history entry)
+view.on("dragPin", () => record()); // a step to undo and a history entry (the pin and its place are in the URL)
 $("[data-layout]").addEventListener("click", () => (view.layoutRunning() ? view.stopLayout() : view.startLayout({ ms: 8000 })));
 // A choice of layout lays the drawing out again and fits it; the URL (and a saved view) keeps the choice.
 $("[data-layout-mode]").addEventListener("change", (event) => {
@@ -735,7 +735,7 @@ function captureState() {
   state.layout = view.layoutMode;
   state.links = [...document.querySelectorAll("[data-link]")].filter((box) => box.checked).map((box) => box.dataset.link);
   state.action = lastAction;
-  // Kept for undo only (not in the URL): the pinned nodes where they stand, and the multi-selection.
+  // The pinned nodes where they stand (in the URL, `pins`), and the multi-selection (kept for undo only).
   state.pinned = view.nodeIds().filter((id) => view.isPinned(id)).map((id) => {
     const { x, y } = view.graph.getNodeAttributes(id);
     return [id, x, y];

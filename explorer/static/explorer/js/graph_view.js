@@ -378,9 +378,17 @@ export class GraphView {
   }
   unhideAll() { this.hiddenNodes.clear(); this.changed(); }
 
+  // A running force layout works on the copy of the graph its worker was given, pins included, and writes every
+  // node's position back: a node pinned (or put back where a view had it pinned) while it ran kept moving. The
+  // layout is started again from the graph as it is now; a fresh worker, so no answer of the old one lands after.
   pinNode(id, pinned = true) {
     if (!this.graph.hasNode(id)) return;
     this.graph.setNodeAttribute(id, "fixed", pinned);
+    if (this.layoutRunning()) {
+      this.layout.kill();
+      this.layout = null;
+      this.startLayout({ ms: 2500 });
+    }
     this.changed();
   }
 
