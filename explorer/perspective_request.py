@@ -18,7 +18,7 @@ from memoria.requests.vocabulary import RequestModel
 STATE_KEYS = frozenset(
     {
         "node", "nodes", "expanded", "hidden", "sel", "edge", "q",
-        "cat", "w", "as_of", "colour", "size", "ew", "links",
+        "cat", "w", "as_of", "colour", "size", "ew", "layout", "links", "pins",
         "action", "from", "to", "mode", "max_hops", "seeds", "hops", "top", "aware", "pq",
     }
 )  # fmt: skip

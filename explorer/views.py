@@ -30,7 +30,7 @@ from memoria.api.errors import problem
 from memoria.browse.filters import CATEGORY_CHOICES
 from memoria.browse.neighbourhood import DEFAULT_LIMIT
 from memoria.browse.paths import DEFAULT_MAX_HOPS, MAX_HOPS
-from memoria.browse.selectors import community_page, entity_page, episode_page
+from memoria.browse.selectors import MAX_CARDS, community_page, entity_page, episode_page
 from memoria.curation.audit import audit_entries_page
 from memoria.curation.inputs import AuditQuery
 from memoria.errors import GroupNotFound, InvalidInput
@@ -180,6 +180,7 @@ def graph_view(request: HttpRequest, group: str) -> HttpResponse:
         "view_name_max": MAX_NAME_LENGTH,
         "url_node_cap": URL_NODE_CAP,
         "expand_limit": DEFAULT_LIMIT,
+        "subgraph_cap": MAX_CARDS,  # the most ids one subgraph request takes
         "categories": list(CATEGORY_CHOICES),
         "max_hops": DEFAULT_MAX_HOPS,
         "max_hops_limit": MAX_HOPS,

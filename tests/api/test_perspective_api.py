@@ -47,6 +47,12 @@ def test_a_viewer_saves_a_private_view_that_only_they_see(people) -> None:
     assert people["vic"].get(url(view=card["id"])).json() == card
 
 
+def test_a_view_keeps_its_layout_choice_and_pins(people) -> None:
+    state = f"{STATE}&layout=radial&pins=n1,0.25,-3.5"
+    card = save(people["vic"], name="rings", state=state)
+    assert card["state"] == state and card["url"].endswith("&layout=radial&pins=n1,0.25,-3.5")
+
+
 def test_sharing_needs_the_curator_role_and_shows_the_view_to_the_group(people) -> None:
     refused = people["vic"].post(url(), {"name": "team", "state": STATE, "shared": True}, format="json")
     assert refused.status_code == 403 and refused.json()["detail"] == SHARING_NEEDS_CURATOR

@@ -175,3 +175,55 @@ def test_the_drawings_holds_at_agrees_with_the_one_definition(
     ]
     assert shown == expected
     assert 50 < sum(expected) < 350  # both answers are well represented
+
+
+# Every control of the graph page's left column a reader can reach, in document order, marked so the walk can
+# name them: visible, enabled, not taken out of the order nor folded away, one stop per radio group (its checked
+# radio).
+MARK_STOPS = """() => {
+  const stops = [...document.querySelectorAll("aside.controls :is(a[href], button, input, select, textarea, summary)")]
+    .filter((el) => !el.disabled && el.tabIndex >= 0 && el.getClientRects().length)
+    .filter((el) => el.type !== "radio" || el.checked)
+    .filter((el) => {  // a closed <details> keeps its contents laid out in Chromium, but not in the tab order
+      const closed = el.closest("details:not([open])");
+      return !closed || (el.tagName === "SUMMARY" && el.parentElement === closed);
+    });
+  stops.forEach((el, index) => { el.dataset.tabStop = String(index); });
+  return stops.length;
+}"""
+FOCUSED_STOP = "document.activeElement.dataset.tabStop ?? document.activeElement.dataset.testid ?? 'other'"
+
+
+def test_the_as_of_control_is_one_tab_stop_and_the_left_column_is_walked_in_order(
+    page: Page, daphne_url: str, memory: dict, group: str
+) -> None:
+    """Before (issue 32) the as-of box took seven stops (Chromium steps through a datetime-local's fields), eight
+    with its button; now one box, then its button, and Tab walks every control once, then the graph."""
+    sign_in(page, daphne_url, "planner", PASSWORD)
+    open_graph(page, daphne_url, group, f"nodes={quote(memory['request'], safe='')}")
+    count = page.evaluate(MARK_STOPS)
+    page.locator('aside.controls [data-tab-stop="0"]').focus()
+    walked = ["0"]
+    for _ in range(count):
+        page.keyboard.press("Tab")
+        walked.append(page.evaluate(FOCUSED_STOP))
+    assert walked == [str(index) for index in range(count)] + ["graph-canvas"]
+    box = page.get_by_test_id("as-of")
+    box.focus()
+    page.keyboard.press("Tab")
+    expect(page.get_by_test_id("as-of-clear")).to_be_focused()
+
+    # Typed as a reader writes a moment; a day that does not exist is refused in words and changes nothing.
+    box.fill("2025-02-30")
+    box.dispatch_event("change")
+    problem = page.get_by_test_id("as-of-problem")
+    expect(problem).to_contain_text("Not a moment: write a UTC date as 2025-02-01")
+    expect(box).to_have_attribute("aria-invalid", "true")
+    assert page.evaluate("memoriaGraph.asOf.value()") is None
+    assert "as_of" not in page.url
+    box.fill("2025-03-01")
+    box.dispatch_event("change")
+    expect(problem).to_be_hidden()
+    expect(box).to_have_value(BEFORE.removesuffix("Z"))
+    assert page.evaluate("memoriaGraph.asOf.value()") == BEFORE
+    assert f"as_of={quote(BEFORE, safe='')}" in page.url

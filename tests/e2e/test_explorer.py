@@ -194,6 +194,27 @@ def test_graph_view_expand_path_and_edge_inspector(page: Page, daphne_url: str, 
     screenshot(page, "graph-view.png")
 
 
+def test_a_refused_path_request_says_why_in_the_path_box(page: Page, daphne_url: str, memory: dict, group: str) -> None:
+    """Before (issue 32) the box kept saying "Searching…" after the server refused the request."""
+    sign_in(page, daphne_url, "planner", PASSWORD)
+    open_graph(page, daphne_url, group, f"node={memory['forecast']}")
+    expect(page.get_by_test_id("node-count")).to_have_text("3")
+    page.evaluate("(id) => memoriaGraph.setPathEnd('to', id)", memory["stockout"])
+    page.evaluate("(id) => memoriaGraph.setPathEnd('from', id)", memory["forecast"])
+    page.locator("[data-max-hops]").fill("99")  # the input's max is 10; typing past it is still possible
+    page.get_by_test_id("path-shortest").click()
+    refusal = page.get_by_test_id("path-error")
+    expect(refusal).to_have_text("max_hops: '99' is not a whole number in [1, 10]")
+    expect(refusal).to_have_attribute("role", "alert")
+    expect(page.get_by_test_id("path-result")).not_to_contain_text("Searching")
+    assert page.evaluate("memoriaGraph.captureState().action") is None  # a refused search is not an action
+
+    page.locator("[data-max-hops]").fill("3")  # a valid request after the refusal draws as usual
+    page.get_by_test_id("path-shortest").click()
+    expect(page.get_by_test_id("path-summary")).to_contain_text("shortest: 1 hop")
+    expect(page.get_by_test_id("path-error")).to_have_count(0)
+
+
 def test_hubs_offer_more_and_filters_hide(page: Page, daphne_url: str, memory: dict, group: str) -> None:
     sign_in(page, daphne_url, "planner", PASSWORD)
     open_graph(page, daphne_url, group, f"node={memory['depot']}")

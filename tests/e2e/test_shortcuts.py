@@ -16,7 +16,18 @@ from tests.e2e.memory import warehouse_memory
 from tests.e2e.test_live import wait_finished
 
 PASSWORD = "correct horse battery staple"
-SHORTCUT_KEYS = ["/", "?", "Esc", "Ctrl+Enter", "Ctrl+Z", "Ctrl+Shift+Z", "Shift+click"]
+SHORTCUT_KEYS = [
+    "/",
+    "?",
+    "Esc",
+    "Ctrl+Enter",
+    "Ctrl+Z",
+    "Ctrl+Shift+Z",
+    "Shift+click",
+    "← ↑ → ↓",
+    "Enter",
+    "Shift+F10",
+]
 FOCUSED_TESTID = "document.activeElement && document.activeElement.dataset.testid"
 
 

@@ -315,3 +315,40 @@ def test_the_left_column_holds_a_long_view_name_the_style_select_and_its_radios(
     page.get_by_test_id("view-save").click()
     expect(page.get_by_test_id("view-open")).to_have_count(1)
     assert page.evaluate(OVERFLOW) == {"out": [], "split": []}
+
+
+def test_links_shown_are_the_same_after_an_undo_a_redo_and_a_reload(
+    page: Page, daphne_url: str, memory: dict, group: str
+) -> None:
+    """Before (issue 32) a restored view drew every fact among its nodes while an expansion drew only the facts among
+    its own page: ERP orders (the forecast's neighbour) → Aldana (Lyon's) appeared only after an undo, a redo or a
+    reload (41 nodes / 49 links became 41 / 54 on the demo)."""
+    open_forecast(page, daphne_url, memory, group)
+    page.evaluate("(id) => memoriaGraph.openNode(id)", memory["stockout"])
+    page.get_by_test_id("expand").click()  # brings Lyon
+    page.wait_for_function(f"{UNDO_DEPTH} === '1'")
+    expect(page.get_by_test_id("node-count")).to_have_text("4")
+    links_before = page.get_by_test_id("edge-count").inner_text()
+    page.evaluate("(id) => memoriaGraph.openNode(id)", memory["lyon"])
+    page.get_by_test_id("expand").click()  # Lyon's neighbours, Aldana among them
+    page.wait_for_function(f"{UNDO_DEPTH} === '2'")
+    assert page.evaluate("(id) => memoriaGraph.view.hasNode(id)", memory["aldana"])
+    nodes, links = page.get_by_test_id("node-count").inner_text(), page.get_by_test_id("edge-count").inner_text()
+
+    page.locator("body").click(position={"x": 5, "y": 300})  # out of the panel's buttons, redrawn by the undo
+    page.keyboard.press("Control+z")
+    page.wait_for_function(f"{UNDO_DEPTH} === '1'")
+    ready(page)
+    expect(page.get_by_test_id("node-count")).to_have_text("4")
+    expect(page.get_by_test_id("edge-count")).to_have_text(links_before)
+    page.keyboard.press("Control+Shift+Z")
+    page.wait_for_function(f"{UNDO_DEPTH} === '2'")
+    ready(page)
+    expect(page.get_by_test_id("node-count")).to_have_text(nodes)
+    expect(page.get_by_test_id("edge-count")).to_have_text(links)
+    page.reload()
+    ready(page)
+    expect(page.get_by_test_id("node-count")).to_have_text(nodes)
+    expect(page.get_by_test_id("edge-count")).to_have_text(links)
+    lists = "([a, b]) => memoriaGraph.view.edgesOf(a).some((e) => e.source === a && e.target === b)"
+    assert page.evaluate(lists, [memory["erp"], memory["aldana"]])  # the fact between two expansions' nodes

@@ -1,6 +1,7 @@
 // Export what is on screen: the canvas as PNG (the renderer's layers composed) or SVG (nodes, edges and labels as
-// the renderer placed them), and on the live page the run's results (its completed paths, or a PPR run's ranking)
-// as CSV or JSON. The controls are added to the page's left panel, so the pages' templates stay as they are.
+// the renderer placed them), the shown nodes and the links among them as CSV (a nodes file and a links file) or
+// JSON, and on the live page the run's results (its completed paths, or a PPR run's ranking) as CSV or JSON. The
+// controls are added to the page's left panel, so the pages' templates stay as they are.
 import { h } from "./dom.js";
 import { ALGORITHM } from "./names.js";
 
@@ -15,16 +16,23 @@ export function download(blob, name) {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
-// The renderer's WebGL layers are read right after a synchronous render, before the browser may clear them.
+// The renderer's WebGL layers are read right after a synchronous render, before the browser may clear them. The
+// whole drawing is framed for that render (labels' margin included) and the camera put back at once: before, the
+// PNG was clipped as the canvas was, zoomed or panned (issue 32).
 export function canvasPng(view) {
-  view.sigma.refresh();
+  const kept = view.frameAllNow();
   const layers = [...view.sigma.getContainer().querySelectorAll("canvas")];
   const { width, height } = layers[0];
   const out = h("canvas", { width, height });
-  const context = out.getContext("2d");
-  context.fillStyle = "#fbfcfe";
-  context.fillRect(0, 0, width, height);
-  for (const layer of layers) if (layer.width && layer.height) context.drawImage(layer, 0, 0, width, height);
+  try {
+    view.sigma.refresh();
+    const context = out.getContext("2d");
+    context.fillStyle = "#fbfcfe";
+    context.fillRect(0, 0, width, height);
+    for (const layer of layers) if (layer.width && layer.height) context.drawImage(layer, 0, 0, width, height);
+  } finally {
+    view.sigma.getCamera().setState(kept);
+  }
   return new Promise((resolve) => out.toBlob(resolve, "image/png"));
 }
 
@@ -44,13 +52,40 @@ export function canvasSvg(view) {
     const data = view.sigma.getNodeDisplayData(id);
     return data && { ...view.sigma.framedGraphToViewport(data), size: view.sigma.scaleSize(data.size), data };
   };
+  // Facts are arrows on screen, so here too (issue 32: the SVG had bare lines): one arrowhead marker per colour,
+  // the line ending at the target's rim so the head is not under the circle.
+  const defs = svgElement("defs", {});
+  const markers = new Map();
+  const arrowhead = (colour) => {
+    if (!markers.has(colour)) {
+      const id = `arrowhead-${markers.size}`;
+      const marker = svgElement("marker", {
+        id, viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 4, markerHeight: 4, orient: "auto", markerUnits: "strokeWidth",
+      });
+      marker.append(svgElement("path", { d: "M0,0 L10,5 L0,10 z", fill: colour }));
+      defs.append(marker);
+      markers.set(colour, id);
+    }
+    return `url(#${markers.get(colour)})`;
+  };
   const edges = svgElement("g", { class: "edges" });
   view.graph.forEachEdge((id, attributes, source, target) => {
     if (view.isEdgeHidden(id, source, target)) return;
     const [a, b] = [place(source), place(target)];
     if (!a || !b) return;
     const display = view.sigma.getEdgeDisplayData(id) || {};
-    edges.append(svgElement("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y, stroke: display.color || "#b8c0cc", "stroke-width": Math.max(1, display.size || 1), "data-edge": id }));
+    const colour = display.color || "#b8c0cc";
+    const line = { x1: a.x, y1: a.y, x2: b.x, y2: b.y, stroke: colour, "stroke-width": Math.max(1, display.size || 1), "data-edge": id };
+    if (attributes.type === "arrow") {
+      const length = Math.hypot(b.x - a.x, b.y - a.y);
+      const rim = Math.max(2, b.size);
+      if (length > rim) {
+        line.x2 = b.x - ((b.x - a.x) * rim) / length;
+        line.y2 = b.y - ((b.y - a.y) * rim) / length;
+      }
+      line["marker-end"] = arrowhead(colour);
+    }
+    edges.append(svgElement("line", line));
   });
   const nodes = svgElement("g", { class: "nodes" });
   const labels = svgElement("g", { class: "labels", "font-family": "system-ui, sans-serif", "font-size": 12, fill: "#1d2430" });
@@ -61,7 +96,7 @@ export function canvasSvg(view) {
     nodes.append(svgElement("circle", { cx: at.x, cy: at.y, r: Math.max(2, at.size), fill: at.data.color || "#3559e0", "data-node": id }));
     if (at.data.label) labels.append(svgElement("text", { x: at.x + at.size + 3, y: at.y + 4 }, at.data.label));
   });
-  svg.append(edges, nodes, labels);
+  svg.append(defs, edges, nodes, labels);
   return new Blob([new XMLSerializer().serializeToString(svg)], { type: "image/svg+xml" });
 }
 
@@ -83,7 +118,7 @@ export function pathsCsv(ranked) {
     index + 1, seed_id, path.depth, path.energy, path.end_reason, path.nodes.join(" > "),
     path.hops.map((hop) => hop.edge_id).join(" "), path.hops.map((hop) => hop.relation).join(" > "),
   ]);
-  return [PATH_COLUMNS, ...rows].map((row) => row.map(csvCell).join(",")).join("\n") + "\n";
+  return csvTable(PATH_COLUMNS, rows);
 }
 
 const RANKING_COLUMNS = ["rank", "id", "name", "kind", "score"];
@@ -91,7 +126,45 @@ const RANKING_COLUMNS = ["rank", "id", "name", "kind", "score"];
 // A PPR run's ranking, best first (a PPR run has no paths: before, issue 32, its export was a header and `[]`).
 export function rankingCsv(scores) {
   const rows = scores.map((node, index) => [index + 1, node.id, node.name, node.kind, node.score]);
-  return [RANKING_COLUMNS, ...rows].map((row) => row.map(csvCell).join(",")).join("\n") + "\n";
+  return csvTable(RANKING_COLUMNS, rows);
+}
+
+function csvTable(columns, rows) {
+  return [columns, ...rows].map((row) => row.map(csvCell).join(",")).join("\n") + "\n";
+}
+
+// What is drawn: the shown nodes (not hidden by hand, by the legend or by the filter) and the links among them that
+// the filter shows, with where each node is drawn (graph coordinates) and whether it is pinned. Two tables rather
+// than one with a kind column: a nodes table and a links table are what Gephi's and Neo4j's importers read, and
+// neither has to carry the other's empty columns.
+export function visibleSubgraph(view) {
+  const nodes = [];
+  view.graph.forEachNode((id, attributes) => {
+    if (view.isNodeHidden(id)) return;
+    nodes.push({ ...attributes.card, x: attributes.x, y: attributes.y, pinned: Boolean(attributes.fixed) });
+  });
+  const links = [];
+  view.graph.forEachEdge((id, attributes, source, target) => {
+    if (!view.isEdgeHidden(id, source, target)) links.push({ ...attributes.edge });
+  });
+  return { nodes, links };
+}
+
+const NODE_COLUMNS = ["id", "name", "kind", "labels", "community", "community_name", "degree", "pinned", "x", "y"];
+const LINK_COLUMNS = [
+  "id", "kind", "source", "target", "source_name", "target_name", "relation", "category", "fact", "weight", "tags",
+  "valid_at", "invalid_at", "expired_at", "created_at", "invalidated",
+];
+
+// A list (labels, tags) in one cell, "|"-separated as Gephi's list columns are.
+const cellOf = (value) => (Array.isArray(value) ? value.join("|") : value);
+
+export function nodesCsv(subgraph) {
+  return csvTable(NODE_COLUMNS, subgraph.nodes.map((node) => NODE_COLUMNS.map((column) => cellOf(node[column]))));
+}
+
+export function linksCsv(subgraph) {
+  return csvTable(LINK_COLUMNS, subgraph.links.map((link) => LINK_COLUMNS.map((column) => cellOf(link[column]))));
 }
 
 // The live page's results: an Activation Energy run's completed paths, or a PPR run's ranking and passages.
@@ -111,6 +184,7 @@ function liveResults(live, ppr) {
 function exportPanel(view, { results = null, name }) {
   const stamp = () => new Date().toISOString().slice(0, 19).replaceAll(":", "");
   const button = (text, testid, onclick) => h("button", { type: "button", class: "small secondary", "data-testid": testid, onclick }, text);
+  const csv = (text, what) => download(new Blob([text], { type: "text/csv" }), `${name}-${what}-${stamp()}.csv`);
   return h(
     "fieldset",
     { class: "export", "data-testid": "export" },
@@ -120,6 +194,12 @@ function exportPanel(view, { results = null, name }) {
       { class: "buttons" },
       button("PNG", "export-png", async () => download(await canvasPng(view), `${name}-${stamp()}.png`)),
       button("SVG", "export-svg", () => download(canvasSvg(view), `${name}-${stamp()}.svg`)),
+      button("Nodes CSV", "export-nodes-csv", () => csv(nodesCsv(visibleSubgraph(view)), "nodes")),
+      button("Links CSV", "export-links-csv", () => csv(linksCsv(visibleSubgraph(view)), "links")),
+      button("Shown JSON", "export-shown-json", () => {
+        const shown = { exported_at: new Date().toISOString(), ...visibleSubgraph(view) };
+        download(new Blob([JSON.stringify(shown, null, 1)], { type: "application/json" }), `${name}-shown-${stamp()}.json`);
+      }),
       results && button("Results CSV", "export-paths-csv", () => {
         const shown = results();
         download(new Blob([shown.csv()], { type: "text/csv" }), `${name}-${shown.kind}-${stamp()}.csv`);

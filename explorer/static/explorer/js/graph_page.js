@@ -9,6 +9,7 @@ import { curationConfig } from "./curation_api.js";
 import { attachCuration } from "./curation_graph.js";
 import { showEdge } from "./edge_inspector.js";
 import { GraphPpr } from "./graph_ppr.js";
+import { GraphKeyboard } from "./graph_keyboard.js";
 import { colours, createGraphView } from "./graph_view.js";
 import { NodeMenu } from "./node_menu.js";
 import { SuggestBox } from "./suggest.js";
@@ -212,7 +213,8 @@ view.on("change", () => {
 // ---- auto-fit ---------------------------------------------------------------------------------------------
 
 // After an action that adds nodes (expand, path, PPR, subgraph, the add box, a restored view) the camera fits the
-// shown nodes, at once and again when the layout the action started stops; a mere selection leaves it alone.
+// shown nodes, at once and again when the layout the action started stops (the last fit: a pending early one is
+// dropped); a mere selection leaves it alone. Each fit reads the positions the graph holds then (fitShown).
 let fitPending = false;
 let fitTimer = null;
 
@@ -226,6 +228,7 @@ function fitIfGrown(before) {
 view.on("layout", (running) => {
   if (running || !fitPending) return;
   fitPending = false;
+  clearTimeout(fitTimer);
   view.fitShown();
 });
 
@@ -241,19 +244,38 @@ function linkKinds(card) {
   return [...new Set(["RELATES", ...extra])].join(",");
 }
 
+// The facts between the nodes an action drew and the nodes shown before it. An expansion's page, a path, a
+// subgraph or the add box brings the facts among its own nodes only, while a restored view (undo, redo, back, a
+// reload) draws every fact among its nodes: the fact ERP orders → Aldana, between two expansions' nodes, came in
+// only on redo, and the demo's 41 nodes / 49 links became 41 / 54 on a reload (issue 32). Past what one request
+// carries (the subgraph's id cap, a request line well under the server's limit) the view stays as drawn.
+const LINK_IDS_CHARACTERS = 8000;
+
+// Asked before the action draws anything, so that its nodes and all their links come in one step (and one layout).
+async function linksToShown(cards) {
+  const shown = view.nodeIds();
+  const fresh = cards.map((card) => card.id).filter((id) => !view.hasNode(id));
+  if (!shown.length || !fresh.length) return [];
+  const ids = [...shown, ...new Set(fresh)].join(",");
+  if (shown.length + fresh.length > config.subgraph_cap || encodeURIComponent(ids).length > LINK_IDS_CHARACTERS) return [];
+  const found = await getJson(`${groupApi(group)}/subgraph`, { ids, include_invalidated: "true" });
+  return found.edges;
+}
+
 async function expand(id) {
   const parameters = { links: linkKinds(view.node(id)), ...filterParameters() };
   const signature = JSON.stringify(parameters);
   const known = expansions.get(id);
   const offset = known && known.signature === signature ? known.offset : 0;
   const page = await getJson(neighboursApi(group, id), { ...parameters, offset, limit: config.expand_limit });
+  const links = await linksToShown([page.center, ...page.nodes]);
   const before = view.graph.order;
   view.addNodes([page.center]);
   view.addNodes(page.nodes, { near: id });
-  view.addEdges(page.edges);
+  view.addEdges([...page.edges, ...links]);
   expansions.set(id, { offset: offset + page.links, total: page.total, signature });
+  fitIfGrown(before); // before the layout: one computed at once reports its end at once
   view.startLayout({ ms: 2500 });
-  fitIfGrown(before);
   if (currentNode === id) drawNodePanel(id);
   return page;
 }
@@ -264,11 +286,12 @@ async function expand(id) {
 async function addByIds(ids) {
   if (!ids.length) return;
   const found = await getJson(`${groupApi(group)}/subgraph`, { ids: ids.join(","), include_invalidated: "true" });
+  const links = await linksToShown(found.nodes);
   const before = view.graph.order;
   view.addNodes(found.nodes);
-  view.addEdges(found.edges);
+  view.addEdges([...found.edges, ...links]);
+  fitIfGrown(before); // before the layout: one computed at once reports its end at once
   view.startLayout({ ms: 2500 });
-  fitIfGrown(before);
 }
 
 // ---- PageRank (graph_ppr.js) ------------------------------------------------------------------------------
@@ -303,12 +326,13 @@ async function showAround(ids = ppr.seedIds()) {
   const hops = Number($("[data-around-hops]").value);
   lastAction = { kind: "subgraph", seeds: ids, hops };
   const found = await getJson(`${groupApi(group)}/subgraph`, { ids: ids.join(","), hops, ...filterParameters() });
+  const links = await linksToShown(found.nodes);
   const before = view.graph.order;
   view.addNodes(found.nodes);
-  view.addEdges(found.edges);
+  view.addEdges([...found.edges, ...links]);
   view.highlight({ nodes: found.nodes.map((node) => node.id), edges: found.edges.map((edge) => edge.id) });
+  fitIfGrown(before); // before the layout: one computed at once reports its end at once
   view.startLayout({ ms: 2500 });
-  fitIfGrown(before);
   result.textContent = `${found.nodes.length} nodes, ${found.edges.length} facts within ${hops} hop${hops === 1 ? "" : "s"}` +
     (found.truncated ? " (cut at the strongest-linked)" : "");
   record();
@@ -471,22 +495,30 @@ async function findPath(mode) {
     return;
   }
   result.textContent = "Searching…";
+  let answer;
+  try {
+    answer = await getJson(`${groupApi(group)}/paths`, {
+      from: pathEnds.from, to: pathEnds.to, mode, max_hops: $("[data-max-hops]").value, ...filterParameters(),
+    });
+  } catch (error) {
+    // The refusal's words where "Searching…" was, which stayed on after a 400 (issue 32); not the view's action.
+    result.replaceChildren(h("p", { class: "error", role: "alert", "data-testid": "path-error", text: error.message }));
+    return;
+  }
   lastAction = { kind: "path", from: pathEnds.from, to: pathEnds.to, mode, maxHops: Number($("[data-max-hops]").value) };
-  const answer = await getJson(`${groupApi(group)}/paths`, {
-    from: pathEnds.from, to: pathEnds.to, mode, max_hops: $("[data-max-hops]").value, ...filterParameters(),
-  });
   if (!answer.found) {
     view.clearHighlight();
     const why = answer.cut === "max_hops" ? "within the hop limit" : answer.cut === "max_visited" ? "before the search bound (too many nodes)" : "at all";
     result.replaceChildren(h("p", { "data-testid": "path-none", text: `No path ${why}.` }));
     return;
   }
+  const links = await linksToShown(answer.nodes);
   const before = view.graph.order;
   view.addNodes(answer.nodes, { near: pathEnds.from });
-  view.addEdges(answer.edges);
+  view.addEdges([...answer.edges, ...links]);
   view.highlight({ nodes: answer.nodes.map((node) => node.id), edges: answer.edges.map((edge) => edge.id) });
+  fitIfGrown(before); // before the layout: one computed at once reports its end at once
   view.startLayout({ ms: 1500 });
-  fitIfGrown(before);
   record();
   result.dataset.mode = mode;
   result.replaceChildren(
@@ -605,11 +637,12 @@ function openMenu(id) {
 // Every node within `depth` facts of this one (through the facts the filter shows), as "Around the seeds" does.
 async function expandToDepth(id, depth) {
   const found = await getJson(`${groupApi(group)}/subgraph`, { ids: id, hops: depth, ...filterParameters() });
+  const links = await linksToShown(found.nodes);
   const before = view.graph.order;
   view.addNodes(found.nodes, { near: id });
-  view.addEdges(found.edges);
+  view.addEdges([...found.edges, ...links]);
+  fitIfGrown(before); // before the layout: one computed at once reports its end at once
   view.startLayout({ ms: 2500 });
-  fitIfGrown(before);
   if (found.truncated) showError(new Error(`Depth ${depth}: cut at the strongest-linked nodes.`));
   record();
 }
@@ -657,8 +690,20 @@ document.addEventListener("keydown", (event) => {
   openMenu(currentNode);
 });
 view.on("clickEdge", (id) => openEdge(id));
-view.on("dragPin", () => record()); // a step to undo (pins are not in the URL: no history entry)
+const keyboard = new GraphKeyboard($(".canvas"), view, {
+  status: $("[data-testid=graph-keyboard-status]"),
+  open: (id) => { openNode(id); record(); },
+  current: () => currentNode,
+});
+view.on("dragPin", () => record()); // a step to undo and a history entry (the pin and its place are in the URL)
 $("[data-layout]").addEventListener("click", () => (view.layoutRunning() ? view.stopLayout() : view.startLayout({ ms: 8000 })));
+// A choice of layout lays the drawing out again and fits it; the URL (and a saved view) keeps the choice.
+$("[data-layout-mode]").addEventListener("change", (event) => {
+  view.setLayoutMode(event.target.value);
+  fitPending = true;
+  view.startLayout({ ms: 2500 });
+  record();
+});
 view.on("layout", (running) => { $("[data-layout]").textContent = running ? "Stop layout" : "Run layout"; });
 $("[data-undo]").addEventListener("click", () => undo());
 $("[data-redo]").addEventListener("click", () => redo());
@@ -687,9 +732,10 @@ function captureState() {
   state.colour = view.colourMode;
   state.size = view.sizeMode;
   state.edgeWidth = view.edgeWidth;
+  state.layout = view.layoutMode;
   state.links = [...document.querySelectorAll("[data-link]")].filter((box) => box.checked).map((box) => box.dataset.link);
   state.action = lastAction;
-  // Kept for undo only (not in the URL): the pinned nodes where they stand, and the multi-selection.
+  // The pinned nodes where they stand (in the URL, `pins`), and the multi-selection (kept for undo only).
   state.pinned = view.nodeIds().filter((id) => view.isPinned(id)).map((id) => {
     const { x, y } = view.graph.getNodeAttributes(id);
     return [id, x, y];
@@ -849,6 +895,8 @@ async function restore(state) {
     view.setSizeMode(state.size);
     $("[data-edge-weight]").checked = state.edgeWidth !== "uniform";
     view.setEdgeWidth(state.edgeWidth);
+    $("[data-layout-mode]").value = state.layout;
+    view.setLayoutMode(state.layout);
     for (const box of document.querySelectorAll("[data-link]")) box.checked = state.links.includes(box.dataset.link);
     applyFilter();
     if (state.nodes.length) {
@@ -1004,7 +1052,7 @@ attachCuration({ view, group, panel: $("[data-edge-panel]"), controls: $("[data-
 // For the browser tests and the console: the page's view and its actions.
 window.memoriaGraph = {
   view, expand, openNode, openEdge, setPathEnd, findPath, ppr, asOf, addBox, startBox, captureState, restore, views,
-  toggleMark, setMarked, bulk, undo, redo, undoStack, redoStack, nodeMenu,
+  toggleMark, setMarked, bulk, undo, redo, undoStack, redoStack, nodeMenu, keyboard,
 };
 start().catch((error) => {
   showError(error);

@@ -8,11 +8,15 @@
 //               setEdgeWidth("weight" | "uniform"), hasScoreSizes(), degreeRange(), legend(), toggleLegendKey(key), setFilter({...}),
 //               hideNode(s), unhideAll, pinNode, select, setMarked (multi-selection), highlight({nodes, edges}), clearHighlight,
 //               setNodeStyle / setEdgeStyle (overlays such as a live retrieval's energies), clearStyles
-//   layout      startLayout({ms}), stopLayout(), layoutRunning()
-//   camera      focus(id), fit(), fitAll({margin}), fitShown(), viewportPosition(id), edgeViewportPosition(id)
+//   layout      setLayoutMode("force" | "hierarchical" | "radial" | "grid"), startLayout({ms}), stopLayout(),
+//               layoutRunning()
+//   camera      focus(id), fit(), fitAll({margin}), fitShown(), frameAllNow() (for exports), viewportPosition(id),
+//               edgeViewportPosition(id), processNow() (display data from the positions held now)
 //   events      on(type, handler): clickNode, clickEdge, clickStage, doubleClickNode, change, firstRender,
 //               layout (running or not), dragPin (a node dropped and pinned)
 //   teardown    destroy()
+
+import { placements } from "./placements.js";
 
 const LABEL_MARGIN = 1.25; // the camera's zoom-out when framing the whole drawing, so right-hand labels fit
 
@@ -102,6 +106,8 @@ function nodeSize(degree) {
   return Math.min(4 + 2.2 * Math.log2(1 + (degree || 0)), 18);
 }
 
+export const LAYOUT_MODES = ["force", "hierarchical", "radial", "grid"];
+
 export class GraphView {
   constructor(container, options = {}) {
     if (!window.Sigma || !window.graphology) throw new Error("load the vendored sigma and graphology first");
@@ -123,6 +129,7 @@ export class GraphView {
     this.edgeStyles = new Map();
     this.handlers = new Map();
     this.layout = null;
+    this.layoutMode = "force";
     this.layoutTimer = null;
     this.layoutHidesEdges = false;
     this.firstRenderDone = false;
@@ -371,9 +378,17 @@ export class GraphView {
   }
   unhideAll() { this.hiddenNodes.clear(); this.changed(); }
 
+  // A running force layout works on the copy of the graph its worker was given, pins included, and writes every
+  // node's position back: a node pinned (or put back where a view had it pinned) while it ran kept moving. The
+  // layout is started again from the graph as it is now; a fresh worker, so no answer of the old one lands after.
   pinNode(id, pinned = true) {
     if (!this.graph.hasNode(id)) return;
     this.graph.setNodeAttribute(id, "fixed", pinned);
+    if (this.layoutRunning()) {
+      this.layout.kill();
+      this.layout = null;
+      this.startLayout({ ms: 2500 });
+    }
     this.changed();
   }
 
@@ -507,8 +522,23 @@ export class GraphView {
 
   // ---- layout -------------------------------------------------------------------------------------------
 
-  // ForceAtlas2 in a web worker for `ms` milliseconds (pinned nodes stay put); the page stays responsive.
+  // "force" (ForceAtlas2, moving), or a placement computed at once: "hierarchical", "radial" or "grid".
+  setLayoutMode(mode) {
+    this.layoutMode = LAYOUT_MODES.includes(mode) ? mode : "force";
+  }
+
+  // The layout of the current mode. Force: ForceAtlas2 in a web worker for `ms` milliseconds (pinned nodes stay
+  // put); the page stays responsive. The others place the shown, unpinned nodes at once (a few arithmetic steps a
+  // node: no worker needed at the sizes drawn) and report a layout that started and stopped, so what waits for a
+  // layout's end (the camera's fit) runs as it does after a force layout.
   startLayout({ ms = 3000 } = {}) {
+    if (this.layoutMode !== "force") {
+      this.stopLayout();
+      this.placeNodes(this.layoutMode);
+      this.emit("layout", true);
+      this.emit("layout", false);
+      return;
+    }
     const library = window.graphologyLibrary;
     if (!library || this.graph.order < 2) return;
     if (!this.layout) {
@@ -538,9 +568,31 @@ export class GraphView {
 
   layoutRunning() { return Boolean(this.layout && this.layout.isRunning()); }
 
+  // Positions for the shown, unpinned nodes (explorer/static/explorer/js/placements.js), in the frame the drawing
+  // spans now, so pinned and hidden nodes stay where they are beside them.
+  placeNodes(mode) {
+    const movable = this.graph.nodes().filter((id) => !this.isNodeHidden(id) && !this.isPinned(id));
+    if (!movable.length) return;
+    const shown = new Set(movable);
+    const links = [];
+    this.graph.forEachEdge((id, attributes, source, target) => {
+      if (shown.has(source) && shown.has(target) && !this.isEdgeHidden(id, source, target)) links.push([source, target]);
+    });
+    const order = (a, b) => this.graph.getNodeAttribute(b, "card").degree - this.graph.getNodeAttribute(a, "card").degree || (a < b ? -1 : 1);
+    const unit = placements[mode](movable.sort(order), links);
+    let minX = Infinity; let maxX = -Infinity; let minY = Infinity; let maxY = -Infinity;
+    this.graph.forEachNode((id, { x, y }) => {
+      minX = Math.min(minX, x); maxX = Math.max(maxX, x); minY = Math.min(minY, y); maxY = Math.max(maxY, y);
+    });
+    const scale = Math.max(maxX - minX, maxY - minY) || 1;
+    const [cx, cy] = [(minX + maxX) / 2, (minY + maxY) / 2];
+    for (const [id, [ux, uy]] of unit) this.graph.mergeNodeAttributes(id, { x: cx + scale * (ux - 0.5), y: cy + scale * (uy - 0.5) });
+  }
+
   // ---- camera -------------------------------------------------------------------------------------------
 
   focus(id, ratio = 0.6) {
+    this.processNow();
     const display = this.sigma.getNodeDisplayData(id);
     if (display) this.sigma.getCamera().animate({ x: display.x, y: display.y, ratio }, { duration: 400 });
   }
@@ -550,6 +602,15 @@ export class GraphView {
   // Every node in view with a margin: labels are drawn to the right of their nodes, past the nodes' frame.
   fitAll({ duration = 300, margin = LABEL_MARGIN } = {}) {
     this.sigma.getCamera().animate({ x: 0.5, y: 0.5, ratio: margin, angle: 0 }, { duration });
+  }
+
+  // The whole drawing in the frame at once (no animation), for an export to draw; returns the camera state to
+  // put back.
+  frameAllNow({ margin = LABEL_MARGIN } = {}) {
+    const camera = this.sigma.getCamera();
+    const kept = camera.getState();
+    camera.setState({ x: 0.5, y: 0.5, ratio: margin, angle: 0 });
+    return kept;
   }
 
   // The camera on the shown nodes: all of them (the reset frame) when none is hidden, else their bounding box
@@ -562,6 +623,7 @@ export class GraphView {
       camera.animate({ x: 0.5, y: 0.5, ratio: 1, angle: 0 }, { duration });
       return;
     }
+    this.processNow();
     let minX = Infinity; let maxX = -Infinity; let minY = Infinity; let maxY = -Infinity;
     for (const id of shown) {
       const display = this.sigma.getNodeDisplayData(id);
@@ -573,6 +635,14 @@ export class GraphView {
     const ratio = Math.min(Math.max(Math.max(maxX - minX, maxY - minY) * 1.2, 0.2), 1);
     camera.animate({ x: (minX + maxX) / 2, y: (minY + maxY) / 2, ratio, angle: 0 }, { duration });
   }
+
+  // The renderer's display data (framed coordinates, normalised by the whole drawing's extent) is computed when it
+  // draws, on the animation frame after the layout moved the nodes; the layout's worker moves them many times a
+  // frame, and more under CPU load. Read right after the layout stopped, it held positions a frame or more old:
+  // 2.1 framed units off in 2 runs of 6 with the CPU throttled 4× and two cores busy, and the fit framed empty space
+  // while the shown nodes were drawn ~300 px left of the canvas. Processing now reads the positions the graph holds
+  // (no reindexing: no node or edge is re-added, the renderer only re-reads positions and draws once).
+  processNow() { this.sigma.refresh({ partialGraph: { nodes: [], edges: [] } }); }
 
   // Where a node or an edge's middle is drawn, in pixels from the container's top left (tests click there).
   viewportPosition(id) {

@@ -10,6 +10,9 @@ export const SHORTCUTS = [
   { keys: "Ctrl+Z", what: "Graph page: undo the last change to what is shown (expand, hide, pin, path, PPR, add)" },
   { keys: "Ctrl+Shift+Z", what: "Graph page: redo what was undone" },
   { keys: "Shift+click", what: "Graph page: add a node to the selection, or take it out (the Selection box acts on all)" },
+  { keys: "← ↑ → ↓", what: "Graph page, the graph focused (Tab to it): move the selection to the neighbouring node that lies that way" },
+  { keys: "Enter", what: "Graph page, the graph focused: open the selected node (Home: back to the open node)" },
+  { keys: "Shift+F10", what: "Graph page: the open node's menu (expand, collapse, paths, live seed)" },
 ];
 
 function typing(target) {

@@ -8,28 +8,46 @@
 // expanded nodes brings back the first page of each, so the view comes back with at most its later "More" pages
 // and far expansions missing.
 
+import { placements } from "./placements.js";
+
 export const NODE_CAP = 150;
 export const EXPANDED_CAP = 40;
 export const HIDDEN_CAP = 100;
+export const PIN_CAP = 40;
 export const MAX_QUERY = 7000;
 const ACTIONS = ["path", "subgraph", "ppr"];
+const PLACED_LAYOUTS = Object.keys(placements); // beside "force", the default
 
 const list = (text) => (text ? text.split(",").filter(Boolean) : []);
 const number = (text, fallback) => (text === null || text === "" || Number.isNaN(Number(text)) ? fallback : Number(text));
+
+// Pinned nodes where they stand: `pins=id,x,y,id,x,y` (ids hold no comma), each number as JavaScript writes it,
+// the shortest text that reads back to the same number, so a pin comes back exactly. A triple without two finite
+// numbers is left out (and an id not drawn is skipped when the view is restored).
+function pins(text) {
+  const parts = list(text);
+  const found = [];
+  for (let index = 0; index + 2 < parts.length; index += 3) {
+    const [id, x, y] = [parts[index], Number(parts[index + 1]), Number(parts[index + 2])];
+    if (id && Number.isFinite(x) && Number.isFinite(y)) found.push([id, x, y]);
+  }
+  return found;
+}
 
 // An empty state: what the page shows with nothing in the URL.
 export function emptyState() {
   return {
     nodes: [], expanded: [], hidden: [], sel: null, edge: null, query: "",
-    categories: null, minWeight: null, asOf: null, colour: "kind", size: "score", edgeWidth: "weight", links: [],
-    action: null,
+    categories: null, minWeight: null, asOf: null, colour: "kind", size: "score", edgeWidth: "weight", layout: "force", links: [],
+    action: null, pinned: [],
   };
 }
 
 // Whether a URL query holds any of the view's keys (else the page opens the group's default view, if any).
 export function hasState(search) {
   const params = new URLSearchParams(search);
-  return ["node", "nodes", "q", "expanded", "sel", "edge", "cat", "w", "as_of", "colour", "size", "ew", "links", "action"]
+  return ["node", "nodes", "q", "expanded", "sel", "edge", "cat", "w", "as_of", "colour", "size", "ew", "layout", "links",
+    "pins", "action"]
     .some((key) => params.has(key));
 }
 
@@ -56,7 +74,9 @@ export function decodeState(search) {
   state.colour = params.get("colour") === "community" ? "community" : "kind";
   state.size = ["degree", "uniform"].includes(params.get("size")) ? params.get("size") : "score";
   state.edgeWidth = params.get("ew") === "uniform" ? "uniform" : "weight";
+  state.layout = PLACED_LAYOUTS.includes(params.get("layout")) ? params.get("layout") : "force";
   state.links = list(params.get("links"));
+  state.pinned = pins(params.get("pins"));
   const action = params.get("action");
   if (action === "path") {
     state.action = { kind: "path", from: params.get("from"), to: params.get("to"),
@@ -101,7 +121,9 @@ function encodeWithin(state, nodeCap) {
   if (state.colour === "community") params.set("colour", "community");
   if (state.size && state.size !== "score") params.set("size", state.size);
   if (state.edgeWidth === "uniform") params.set("ew", "uniform");
+  if (PLACED_LAYOUTS.includes(state.layout)) params.set("layout", state.layout);
   if (state.links.length) params.set("links", state.links.join(","));
+  put("pins", (state.pinned || []).map((pin) => pin.join(",")), PIN_CAP);
   const action = state.action;
   if (action && ACTIONS.includes(action.kind)) {
     params.set("action", action.kind);
