@@ -27,9 +27,10 @@ UNWIND $episodes AS episode_id
 MATCH (e:{kinds.MEMORY_LABEL} {{group_id: $group, id: episode_id}})-[:{kinds.MENTIONS}]->(n:{kinds.MEMORY_LABEL})
 RETURN DISTINCT n.id AS id
 """
+# From the group's nodes (their group index), not every relationship of every group: a fact is its source's group's.
 SCOPE_FACTS = f"""
-MATCH ()-[r:{kinds.RELATES}]->()
-WHERE r.group_id = $group AND any(source IN coalesce(r.episodes, []) WHERE source IN $episodes)
+MATCH (:{kinds.MEMORY_LABEL} {{group_id: $group}})-[r:{kinds.RELATES}]->()
+WHERE any(source IN coalesce(r.episodes, []) WHERE source IN $episodes)
 RETURN r.id AS id
 """
 SCOPE_COMMUNITIES = f"""
