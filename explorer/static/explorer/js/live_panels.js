@@ -65,17 +65,20 @@ function pathText(run, path) {
   return path.nodes.map((id) => run.name(id)).join(" → ");
 }
 
-export function renderPaths(list, run, { onPick }) {
-  const ranked = run.rankedPaths();
+// The completed paths in `order` (RetrievalRun.rankedPaths): each with its final energy, hops, reach and why it
+// ended. data-key, data-depth and data-reach carry the exact values for copying and tests.
+export function renderPaths(list, run, { onPick, order = "energy" }) {
+  const ranked = run.rankedPaths(order);
   list.replaceChildren(
     ...ranked.map((item) =>
-      h("li", { "data-key": pathKey(item.path), "data-energy": JSON.stringify(item.path.energy) },
+      h("li", { "data-key": pathKey(item.path), "data-energy": JSON.stringify(item.path.energy), "data-depth": String(item.path.depth), "data-reach": String(item.reach) },
         h("button", { type: "button", class: "link-like", onclick: () => onPick(item.path) },
           h("span", { class: "num energy", text: number(item.path.energy, 3) }), " ",
           pathText(run, item.path)),
-        h("span", { class: "muted small", text: ` ${item.path.depth} hop${item.path.depth === 1 ? "" : "s"} · ${END_REASONS[item.path.end_reason] || item.path.end_reason}` }))),
+        h("span", { class: "muted small", text: ` ${item.path.depth} hop${item.path.depth === 1 ? "" : "s"} · reach ${item.reach} · ${END_REASONS[item.path.end_reason] || item.path.end_reason}` }))),
   );
   list.dataset.count = String(ranked.length);
+  list.dataset.order = order;
 }
 
 export function renderDiff(box, { diff, changes, previous, current, onPick }) {

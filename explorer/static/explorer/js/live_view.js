@@ -33,6 +33,7 @@ export class LiveView {
       breakdown: part("breakdown"),
       fact: part("fact"),
       legend: part("legend"),
+      order: part("order"),
     };
     this.view = createGraphView(this.el.canvas);
     this.view.sigma.setSetting("stagePadding", 70); // room for the labels of the outermost nodes
@@ -43,6 +44,13 @@ export class LiveView {
     this.previous = null;
     this.compareNext = null;
     this.lastDiff = null;
+    this.order = this.el.order ? this.el.order.value : "energy"; // of the paths list (RetrievalRun.rankedPaths)
+    if (this.el.order) {
+      this.el.order.addEventListener("change", () => {
+        this.order = this.el.order.value;
+        if (this.run) this.drawPaths();
+      });
+    }
     this.view.on("enterNode", (id, event) => this.tooltip(this.nodeTip(id), event));
     this.view.on("enterEdge", (id, event) => this.tooltip(this.edgeTip(id), event));
     this.view.on("leaveNode", () => this.tooltip(null));
@@ -189,7 +197,12 @@ export class LiveView {
   }
 
   drawPaths() {
-    renderPaths(this.el.paths, this.run, { onPick: (path) => this.highlightPath(path) });
+    renderPaths(this.el.paths, this.run, { order: this.order, onPick: (path) => this.highlightPath(path) });
+  }
+
+  // The run's completed paths as the list orders them (what the page's export writes).
+  rankedPaths() {
+    return this.run ? this.run.rankedPaths(this.order) : [];
   }
 
   drawPlot() {
