@@ -1,6 +1,10 @@
 """A live page that explains (issue 32, item 4), on the demo and its question "Why did stockouts hit Lyon?": the
 paths ordered by energy, depth or reach (depth puts the causal chain stockout → supplier delay → customs hold →
-port strike on top, where energy ranked it 14th of 36)."""
+port strike on top, where energy ranked it 14th of 36); labels that never overlap and a drawing that fits the canvas
+after an Activation Energy and a PPR run.
+
+The labels are measured as the browser draws them: every fillText on the renderer's label and hover canvases is
+recorded (text, place, the font's measured box) since that canvas was last cleared, whatever code drew it."""
 
 from __future__ import annotations
 
@@ -22,6 +26,45 @@ PASSWORD = "correct horse battery staple"
 QUESTION = "Why did stockouts hit Lyon?"
 CHAIN = ("Stockout of SKU-1042 in Lyon", "Supplier delay: ", "Customs hold on ", "Port strike delays ")
 LIVE_ROOT = "document.querySelector('[data-live-root]').dataset"
+
+# Each 2D canvas keeps the boxes of the text drawn on it since its last clear (sigma clears a layer from 0, 0 before
+# drawing it again), measured with the context's own font, alignment and transform-free coordinates.
+RECORD_TEXT = """
+(() => {
+  const proto = CanvasRenderingContext2D.prototype;
+  const clear = proto.clearRect;
+  const fill = proto.fillText;
+  proto.clearRect = function (x, y, w, h) {
+    if (x === 0 && y === 0) this.canvas.__texts = [];
+    return clear.call(this, x, y, w, h);
+  };
+  proto.fillText = function (text, x, y, ...rest) {
+    const m = this.measureText(text);
+    (this.canvas.__texts = this.canvas.__texts || []).push({
+      text: String(text), left: x - m.actualBoundingBoxLeft, right: x + m.actualBoundingBoxRight,
+      top: y - m.actualBoundingBoxAscent, bottom: y + m.actualBoundingBoxDescent,
+    });
+    return fill.call(this, text, x, y, ...rest);
+  };
+})();
+"""
+DRAWN_LABELS = """
+() => {
+  const box = document.querySelector("[data-testid=live-canvas]");
+  const texts = [...box.querySelectorAll("canvas.sigma-labels, canvas.sigma-hovers")].flatMap((c) => c.__texts || []);
+  return {texts, width: box.clientWidth, height: box.clientHeight};
+}
+"""
+NODES_ON_SCREEN = """
+() => {
+  const view = memoriaLive.live.view;
+  return view.nodeIds().filter((id) => !view.isNodeHidden(id)).map((id) => ({id, ...view.viewportPosition(id)}));
+}
+"""
+SETTLED = (
+    "!memoriaLive.live.view.layoutRunning() && !memoriaLive.live.view.sigma.getCamera().isAnimated()"
+    " && !memoriaLive.live.fitPending && !memoriaLive.ppr.fitPending"
+)
 
 
 @pytest.fixture(scope="module")
@@ -98,3 +141,77 @@ def test_paths_are_ordered_by_energy_depth_or_reach(page: Page, daphne_url: str,
     assert listed_keys(page) == [key(p) for p in by_reach]
     shown = [int(item.get_attribute("data-reach")) for item in page.get_by_test_id("path-list").locator("li").all()]
     assert shown == [reach(p, walked) for p in by_reach] and shown[0] > shown[-1]
+
+
+def settled_labels(page: Page) -> dict:
+    page.wait_for_function(SETTLED, timeout=20_000)
+    page.wait_for_timeout(400)  # a frame or two after the camera stopped
+    page.wait_for_function(SETTLED, timeout=20_000)
+    return page.evaluate(DRAWN_LABELS)
+
+
+def overlapping(texts: list[dict]) -> list[tuple[str, str]]:
+    pairs = []
+    for i, a in enumerate(texts):
+        for b in texts[i + 1 :]:
+            if a["left"] < b["right"] and b["left"] < a["right"] and a["top"] < b["bottom"] and b["top"] < a["bottom"]:
+                pairs.append((a["text"], b["text"]))
+    return pairs
+
+
+def assert_fitted_without_overlap(page: Page, *, least_labels: int) -> dict:
+    drawn = settled_labels(page)
+    texts = drawn["texts"]
+    assert len(texts) >= least_labels, texts
+    assert overlapping(texts) == []
+    for text in texts:
+        assert text["left"] >= 0 and text["right"] <= drawn["width"], text
+        assert text["top"] >= 0 and text["bottom"] <= drawn["height"], text
+    nodes = page.evaluate(NODES_ON_SCREEN)
+    assert nodes
+    for node in nodes:
+        assert 0 <= node["x"] <= drawn["width"] and 0 <= node["y"] <= drawn["height"], (node, drawn)
+    return drawn
+
+
+def test_labels_never_overlap_and_the_drawing_fits_after_a_run(page: Page, daphne_url: str, analyst: str) -> None:
+    """Before: the finished drawing of the demo question was a pile of overlapping labels, some off the canvas."""
+    page.context.add_init_script(RECORD_TEXT)
+    sign_in(page, daphne_url, "analyst", PASSWORD)
+    run_question(page, daphne_url, analyst)
+    drawn = assert_fitted_without_overlap(page, least_labels=8)
+
+    # Past the density where they would touch, the weaker nodes keep their labels for the pointer: hovering one
+    # draws its label.
+    shown = {text["text"] for text in drawn["texts"]}
+    unlabelled = page.evaluate(
+        """(shown) => {
+          const view = memoriaLive.live.view;
+          const label = (id) => view.sigma.getNodeDisplayData(id).label;
+          return view.nodeIds().map((id) => ({id, label: label(id), ...view.viewportPosition(id)}))
+            .filter((node) => node.label && !shown.includes(node.label));
+        }""",
+        sorted(shown),
+    )
+    assert unlabelled, "the demo run is dense enough that some labels wait for the pointer"
+    target = unlabelled[0]
+    box = page.get_by_test_id("live-canvas").bounding_box()
+    page.mouse.move(box["x"] + target["x"], box["y"] + target["y"])
+    page.wait_for_function(
+        "(label) => [...document.querySelectorAll('[data-testid=live-canvas] canvas.sigma-hovers')]"
+        ".some((c) => (c.__texts || []).some((t) => t.text === label))",
+        arg=target["label"],
+        timeout=5_000,
+    )
+    page.mouse.move(box["x"] + 4, box["y"] + box["height"] - 4)  # a corner inside the stage's padding: no node
+    page.mouse.move(box["x"] - 40, box["y"] + 10)  # and off the canvas
+
+    # A PPR run of the same question: framed and readable too.
+    page.get_by_test_id("algorithm").select_option("ppr")
+    page.get_by_test_id("run").click()
+    page.wait_for_function(
+        f"{LIVE_ROOT}.liveState === 'finished'"
+        " && /^[0-9]+$/.test(document.querySelector('[data-testid=ppr-ranked]').dataset.edges || '')",
+        timeout=120_000,
+    )
+    assert_fitted_without_overlap(page, least_labels=5)

@@ -9,6 +9,7 @@ import { h, number } from "./dom.js";
 import { showEdge } from "./edge_inspector.js";
 import { createGraphView } from "./graph_view.js";
 import { RunCanvas } from "./live_canvas.js";
+import { LabelPlacer } from "./live_labels.js";
 import { renderBreakdown, renderDiff, renderPaths, renderSeeds, statusText } from "./live_panels.js";
 import { EventPlayer } from "./live_player.js";
 import { depthPlot } from "./live_plot.js";
@@ -38,6 +39,15 @@ export class LiveView {
     this.view = createGraphView(this.el.canvas);
     this.view.sigma.setSetting("stagePadding", 70); // room for the labels of the outermost nodes
     this.canvas = new RunCanvas(this.view);
+    this.labels = new LabelPlacer(this.view); // labels never overlap nor leave the canvas (live_labels.js)
+    // Once the layout that follows a finished run stops, the whole drawing is framed (before, issue 32, the camera
+    // stayed where the user or the growing run had left it, and the finished drawing ran off the canvas).
+    this.fitPending = false;
+    this.view.on("layout", (running) => {
+      if (running || !this.fitPending) return;
+      this.fitPending = false;
+      this.view.fitAll();
+    });
     this.player = new EventPlayer((event) => this.apply(event), { stepMs });
     this.run = null;
     this.pathsFrame = null;
@@ -171,7 +181,12 @@ export class LiveView {
       });
       this.canvas.showDiff(this.lastDiff, this.previous);
     }
+    this.fitPending = true;
     this.view.startLayout({ ms: 2000 });
+    if (!this.view.layoutRunning()) { // too few nodes to lay out: framed at once
+      this.fitPending = false;
+      this.view.fitAll();
+    }
     this.setState("finished");
     this.onFinished(run);
   }
