@@ -1,7 +1,7 @@
 """A live page that explains (issue 32, item 4), on the demo and its question "Why did stockouts hit Lyon?": the
 paths ordered by energy, depth or reach (depth puts the causal chain stockout → supplier delay → customs hold →
 port strike on top, where energy ranked it 14th of 36); labels that never overlap and a drawing that fits the canvas
-after an Activation Energy and a PPR run.
+after an Activation Energy and a PPR run; a picked path shown as a chain, one hop per step.
 
 The labels are measured as the browser draws them: every fillText on the renderer's label and hover canvases is
 recorded (text, place, the font's measured box) since that canvas was last cleared, whatever code drew it."""
@@ -20,7 +20,7 @@ from memoria.accounts.roles import Role
 from memoria.accounts.services import user_grant
 from memoria.graph import driver
 from memoria.graph.versions import group_stamps_delete
-from tests.e2e.browsing import sign_in
+from tests.e2e.browsing import screenshot, sign_in
 
 PASSWORD = "correct horse battery staple"
 QUESTION = "Why did stockouts hit Lyon?"
@@ -215,3 +215,46 @@ def test_labels_never_overlap_and_the_drawing_fits_after_a_run(page: Page, daphn
         timeout=120_000,
     )
     assert_fitted_without_overlap(page, least_labels=5)
+
+
+def test_a_picked_path_is_shown_as_a_chain(page: Page, daphne_url: str, analyst: str) -> None:
+    """Before: picking a path only highlighted it in the tangle."""
+    sign_in(page, daphne_url, "analyst", PASSWORD)
+    run_question(page, daphne_url, analyst)
+    page.get_by_test_id("path-order").select_option("depth")
+    first = page.get_by_test_id("path-list").locator("li").first
+    key = first.get_attribute("data-key")
+    path = page.evaluate(
+        "(key) => memoriaLive.live.run.paths.map((item) => item.path).find((p) => p.nodes.join('\u2192') === key)", key
+    )
+    first.locator("button").first.click()
+
+    chain = page.get_by_test_id("path-chain")
+    expect(chain).to_be_visible()
+    steps = chain.get_by_test_id("chain-node")
+    hops = chain.get_by_test_id("chain-hop")
+    expect(steps).to_have_count(path["depth"] + 1)
+    expect(hops).to_have_count(path["depth"])
+    assert [step.get_attribute("data-node") for step in steps.all()] == path["nodes"]
+    for said, start in zip([step.inner_text() for step in steps.all()], CHAIN, strict=False):
+        assert said.startswith(start), (said, start)
+    for shown, hop in zip(hops.all(), path["hops"], strict=True):
+        assert shown.get_attribute("data-relation") == hop["relation"]
+        assert float(shown.get_attribute("data-energy")) == hop["transfer_energy"]
+        expect(shown).to_contain_text(hop["relation"])
+    assert [hop.get_attribute("data-relation") for hop in hops.all()][:3] == ["caused_by"] * 3
+
+    # Left to right, one hop per step: node, hop, node, … each starting past the one before.
+    lefts = []
+    for index in range(path["depth"] + 1):
+        lefts.append(steps.nth(index).evaluate("(e) => e.getBoundingClientRect().left + e.parentElement.scrollLeft"))
+        if index < path["depth"]:
+            lefts.append(hops.nth(index).evaluate("(e) => e.getBoundingClientRect().left + e.parentElement.scrollLeft"))
+    assert lefts == sorted(lefts) and len(set(lefts)) == len(lefts)
+    page.wait_for_function(SETTLED, timeout=20_000)
+    screenshot(page, "live-path-chain.png")
+    # The chain is the picked path highlighted in the drawing too; closing it clears both.
+    assert page.evaluate("[...memoriaLive.live.view.highlighted.nodes]") == path["nodes"]
+    chain.get_by_role("button", name="close").click()
+    expect(chain).to_be_hidden()
+    assert page.evaluate("memoriaLive.live.view.highlighted") is None

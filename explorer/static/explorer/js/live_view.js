@@ -10,7 +10,7 @@ import { showEdge } from "./edge_inspector.js";
 import { createGraphView } from "./graph_view.js";
 import { RunCanvas } from "./live_canvas.js";
 import { LabelPlacer } from "./live_labels.js";
-import { renderBreakdown, renderDiff, renderPaths, renderSeeds, statusText } from "./live_panels.js";
+import { renderBreakdown, renderChain, renderDiff, renderPaths, renderSeeds, statusText } from "./live_panels.js";
 import { EventPlayer } from "./live_player.js";
 import { depthPlot } from "./live_plot.js";
 import { REASONS, RetrievalRun, changedParams, diffPaths } from "./live_run.js";
@@ -35,6 +35,7 @@ export class LiveView {
       fact: part("fact"),
       legend: part("legend"),
       order: part("order"),
+      chain: part("chain"),
     };
     this.view = createGraphView(this.el.canvas);
     this.view.sigma.setSetting("stagePadding", 70); // room for the labels of the outermost nodes
@@ -67,7 +68,7 @@ export class LiveView {
     this.view.on("leaveEdge", () => this.tooltip(null));
     this.view.on("clickEdge", (id) => this.openEdge(id));
     this.view.on("clickNode", (id) => this.openNode(id));
-    this.view.on("clickStage", () => this.view.clearHighlight());
+    this.view.on("clickStage", () => this.closeChain());
     this.setState("idle");
   }
 
@@ -133,6 +134,7 @@ export class LiveView {
     this.el.breakdown.hidden = true;
     this.el.fact.hidden = true;
     this.el.diff.hidden = true;
+    this.hideChain();
     this.el.status.textContent = statusText(this.run);
     renderSeeds(this.el.seeds, this.run);
     this.drawPaths();
@@ -197,6 +199,7 @@ export class LiveView {
     this.view.clear();
     this.view.clearStyles();
     this.view.clearHighlight();
+    this.hideChain();
     for (const panel of [this.el.seeds, this.el.paths, this.el.diff, this.el.plot, this.el.breakdown, this.el.fact]) {
       if (panel) panel.replaceChildren();
     }
@@ -212,7 +215,7 @@ export class LiveView {
   }
 
   drawPaths() {
-    renderPaths(this.el.paths, this.run, { order: this.order, onPick: (path) => this.highlightPath(path) });
+    renderPaths(this.el.paths, this.run, { order: this.order, onPick: (path) => this.pickPath(path) });
   }
 
   // The run's completed paths as the list orders them (what the page's export writes).
@@ -227,6 +230,29 @@ export class LiveView {
 
   highlightPath(path) {
     this.view.highlight({ nodes: path.nodes, edges: path.hops.map((hop) => hop.edge_id) });
+  }
+
+  // A path picked from the list: highlighted in the drawing and shown as a chain above it, one hop per step. The
+  // drawing moves down under the chain (the renderer reads its container's size each frame), so no node or label
+  // is hidden behind it.
+  pickPath(path) {
+    this.highlightPath(path);
+    if (!this.el.chain) return;
+    renderChain(this.el.chain, this.run, path, { onHop: (id) => this.openEdge(id), onClose: () => this.closeChain() });
+    this.el.canvas.style.top = `${this.el.chain.offsetTop + this.el.chain.offsetHeight + 4}px`;
+    this.view.refresh();
+  }
+
+  hideChain() {
+    if (!this.el.chain || this.el.chain.hidden) return;
+    this.el.chain.hidden = true;
+    this.el.canvas.style.top = "";
+    this.view.refresh();
+  }
+
+  closeChain() {
+    this.hideChain();
+    this.view.clearHighlight();
   }
 
   // ---- hover and click ----------------------------------------------------------------------------------
