@@ -21,6 +21,7 @@ from memoria.accounts.services import user_grant
 from memoria.graph import driver
 from memoria.graph.versions import group_stamps_delete
 from tests.e2e.browsing import screenshot, sign_in
+from tests.e2e.test_accessibility import _blocking
 
 PASSWORD = "correct horse battery staple"
 QUESTION = "Why did stockouts hit Lyon?"
@@ -253,6 +254,9 @@ def test_a_picked_path_is_shown_as_a_chain(page: Page, daphne_url: str, analyst:
     assert lefts == sorted(lefts) and len(set(lefts)) == len(lefts)
     page.wait_for_function(SETTLED, timeout=20_000)
     screenshot(page, "live-path-chain.png")
+    for scheme in ("dark", "light"):  # axe: nothing serious or critical with the chain open, in either theme
+        page.emulate_media(color_scheme=scheme)
+        assert _blocking(page) == [], scheme
     # The chain is the picked path highlighted in the drawing too; closing it clears both.
     assert page.evaluate("[...memoriaLive.live.view.highlighted.nodes]") == path["nodes"]
     chain.get_by_role("button", name="close").click()
