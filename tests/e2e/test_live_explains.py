@@ -190,7 +190,8 @@ def test_labels_never_overlap_and_the_drawing_fits_after_a_run(page: Page, daphn
           const view = memoriaLive.live.view;
           const label = (id) => view.sigma.getNodeDisplayData(id).label;
           return view.nodeIds().map((id) => ({id, label: label(id), ...view.viewportPosition(id)}))
-            .filter((node) => node.label && !shown.includes(node.label));
+            .filter((node) => node.label && !shown.some((text) => text === node.label
+              || (text.endsWith("\u2026") && node.label.startsWith(text.slice(0, -1)))));
         }""",
         sorted(shown),
     )
@@ -220,6 +221,7 @@ def test_labels_never_overlap_and_the_drawing_fits_after_a_run(page: Page, daphn
 
 def test_a_picked_path_is_shown_as_a_chain(page: Page, daphne_url: str, analyst: str) -> None:
     """Before: picking a path only highlighted it in the tangle."""
+    page.context.add_init_script(RECORD_TEXT)
     sign_in(page, daphne_url, "analyst", PASSWORD)
     run_question(page, daphne_url, analyst)
     page.get_by_test_id("path-order").select_option("depth")
@@ -252,7 +254,16 @@ def test_a_picked_path_is_shown_as_a_chain(page: Page, daphne_url: str, analyst:
         if index < path["depth"]:
             lefts.append(hops.nth(index).evaluate("(e) => e.getBoundingClientRect().left + e.parentElement.scrollLeft"))
     assert lefts == sorted(lefts) and len(set(lefts)) == len(lefts)
-    page.wait_for_function(SETTLED, timeout=20_000)
+    # In the drawing below the chain every node of the path says its name (cut with an ellipsis past 36
+    # characters), placed before any other label.
+    drawn = settled_labels(page)
+    assert overlapping(drawn["texts"]) == []
+    names = page.evaluate("(ids) => ids.map((id) => memoriaLive.live.run.name(id))", path["nodes"])
+    said = {text["text"] for text in drawn["texts"]}
+    for name in names:
+        assert name in said or any(
+            text.endswith("…") and name.startswith(text[:-1]) and len(text) <= 36 for text in said
+        ), (name, said)
     screenshot(page, "live-path-chain.png")
     for scheme in ("dark", "light"):  # axe: nothing serious or critical with the chain open, in either theme
         page.emulate_media(color_scheme=scheme)
