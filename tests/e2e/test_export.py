@@ -69,6 +69,8 @@ def test_the_graph_canvas_exports_as_png_and_svg(page: Page, daphne_url: str, me
     page.wait_for_function("document.body.dataset.graphReady === 'true'", timeout=30_000)
     page.wait_for_selector("[data-testid=export-png]")
     page.evaluate("memoriaGraph.view.stopLayout()")
+    # The layout's end fits the camera (a 300 ms animation): the reader's zoom below comes after it.
+    page.wait_for_function("!memoriaGraph.view.sigma.getCamera().isAnimated()", timeout=10_000)
     counts = page.evaluate("memoriaGraph.view.counts()")
     assert counts["nodes"] >= 3
 
