@@ -97,10 +97,17 @@ def PatternText(pattern: re.Pattern[str], what: str, description: str) -> Any:
     """A text the whole of which matches `pattern` (never a final newline), refused as "must be <what>"."""
     return Annotated[
         str,
-        Field(description=description, json_schema_extra={"pattern": pattern.pattern.replace("\\Z", "$")}),
+        Field(description=description, json_schema_extra={"pattern": _schema_pattern(pattern)}),
         BeforeValidator(_text(what)),
         AfterValidator(_matches(pattern, what)),
     ]
+
+
+def _schema_pattern(pattern: re.Pattern[str]) -> str:
+    """The pattern as JSON Schema reads it: a search, so anchored at both ends, "$" for Python's "\\Z" (a schema
+    that let "!!x" through where the text must be all of one would promise what the server refuses)."""
+    text = pattern.pattern.replace("\\Z", "$")
+    return text if text.startswith("^") else f"^{text}"
 
 
 NodeId = Annotated[
@@ -142,15 +149,23 @@ METADATA_KEY_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,63}\Z")
 MAX_METADATA_KEYS = 20
 MAX_METADATA_VALUE_LENGTH = 500
 MAX_METADATA_BYTES = 4096  # the object as compact JSON, in UTF-8
+MAX_METADATA_WHOLE = 2**53  # a whole number beyond it is not one a JSON reader keeps exactly (nor a float's)
 
 
 def _metadata_value(key: str, value: Any) -> str | int | float | bool:
     if isinstance(value, bool):
         return value
-    if isinstance(value, int | float):
+    if isinstance(value, int):
+        if abs(value) <= MAX_METADATA_WHOLE:
+            return value
+        try:
+            value = float(value)  # kept as JSON readers keep it
+        except OverflowError:  # not a refusal by itself: it would end the request as a 500
+            raise ValueError(f"{key}: is a number too large to keep") from None
+    if isinstance(value, float):
         if not math.isfinite(value):
             raise ValueError(f"{key}: must be a finite number")
-        return int(value) if float(value).is_integer() and abs(value) < 2**53 else value
+        return int(value) if value.is_integer() and abs(value) <= MAX_METADATA_WHOLE else value
     if isinstance(value, str):
         if len(value) > MAX_METADATA_VALUE_LENGTH:
             raise ValueError(f"{key}: is longer than {MAX_METADATA_VALUE_LENGTH} characters")
@@ -178,12 +193,23 @@ def _metadata(value: Any) -> dict[str, str | int | float | bool]:
     return checked
 
 
+# The schema says each bound but the total, which no JSON Schema keyword counts (the docs and the refusal do).
+MetadataValue = (
+    Annotated[str, Field(max_length=MAX_METADATA_VALUE_LENGTH)]
+    | Annotated[int, Field(ge=-MAX_METADATA_WHOLE, le=MAX_METADATA_WHOLE)]
+    | float
+    | bool
+)
 Metadata = Annotated[
-    dict[str, str | int | float | bool],
+    dict[str, MetadataValue],
     Field(
         description=f"free metadata: a flat object of names to texts, numbers or true/false; at most"
         f" {MAX_METADATA_KEYS} keys, {MAX_METADATA_BYTES} bytes as JSON",
         examples=[{"channel": "support", "priority": 2}],
+        json_schema_extra={
+            "maxProperties": MAX_METADATA_KEYS,
+            "propertyNames": {"pattern": _schema_pattern(METADATA_KEY_PATTERN)},
+        },
     ),
     BeforeValidator(_metadata),
 ]

@@ -139,8 +139,10 @@ CROSS_FIELD_OPERATIONS = {
 # Saved views: a name must hold a non-space character and a state only the graph page's URL keys; an episode's
 # content must hold a non-space character and its name no control character; a relation asked about (an edge's
 # existence, its removal) passes the import format's character rules, as a stored one did: rules the schema's
-# lengths do not express.
+# lengths do not express; a scope's metadata (POST /api/context: search and retrieval are above) is at most 4,096
+# bytes as JSON in all, a total no JSON Schema keyword counts.
 RULED_TEXT_OPERATIONS = {
+    ("POST", "/api/context"),
     ("POST", "/api/groups/{group}/episodes"),
     ("POST", "/api/groups/{group}/views"),
     ("PATCH", "/api/groups/{group}/views/{view_id}"),

@@ -70,3 +70,30 @@ def test_the_stored_form_and_the_condition_agree():
     assert parameters == {"scope_user_id": "alice", "scope_pair0": 'channel="support"', "scope_pair1": "priority=2"}
     assert MemoryScope().episode_condition() == ("true", {})
     assert MemoryScope().stored_properties() == {}
+
+
+@pytest.mark.parametrize(
+    ("given", "kept"),
+    [(2**60, float(2**60)), (2**53, 2**53), (-(2**53), -(2**53)), (3.0, 3), (1.5, 1.5)],
+)
+def test_metadata_numbers_are_kept_as_json_readers_keep_them(given: float, kept: float) -> None:
+    scope = input_parse(MemoryScope, {"metadata": {"n": given}})
+    assert scope.metadata == {"n": kept} and type(scope.metadata["n"]) is type(kept)
+
+
+def test_a_number_past_a_floats_range_is_refused_not_a_crash() -> None:
+    """float() of it raises OverflowError, which pydantic does not turn into a refusal: it was a 500."""
+    with pytest.raises(InvalidInput, match=r"metadata.*too large"):
+        input_parse(MemoryScope, {"metadata": {"n": 10**400}})
+
+
+def test_the_schema_promises_what_the_model_takes() -> None:
+    """JSON Schema's pattern is a search: unanchored, "!!x" would pass a schema the server then refuses."""
+    schema = MemoryScope.model_json_schema()
+    user = next(item for item in schema["properties"]["user_id"]["anyOf"] if item.get("type") == "string")
+    assert user["pattern"].startswith("^") and user["pattern"].endswith("$")
+    metadata = next(item for item in schema["properties"]["metadata"]["anyOf"] if item.get("type") == "object")
+    assert metadata["maxProperties"] == 20
+    assert metadata["propertyNames"]["pattern"].startswith("^")
+    text = next(item for item in metadata["additionalProperties"]["anyOf"] if item.get("type") == "string")
+    assert text["maxLength"] == 500
