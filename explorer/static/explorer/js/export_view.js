@@ -100,7 +100,7 @@ export function canvasSvg(view) {
   return new Blob([new XMLSerializer().serializeToString(svg)], { type: "image/svg+xml" });
 }
 
-const PATH_COLUMNS = ["rank", "seed_id", "depth", "reach", "energy", "end_reason", "nodes", "edges", "relations"];
+const PATH_COLUMNS = ["rank", "seed_id", "depth", "energy", "end_reason", "nodes", "edges", "relations"];
 
 // A spreadsheet reads a cell starting with one of these as a formula: such text gets a leading apostrophe, which
 // spreadsheets hide (OWASP's rule, the one of the search page's CSV: explorer/exports.py, FORMULA_STARTS).
@@ -112,10 +112,10 @@ export function csvCell(value) {
   return /[",\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-// The live run's completed paths in the order the paths list shows them (energy, depth or reach).
+// The live run's completed paths, strongest first, as the paths list shows them.
 export function pathsCsv(ranked) {
-  const rows = ranked.map(({ seed_id, path, reach }, index) => [
-    index + 1, seed_id, path.depth, reach, path.energy, path.end_reason, path.nodes.join(" > "),
+  const rows = ranked.map(({ seed_id, path }, index) => [
+    index + 1, seed_id, path.depth, path.energy, path.end_reason, path.nodes.join(" > "),
     path.hops.map((hop) => hop.edge_id).join(" "), path.hops.map((hop) => hop.relation).join(" > "),
   ]);
   return csvTable(PATH_COLUMNS, rows);
@@ -177,7 +177,7 @@ function liveResults(live, ppr) {
       json: () => ({ algorithm: ALGORITHM.PPR, retrieval_id: answer.retrieval_id, scores: answer.scores, passages: answer.passages }),
     };
   }
-  const ranked = live.rankedPaths();
+  const ranked = live.run ? live.run.rankedPaths() : [];
   return { kind: "paths", csv: () => pathsCsv(ranked), json: () => ranked };
 }
 

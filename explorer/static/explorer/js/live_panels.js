@@ -65,57 +65,17 @@ function pathText(run, path) {
   return path.nodes.map((id) => run.name(id)).join(" → ");
 }
 
-// The completed paths in `order` (RetrievalRun.rankedPaths): each with its final energy, hops, reach and why it
-// ended. data-key, data-depth and data-reach carry the exact values for copying and tests.
-export function renderPaths(list, run, { onPick, order = "energy" }) {
-  const ranked = run.rankedPaths(order);
+export function renderPaths(list, run, { onPick }) {
+  const ranked = run.rankedPaths();
   list.replaceChildren(
     ...ranked.map((item) =>
-      h("li", { "data-key": pathKey(item.path), "data-energy": JSON.stringify(item.path.energy), "data-depth": String(item.path.depth), "data-reach": String(item.reach) },
+      h("li", { "data-key": pathKey(item.path), "data-energy": JSON.stringify(item.path.energy) },
         h("button", { type: "button", class: "link-like", onclick: () => onPick(item.path) },
           h("span", { class: "num energy", text: number(item.path.energy, 3) }), " ",
           pathText(run, item.path)),
-        h("span", { class: "muted small", text: ` ${item.path.depth} hop${item.path.depth === 1 ? "" : "s"} · reach ${item.reach} · ${END_REASONS[item.path.end_reason] || item.path.end_reason}` }))),
+        h("span", { class: "muted small", text: ` ${item.path.depth} hop${item.path.depth === 1 ? "" : "s"} · ${END_REASONS[item.path.end_reason] || item.path.end_reason}` }))),
   );
   list.dataset.count = String(ranked.length);
-  list.dataset.order = order;
-}
-
-// A picked path as a chain (issue 32): its nodes left to right, one hop per step, each hop with its fact's
-// relation, the way the stored fact points against the walk (→ as walked, ← stored the other way) and the transfer
-// energy the hop carried (T, the server's number; the exact value in data-energy). A hop opens its breakdown.
-export function renderChain(box, run, path, { onHop, onClose }) {
-  const steps = [];
-  path.nodes.forEach((id, index) => {
-    const node = run.nodes.get(id);
-    const energy = index === 0 ? run.seeds.get(id)?.score : path.hops[index - 1].transfer_energy;
-    steps.push(h("li", { class: "chain-node", "data-testid": "chain-node", "data-node": id },
-      h("span", { class: "chain-name", text: run.name(id) }),
-      h("span", { class: "muted small", text: index === 0 ? `seed · ${number(energy, 3)}` : `hop ${index} · R ${number(node?.energy ?? energy, 3)}` })));
-    const hop = path.hops[index];
-    if (!hop) return;
-    const walked = hop.direction !== "in";
-    steps.push(h("li", {
-      class: "chain-hop", "data-testid": "chain-hop", "data-edge": hop.edge_id, "data-relation": hop.relation || "",
-      "data-energy": JSON.stringify(hop.transfer_energy),
-    },
-    h("button", {
-      type: "button", class: "link-like", onclick: () => onHop(hop.edge_id),
-      title: walked ? `${run.name(id)} ${hop.relation} ${run.name(path.nodes[index + 1])}` : `stored the other way: ${run.name(path.nodes[index + 1])} ${hop.relation} ${run.name(id)}`,
-    },
-    h("span", { class: "relation", text: hop.relation || "fact" }),
-    h("span", { class: "chain-arrow", "aria-hidden": "true", text: walked ? "⟶" : "⟵" }),
-    h("span", { class: "num", text: `T ${number(hop.transfer_energy, 3)}` }))));
-  });
-  box.replaceChildren(
-    h("div", { class: "panel-head" },
-      h("h3", {}, `A path of ${path.depth} hop${path.depth === 1 ? "" : "s"} `,
-        h("span", { class: "muted small", text: `energy ${number(path.energy, 3)} · ${END_REASONS[path.end_reason] || path.end_reason}` })),
-      h("button", { type: "button", class: "small secondary", "aria-label": "close", onclick: onClose }, "×")),
-    h("ol", { class: "chain-steps" }, ...steps),
-  );
-  box.dataset.key = pathKey(path);
-  box.hidden = false;
 }
 
 export function renderDiff(box, { diff, changes, previous, current, onPick }) {

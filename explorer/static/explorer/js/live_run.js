@@ -144,38 +144,10 @@ export class RetrievalRun {
     return [...this.edges.values()].filter((edge) => edge.records.some((record) => record.selected)).map((edge) => edge.id);
   }
 
-  // A path's reach: how many nodes it opens onto in this run — its own nodes and every node the run walked to in
-  // one hop from one of them (in any seed's walk), each counted once. A chain through the run's busy junctions
-  // reaches more than a spur of the same depth. Returns a function of a path, built once over the run's paths
-  // (every hop the run selected lies on a completed path).
-  reachOf() {
-    const walkedFrom = new Map(); // node → the nodes the run walked to from it
-    for (const { path } of this.paths) {
-      path.nodes.slice(0, -1).forEach((id, index) => {
-        if (!walkedFrom.has(id)) walkedFrom.set(id, new Set());
-        walkedFrom.get(id).add(path.nodes[index + 1]);
-      });
-    }
-    return (path) => {
-      const reached = new Set(path.nodes);
-      for (const id of path.nodes) for (const next of walkedFrom.get(id) || []) reached.add(next);
-      return reached.size;
-    };
-  }
-
-  // Completed paths in an order: "energy" (the final hop's energy, strongest first; the default),
-  // "depth" (the longest chains first) or "reach" (reachOf, most first); ties by energy, then by their nodes.
-  // Each item is {seed_id, path, reach}.
-  rankedPaths(order = "energy") {
-    const reach = this.reachOf();
-    const items = this.paths.map((item) => ({ ...item, reach: reach(item.path) }));
-    const first = {
-      energy: (a, b) => b.path.energy - a.path.energy || b.path.depth - a.path.depth,
-      depth: (a, b) => b.path.depth - a.path.depth,
-      reach: (a, b) => b.reach - a.reach,
-    }[order] || (() => 0);
-    return items.sort(
-      (a, b) => first(a, b) || b.path.energy - a.path.energy || pathKey(a.path).localeCompare(pathKey(b.path)),
+  // Completed paths, strongest final energy first (then deeper, then by their nodes).
+  rankedPaths() {
+    return [...this.paths].sort(
+      (a, b) => b.path.energy - a.path.energy || b.path.depth - a.path.depth || pathKey(a.path).localeCompare(pathKey(b.path)),
     );
   }
 

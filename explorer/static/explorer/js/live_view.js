@@ -9,8 +9,7 @@ import { h, number } from "./dom.js";
 import { showEdge } from "./edge_inspector.js";
 import { createGraphView } from "./graph_view.js";
 import { RunCanvas } from "./live_canvas.js";
-import { LabelPlacer } from "./live_labels.js";
-import { renderBreakdown, renderChain, renderDiff, renderPaths, renderSeeds, statusText } from "./live_panels.js";
+import { renderBreakdown, renderDiff, renderPaths, renderSeeds, statusText } from "./live_panels.js";
 import { EventPlayer } from "./live_player.js";
 import { depthPlot } from "./live_plot.js";
 import { REASONS, RetrievalRun, changedParams, diffPaths } from "./live_run.js";
@@ -34,41 +33,23 @@ export class LiveView {
       breakdown: part("breakdown"),
       fact: part("fact"),
       legend: part("legend"),
-      order: part("order"),
-      chain: part("chain"),
     };
     this.view = createGraphView(this.el.canvas);
     this.view.sigma.setSetting("stagePadding", 70); // room for the labels of the outermost nodes
     this.canvas = new RunCanvas(this.view);
-    this.labels = new LabelPlacer(this.view); // labels never overlap nor leave the canvas (live_labels.js)
-    // Once the layout that follows a finished run stops, the whole drawing is framed (before, issue 32, the camera
-    // stayed where the user or the growing run had left it, and the finished drawing ran off the canvas).
-    this.fitPending = false;
-    this.view.on("layout", (running) => {
-      if (running || !this.fitPending) return;
-      this.fitPending = false;
-      this.view.fitAll();
-    });
     this.player = new EventPlayer((event) => this.apply(event), { stepMs });
     this.run = null;
     this.pathsFrame = null;
     this.previous = null;
     this.compareNext = null;
     this.lastDiff = null;
-    this.order = this.el.order ? this.el.order.value : "energy"; // of the paths list (RetrievalRun.rankedPaths)
-    if (this.el.order) {
-      this.el.order.addEventListener("change", () => {
-        this.order = this.el.order.value;
-        if (this.run) this.drawPaths();
-      });
-    }
     this.view.on("enterNode", (id, event) => this.tooltip(this.nodeTip(id), event));
     this.view.on("enterEdge", (id, event) => this.tooltip(this.edgeTip(id), event));
     this.view.on("leaveNode", () => this.tooltip(null));
     this.view.on("leaveEdge", () => this.tooltip(null));
     this.view.on("clickEdge", (id) => this.openEdge(id));
     this.view.on("clickNode", (id) => this.openNode(id));
-    this.view.on("clickStage", () => this.closeChain());
+    this.view.on("clickStage", () => this.view.clearHighlight());
     this.setState("idle");
   }
 
@@ -134,7 +115,6 @@ export class LiveView {
     this.el.breakdown.hidden = true;
     this.el.fact.hidden = true;
     this.el.diff.hidden = true;
-    this.hideChain();
     this.el.status.textContent = statusText(this.run);
     renderSeeds(this.el.seeds, this.run);
     this.drawPaths();
@@ -183,12 +163,7 @@ export class LiveView {
       });
       this.canvas.showDiff(this.lastDiff, this.previous);
     }
-    this.fitPending = true;
     this.view.startLayout({ ms: 2000 });
-    if (!this.view.layoutRunning()) { // too few nodes to lay out: framed at once
-      this.fitPending = false;
-      this.view.fitAll();
-    }
     this.setState("finished");
     this.onFinished(run);
   }
@@ -199,7 +174,6 @@ export class LiveView {
     this.view.clear();
     this.view.clearStyles();
     this.view.clearHighlight();
-    this.hideChain();
     for (const panel of [this.el.seeds, this.el.paths, this.el.diff, this.el.plot, this.el.breakdown, this.el.fact]) {
       if (panel) panel.replaceChildren();
     }
@@ -215,12 +189,7 @@ export class LiveView {
   }
 
   drawPaths() {
-    renderPaths(this.el.paths, this.run, { order: this.order, onPick: (path) => this.pickPath(path) });
-  }
-
-  // The run's completed paths as the list orders them (what the page's export writes).
-  rankedPaths() {
-    return this.run ? this.run.rankedPaths(this.order) : [];
+    renderPaths(this.el.paths, this.run, { onPick: (path) => this.highlightPath(path) });
   }
 
   drawPlot() {
@@ -230,29 +199,6 @@ export class LiveView {
 
   highlightPath(path) {
     this.view.highlight({ nodes: path.nodes, edges: path.hops.map((hop) => hop.edge_id) });
-  }
-
-  // A path picked from the list: highlighted in the drawing and shown as a chain above it, one hop per step. The
-  // drawing moves down under the chain (the renderer reads its container's size each frame), so no node or label
-  // is hidden behind it.
-  pickPath(path) {
-    this.highlightPath(path);
-    if (!this.el.chain) return;
-    renderChain(this.el.chain, this.run, path, { onHop: (id) => this.openEdge(id), onClose: () => this.closeChain() });
-    this.el.canvas.style.top = `${this.el.chain.offsetTop + this.el.chain.offsetHeight + 4}px`;
-    this.view.refresh();
-  }
-
-  hideChain() {
-    if (!this.el.chain || this.el.chain.hidden) return;
-    this.el.chain.hidden = true;
-    this.el.canvas.style.top = "";
-    this.view.refresh();
-  }
-
-  closeChain() {
-    this.hideChain();
-    this.view.clearHighlight();
   }
 
   // ---- hover and click ----------------------------------------------------------------------------------
