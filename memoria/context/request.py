@@ -34,8 +34,3 @@ class ContextRequest(MemoryScope):
     format: Literal["json", "text"] = Field(
         default="json", description="json: the text and an item per line naming its episodes; text: the text alone"
     )
-
-    def memory_scope(self) -> MemoryScope:
-        return MemoryScope(
-            user_id=self.user_id, agent_id=self.agent_id, session_id=self.session_id, metadata=self.metadata
-        )

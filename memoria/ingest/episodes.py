@@ -81,9 +81,7 @@ class EpisodeBody(MemoryScope):
             source=self.source,
             source_description=self.source_description or "",
             valid_at=self.valid_at,
-            scope=MemoryScope(
-                user_id=self.user_id, agent_id=self.agent_id, session_id=self.session_id, metadata=self.metadata
-            ),
+            scope=self.memory_scope(),
         )
 
 
@@ -116,9 +114,7 @@ class MessagesBody(MemoryScope):
     def episodes(self, group: str) -> list[EpisodeInput]:
         """One episode a message, source `message`. Each id is derived from the whole request and the message's
         place in it, so the same request sent again changes nothing, and "ok" said twice is two episodes."""
-        scope = MemoryScope(
-            user_id=self.user_id, agent_id=self.agent_id, session_id=self.session_id, metadata=self.metadata
-        )
+        scope = self.memory_scope()
         whole = hashlib.sha256(self.model_dump_json().encode()).hexdigest()
         return [
             EpisodeInput(

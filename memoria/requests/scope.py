@@ -46,6 +46,12 @@ class MemoryScope(RequestModel):
         default=None, description="free metadata (reading: only memories with each of these keys at this value)"
     )
 
+    def memory_scope(self) -> MemoryScope:
+        """The scope alone, of a request that carries one beside its own fields."""
+        return MemoryScope(
+            user_id=self.user_id, agent_id=self.agent_id, session_id=self.session_id, metadata=self.metadata
+        )
+
     @property
     def empty(self) -> bool:
         return not any(getattr(self, name) for name in SCOPE_IDS) and not self.metadata

@@ -120,7 +120,5 @@ class ActivationBody(AsOfInput, MemoryScope):
             budget=budget_limits(self.budget),
             engine=self.engine,
             moment=self.resolved(),
-            scope=MemoryScope(
-                user_id=self.user_id, agent_id=self.agent_id, session_id=self.session_id, metadata=self.metadata
-            ),
+            scope=self.memory_scope(),
         )

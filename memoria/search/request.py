@@ -173,15 +173,8 @@ class SearchBody(MemoryScope):
 
     def request(self) -> SearchRequest:
         return SearchRequest(
-            self.group, self.query.strip(), self.config.search_config, self.valid_at, scope=memory_scope_of(self)
+            self.group, self.query.strip(), self.config.search_config, self.valid_at, scope=self.memory_scope()
         )
-
-
-def memory_scope_of(given: MemoryScope) -> MemoryScope:
-    """The memory scope part of a request that carries one beside its own fields."""
-    return MemoryScope(
-        user_id=given.user_id, agent_id=given.agent_id, session_id=given.session_id, metadata=given.metadata
-    )
 
 
 def _limit_text(value: Any) -> Any:
